@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that kprobe-probe's build and tests need.
+# Idempotent: when everything is present it only checks, which takes well under a second.
+set -euo pipefail
+
+build_pkgs=(cmake g++ make pkg-config llvm-19-dev zlib1g-dev libzstd-dev
+            libtracefs-dev libtraceevent-dev libncurses-dev)
+test_pkgs=(libgtest-dev libtracecmd-dev trace-cmd gdb clang tmux python3
+           qemu-system-x86 busybox-static cpio e2fsprogs kmod linux-perf)
+
+want=("${build_pkgs[@]}")
+[ "${1:-}" = "--tests" ] && want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: these packages are missing and installing them needs root: ${missing[*]}" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
