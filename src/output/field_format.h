@@ -1,0 +1,19 @@
+// Shared by the text and JSON printers: how a number-ish field value is
+// written. Internal to kpp_output.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "src/stream/event.h"
+
+namespace kpp::output {
+
+// Appends one number: decimal (signed or unsigned) or 0x-prefixed hex.
+void append_number(std::string &out, uint64_t bits, bool is_signed, bool hex);
+
+// Appends the elements of an Array value as "{1,2,3}" (text) or "[1,2,3]"
+// (JSON); hex elements in JSON are plain numbers.
+void append_array(std::string &out, const FieldValue &v, bool json);
+
+}  // namespace kpp::output

@@ -1,0 +1,101 @@
+#include "src/output/json_format.h"
+
+#include <cstdio>
+
+#include "src/output/field_format.h"
+
+namespace kpp {
+
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0.
+size_t utf8_len(const std::string &s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
+  return n;
+}
+
+void append_json_string(std::string &out, const std::string &s) {
+  out += '"';
+  char buf[8];
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '"': out += "\\\""; continue;
+      case '\\': out += "\\\\"; continue;
+      case '\n': out += "\\n"; continue;
+      case '\r': out += "\\r"; continue;
+      case '\t': out += "\\t"; continue;
+      default: break;
+    }
+    if (c < 0x20 || c == 0x7f) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (size_t n = utf8_len(s, i)) {
+      out.append(s, i, n);
+      i += n - 1;
+    } else {
+      // Not UTF-8: keep the byte's value visible (as U+00XX) and the JSON valid.
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    }
+  }
+  out += '"';
+}
+
+void append_json_value(std::string &out, const FieldValue &v) {
+  switch (v.kind) {
+    case FieldKind::Signed: output::append_number(out, static_cast<uint64_t>(v.i), true, false); break;
+    case FieldKind::Unsigned:
+    case FieldKind::Hex: output::append_number(out, v.u, false, false); break;
+    case FieldKind::String: append_json_string(out, v.text); break;
+    case FieldKind::Array: output::append_array(out, v, true); break;
+    case FieldKind::Bytes:
+      out += '[';
+      for (size_t k = 0; k < v.text.size(); ++k) {
+        if (k) out += ',';
+        out += std::to_string(static_cast<unsigned char>(v.text[k]));
+      }
+      out += ']';
+      break;
+  }
+}
+
+}  // namespace
+
+std::string format_event_json(const Event &e) {
+  std::string out;
+  out.reserve(192);
+  out += "{\"time_ns\":";
+  out += std::to_string(e.time_ns);
+  char t[48];
+  std::snprintf(t, sizeof t, ",\"time\":\"%llu.%09llu\"", static_cast<unsigned long long>(e.time_ns / 1000000000ull),
+                static_cast<unsigned long long>(e.time_ns % 1000000000ull));
+  out += t;
+  out += ",\"cpu\":";
+  out += std::to_string(e.cpu);
+  out += ",\"comm\":";
+  append_json_string(out, e.comm);
+  out += ",\"pid\":";
+  out += std::to_string(e.pid);
+  out += ",\"event\":";
+  append_json_string(out, e.system + ":" + e.name);
+  out += ",\"fields\":{";
+  bool first = true;
+  for (const auto &f : e.fields) {
+    if (!first) out += ',';
+    first = false;
+    append_json_string(out, f.name);
+    out += ':';
+    append_json_value(out, f.value);
+  }
+  out += "}}";
+  return out;
+}
+
+}  // namespace kpp

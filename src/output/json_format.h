@@ -1,0 +1,20 @@
+// JSON-lines printer for decoded events. The schema is a stable interface,
+// documented in Documentation/sections/events.txt:
+//   {"time_ns":1234567890123,"time":"1.234567890","cpu":1,"comm":"prog","pid":4242,
+//    "event":"probe_prog:walk_L5","fields":{"name":"three","i":1,"p":140737488}}
+#pragma once
+
+#include <string>
+
+#include "src/stream/event.h"
+
+namespace kpp {
+
+// One JSON object, no newline. Field values keep their type: signed and
+// unsigned (and hex) numbers are JSON numbers (exact 64-bit integers),
+// strings are JSON strings (UTF-8 passed through, control bytes and invalid
+// bytes escaped as \u00XX), arrays are JSON arrays of numbers, raw bytes are
+// a JSON array of byte values.
+std::string format_event_json(const Event &event);
+
+}  // namespace kpp

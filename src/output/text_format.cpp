@@ -1,0 +1,97 @@
+#include "src/output/text_format.h"
+
+#include <cstdio>
+
+#include "src/output/field_format.h"
+
+namespace kpp {
+
+namespace {
+
+void append_quoted(std::string &out, const std::string &s) {
+  out += '"';
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+void append_value(std::string &out, const FieldValue &v) {
+  switch (v.kind) {
+    case FieldKind::Signed: output::append_number(out, static_cast<uint64_t>(v.i), true, false); break;
+    case FieldKind::Unsigned: output::append_number(out, v.u, false, false); break;
+    case FieldKind::Hex: output::append_number(out, v.u, false, true); break;
+    case FieldKind::String: append_quoted(out, v.text); break;
+    case FieldKind::Array: output::append_array(out, v, false); break;
+    case FieldKind::Bytes: {
+      out += '"';
+      char buf[8];
+      for (unsigned char c : v.text) {
+        std::snprintf(buf, sizeof buf, "\\x%02x", c);
+        out += buf;
+      }
+      out += '"';
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+void append_fields_text(std::string &out, const Event &event) {
+  bool first = true;
+  for (const auto &f : event.fields) {
+    if (!first) out += ' ';
+    first = false;
+    out += f.name;
+    out += '=';
+    append_value(out, f.value);
+  }
+}
+
+std::string format_event_text(const Event &e) {
+  std::string out;
+  out.reserve(128);
+  char head[64];
+  std::snprintf(head, sizeof head, "%6llu.%09llu [%03d] ",
+                static_cast<unsigned long long>(e.time_ns / 1000000000ull),
+                static_cast<unsigned long long>(e.time_ns % 1000000000ull), e.cpu);
+  out += head;
+  out += e.comm;
+  out += '-';
+  out += std::to_string(e.pid);
+  out += ' ';
+  out += e.system;
+  out += ':';
+  out += e.name;
+  if (!e.fields.empty()) {
+    out += ' ';
+    append_fields_text(out, e);
+  }
+  return out;
+}
+
+std::string format_event_short(const Event &e) {
+  std::string out = e.name;
+  out += ':';
+  if (!e.fields.empty()) {
+    out += ' ';
+    append_fields_text(out, e);
+  }
+  return out;
+}
+
+}  // namespace kpp

@@ -1,0 +1,56 @@
+// The decoded event model every consumer uses (printers, live view, tests).
+// Plain data: no library handles inside, safe to copy and keep.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kpp {
+
+enum class FieldKind {
+  Signed,    // value.i
+  Unsigned,  // value.u
+  Hex,       // value.u, shown as 0x.. (probe args declared :x8..:x64)
+  String,    // value.text
+  Array,     // value.items (each element; signed elements reinterpret as int64)
+  Bytes,     // value.text holds the raw bytes
+};
+
+struct FieldValue {
+  FieldKind kind = FieldKind::Unsigned;
+  int64_t i = 0;
+  uint64_t u = 0;
+  std::string text;
+  std::vector<uint64_t> items;
+  bool items_signed = false;  // Array: elements are signed
+  bool items_hex = false;     // Array: elements shown as hex
+
+  bool operator==(const FieldValue &) const = default;
+};
+
+struct Field {
+  std::string name;
+  FieldValue value;
+  bool operator==(const Field &) const = default;
+};
+
+struct Event {
+  uint64_t time_ns = 0;   // trace clock of the instance (mono by default)
+  int cpu = 0;
+  int pid = 0;
+  std::string comm;       // "<...>" when unknown
+  std::string system;     // group, e.g. "probe_prog"
+  std::string name;       // event, e.g. "walk_L5"
+  uint64_t probe_ip = 0;  // __probe_ip of kprobe/uprobe events, 0 otherwise
+  std::vector<Field> fields;  // event fields in format order, common_* left out
+
+  // The field named `name`, or nullptr.
+  const Field *field(const std::string &field_name) const {
+    for (const auto &f : fields)
+      if (f.name == field_name) return &f;
+    return nullptr;
+  }
+};
+
+}  // namespace kpp

@@ -1,0 +1,186 @@
+#include "src/stream/event_decoder.h"
+
+#include <cstring>
+
+#include <traceevent/event-parse.h>
+
+namespace kpp {
+
+namespace {
+
+// Names of the fields the event's print fmt shows in hex (%x, %lx, %p...).
+// Conversions and print args pair up in order; a '*' width eats an arg.
+std::vector<std::string> hex_fields(tep_event *ev) {
+  std::vector<std::string> out;
+  const char *fmt = ev->print_fmt.format;
+  tep_print_arg *arg = ev->print_fmt.args;
+  if (!fmt) return out;
+  for (const char *p = fmt; *p && arg; ++p) {
+    if (*p != '%') continue;
+    if (p[1] == '%') { ++p; continue; }
+    ++p;
+    while (*p && std::strchr("-+ #0123456789.*hlLzjt", *p)) {
+      if (*p == '*' && arg) arg = arg->next;
+      ++p;
+    }
+    if (!*p || !arg) break;
+    bool hex = *p == 'x' || *p == 'X' || *p == 'p';
+    if (hex && arg->type == TEP_PRINT_FIELD && arg->field.name) out.emplace_back(arg->field.name);
+    arg = arg->next;
+  }
+  return out;
+}
+
+int64_t sign_extend(uint64_t v, int size) {
+  if (size >= 8) return static_cast<int64_t>(v);
+  unsigned shift = 64 - 8 * size;
+  return static_cast<int64_t>(v << shift) >> shift;
+}
+
+}  // namespace
+
+EventDecoder::EventDecoder(tep_handle *tep, CommCache *comms) : tep_(tep), comms_(comms) {}
+
+EventDecoder::EventPlan EventDecoder::build_plan(tep_event *ev) const {
+  EventPlan plan;
+  plan.event = ev;
+  plan.system = ev->system ? ev->system : "";
+  plan.name = ev->name ? ev->name : "";
+  plan.key = plan.system + ":" + plan.name;
+  auto hex = hex_fields(ev);
+  auto is_hex = [&](const char *n) {
+    for (const auto &h : hex)
+      if (h == n) return true;
+    return false;
+  };
+  for (tep_format_field *f = ev->format.fields; f; f = f->next) {
+    std::string name = f->name ? f->name : "";
+    if (name == "__probe_ip") { plan.probe_ip = f; continue; }
+    // Probe bookkeeping (kretprobe/uretprobe function and return address).
+    if (name.rfind("__probe_", 0) == 0) continue;
+    FieldPlan p{};
+    p.field = f;
+    p.name = name;
+    p.dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
+    p.relative = f->flags & TEP_FIELD_IS_RELATIVE;
+    p.elem_signed = f->flags & TEP_FIELD_IS_SIGNED;
+    p.elem_hex = is_hex(f->name);
+    p.elem_size = static_cast<int>(f->elementsize);
+    if (f->flags & TEP_FIELD_IS_STRING)
+      p.kind = FieldKind::String;
+    else if (p.dynamic || (f->flags & TEP_FIELD_IS_ARRAY))
+      p.kind = (p.elem_size == 1 || p.elem_size == 2 || p.elem_size == 4 || p.elem_size == 8)
+                   ? FieldKind::Array
+                   : FieldKind::Bytes;
+    else if (p.elem_hex || (f->flags & TEP_FIELD_IS_POINTER))
+      p.kind = FieldKind::Hex;
+    else
+      p.kind = p.elem_signed ? FieldKind::Signed : FieldKind::Unsigned;
+    plan.fields.push_back(std::move(p));
+  }
+  return plan;
+}
+
+const EventDecoder::EventPlan *EventDecoder::plan_for(const void *data, int size) {
+  if (size < 8) return nullptr;
+  tep_record rec{};
+  rec.data = const_cast<void *>(data);
+  rec.size = size;
+  int id = tep_data_type(tep_, &rec);
+  auto it = plans_.find(id);
+  if (it != plans_.end()) return it->second.event ? &it->second : nullptr;
+  tep_event *ev = tep_find_event(tep_, id);
+  EventPlan plan = ev ? build_plan(ev) : EventPlan{};
+  if (!ev) plan.key = "unknown:" + std::to_string(id);
+  auto [ins, _] = plans_.emplace(id, std::move(plan));
+  return ins->second.event ? &ins->second : nullptr;
+}
+
+const std::string &EventDecoder::event_key(const void *data, int size) {
+  const EventPlan *plan = plan_for(data, size);
+  return plan ? plan->key : empty_;
+}
+
+void EventDecoder::decode_field(const FieldPlan &p, const uint8_t *data, int size, FieldValue &v) const {
+  const tep_format_field *f = p.field;
+  v.kind = p.kind;
+  v.i = 0;
+  v.u = 0;
+  v.text.clear();
+  v.items.clear();
+  v.items_signed = p.elem_signed;
+  v.items_hex = p.elem_hex;
+  if (f->offset < 0 || f->offset + f->size > size) return;  // truncated record
+  const uint8_t *base = data + f->offset;
+  int len = f->size;
+  if (p.dynamic) {
+    // __data_loc: low 16 bits offset, high 16 bits length (rel_loc: offset
+    // counts from the end of this field).
+    uint64_t loc = tep_read_number(tep_, base, f->size);
+    int off = static_cast<int>(loc & 0xffff);
+    len = static_cast<int>((loc >> 16) & 0xffff);
+    if (p.relative) off += f->offset + f->size;
+    if (off < 0 || off + len > size) return;
+    base = data + off;
+  }
+  switch (p.kind) {
+    case FieldKind::String:
+      v.text.assign(reinterpret_cast<const char *>(base), strnlen(reinterpret_cast<const char *>(base), len));
+      return;
+    case FieldKind::Bytes:
+      v.text.assign(reinterpret_cast<const char *>(base), len);
+      return;
+    case FieldKind::Array:
+      for (int at = 0; at + p.elem_size <= len; at += p.elem_size) {
+        uint64_t e = tep_read_number(tep_, base + at, p.elem_size);
+        v.items.push_back(p.elem_signed ? static_cast<uint64_t>(sign_extend(e, p.elem_size)) : e);
+      }
+      return;
+    case FieldKind::Signed:
+      v.i = sign_extend(tep_read_number(tep_, base, len), len);
+      v.u = static_cast<uint64_t>(v.i);
+      return;
+    case FieldKind::Unsigned:
+    case FieldKind::Hex:
+      v.u = tep_read_number(tep_, base, len);
+      v.i = static_cast<int64_t>(v.u);
+      return;
+  }
+}
+
+bool EventDecoder::decode(const void *data, int size, uint64_t ts, int cpu, Event &out) {
+  out.time_ns = ts;
+  out.cpu = cpu;
+  out.probe_ip = 0;
+  const EventPlan *plan = plan_for(data, size);
+  if (!plan) {
+    out.pid = 0;
+    out.comm = "<...>";
+    out.system = "unknown";
+    out.name.clear();
+    out.fields.clear();
+    return false;
+  }
+  tep_record rec{};
+  rec.data = const_cast<void *>(data);
+  rec.size = size;
+  out.pid = tep_data_pid(tep_, &rec);
+  if (comms_) out.comm = comms_->comm(out.pid);
+  else out.comm = "<...>";
+  out.system = plan->system;
+  out.name = plan->name;
+  const auto *bytes = static_cast<const uint8_t *>(data);
+  if (plan->probe_ip && plan->probe_ip->offset + plan->probe_ip->size <= size)
+    out.probe_ip = tep_read_number(tep_, bytes + plan->probe_ip->offset, plan->probe_ip->size);
+  // Resize without freeing: field strings keep their capacity across events.
+  if (out.fields.size() > plan->fields.size()) out.fields.resize(plan->fields.size());
+  while (out.fields.size() < plan->fields.size()) out.fields.emplace_back();
+  for (size_t k = 0; k < plan->fields.size(); ++k) {
+    const FieldPlan &p = plan->fields[k];
+    if (out.fields[k].name != p.name) out.fields[k].name = p.name;
+    decode_field(p, bytes, size, out.fields[k].value);
+  }
+  return true;
+}
+
+}  // namespace kpp

@@ -1,0 +1,64 @@
+// EventDecoder: raw ring-buffer record -> kpp::Event, using libtraceevent's
+// parsed format files. Field typing comes from the format: signedness,
+// __data_loc strings and arrays, fixed arrays; a field the print fmt shows
+// with %x (a probe argument declared :x64) is Hex.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "src/stream/comm_cache.h"
+#include "src/stream/event.h"
+
+struct tep_handle;
+struct tep_event;
+struct tep_format_field;
+
+namespace kpp {
+
+class EventDecoder {
+ public:
+  // `tep` (not owned) must outlive the decoder; `comms` (not owned) may be
+  // null, then comm is "<...>".
+  EventDecoder(tep_handle *tep, CommCache *comms);
+
+  // Decodes one record (the bytes after the ring-buffer event header) into
+  // `out`, reusing its storage. Returns false if the record is too short or
+  // its event id is unknown to the tep (out then names "unknown:<id>").
+  bool decode(const void *data, int size, uint64_t ts, int cpu, Event &out);
+
+  // The "system:name" of the record's event, or empty when unknown; cheap
+  // (no field decoding) for counting.
+  const std::string &event_key(const void *data, int size);
+
+ private:
+  struct FieldPlan {
+    tep_format_field *field;
+    std::string name;
+    FieldKind kind;
+    bool dynamic;
+    bool relative;
+    bool elem_signed;
+    bool elem_hex;
+    int elem_size;
+  };
+  struct EventPlan {
+    tep_event *event = nullptr;
+    std::string system, name, key;
+    tep_format_field *probe_ip = nullptr;
+    std::vector<FieldPlan> fields;
+  };
+  const EventPlan *plan_for(const void *data, int size);
+  EventPlan build_plan(tep_event *ev) const;
+  void decode_field(const FieldPlan &p, const uint8_t *data, int size, FieldValue &v) const;
+
+  tep_handle *tep_;
+  CommCache *comms_;
+  std::unordered_map<int, EventPlan> plans_;
+  int type_offset_ = 0, type_size_ = 2, pid_offset_ = 4, pid_size_ = 4;
+  std::string empty_;
+};
+
+}  // namespace kpp

@@ -1,0 +1,260 @@
+#include "src/stream/event_stream.h"
+
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+#include "src/stream/tracefs_cxx.h"
+
+namespace kpp {
+
+namespace {
+constexpr uint64_t kNoWatermark = std::numeric_limits<uint64_t>::max();
+
+uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+}  // namespace
+
+Result<std::unique_ptr<EventStream>> EventStream::open(const TraceInstance &instance,
+                                                       std::vector<EventSink *> sinks) {
+  if (!instance.is_open()) return Error("cannot open event stream: trace instance is closed");
+  std::unique_ptr<EventStream> s(new EventStream());
+  s->sinks_ = std::move(sinks);
+  for (EventSink *k : s->sinks_) {
+    if (k->wants_pages()) s->page_sinks_.push_back(k);
+    if (k->wants_events()) s->event_sinks_.push_back(k);
+  }
+
+  // One tep for the whole stream, from the local format files of the
+  // systems we enabled: no tracefs reads per event.
+  std::vector<std::string> systems = instance.enabled_systems();
+  std::vector<const char *> names;
+  for (const auto &sys : systems) names.push_back(sys.c_str());
+  names.push_back(nullptr);
+  s->tep_ = tracefs_local_events_system(instance.tracing_dir().c_str(), names.data());
+  if (!s->tep_)
+    return Error("cannot load event formats from " + instance.tracing_dir() + "/events: " +
+                 std::strerror(errno));
+  s->comms_ = std::make_unique<CommCache>(instance.tracing_dir());
+  s->decoder_ = std::make_unique<EventDecoder>(s->tep_, s->comms_.get());
+
+  long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+  if (ncpu < 1) ncpu = 1;
+  int page_size = 0, opened = 0;
+  s->cpus_.resize(static_cast<size_t>(ncpu));
+  for (int cpu = 0; cpu < ncpu; ++cpu) {
+    CpuReader &c = s->cpus_[static_cast<size_t>(cpu)];
+    c.cpu = cpu;
+    c.tcpu = tracefs_cpu_open(instance.raw(), cpu, true);
+    if (!c.tcpu) continue;  // offline CPU: no buffer to read
+    ++opened;
+    page_size = tracefs_cpu_read_size(c.tcpu);
+    c.kbuf = tep_kbuffer(s->tep_);
+  }
+  if (opened == 0)
+    return Error("cannot open any per-CPU buffer of instance '" + instance.name() + "': " +
+                 std::strerror(errno));
+  if (page_size <= 0) page_size = static_cast<int>(sysconf(_SC_PAGESIZE));
+
+  std::string clock = instance.clock();
+  s->mono_clock_ = clock == "mono";
+  s->info_ = StreamInfo{instance.tracing_dir(), instance.name(), instance.raw(), systems,
+                        static_cast<int>(ncpu), page_size, clock};
+  return s;
+}
+
+EventStream::~EventStream() {
+  close();
+  if (tep_) tep_free(tep_);
+}
+
+void EventStream::close() {
+  for (CpuReader &c : cpus_) {
+    if (c.tcpu) tracefs_cpu_close(c.tcpu);
+    c.tcpu = nullptr;
+    if (c.kbuf) kbuffer_free(c.kbuf);
+    c.kbuf = nullptr;
+    for (uint8_t *p : c.pages) give_page(p);
+    c.pages.clear();
+    c.loaded = false;
+    c.record = nullptr;
+  }
+}
+
+Status EventStream::start() {
+  if (started_) return Ok{};
+  started_ = true;
+  for (EventSink *k : sinks_) {
+    Status st = k->on_start(info_);
+    if (!st) return st;
+  }
+  return Ok{};
+}
+
+Status EventStream::finish() {
+  if (finished_) return Ok{};
+  finished_ = true;
+  Status first = Ok{};
+  for (EventSink *k : sinks_) {
+    Status st = k->on_finish();
+    if (!st && first) first = std::move(st);
+  }
+  return first;
+}
+
+uint8_t *EventStream::take_page() {
+  if (!free_pages_.empty()) {
+    uint8_t *p = free_pages_.back();
+    free_pages_.pop_back();
+    return p;
+  }
+  all_pages_.push_back(std::make_unique<uint8_t[]>(static_cast<size_t>(info_.page_size)));
+  return all_pages_.back().get();
+}
+
+void EventStream::give_page(uint8_t *page) { free_pages_.push_back(page); }
+
+Result<size_t> EventStream::drain_cpu(CpuReader &c) {
+  size_t n = 0;
+  while (c.tcpu) {
+    uint8_t *page = take_page();
+    int r = tracefs_cpu_read(c.tcpu, page, true);
+    if (r <= 0) {
+      give_page(page);
+      if (r < 0 && errno != EAGAIN && errno != EINTR && errno != EWOULDBLOCK)
+        return Error("cannot read the ring buffer of cpu" + std::to_string(c.cpu) + ": " +
+                     std::strerror(errno));
+      break;
+    }
+    // A short read still hands over a whole page: the rest is zero.
+    if (r < info_.page_size) std::memset(page + r, 0, static_cast<size_t>(info_.page_size - r));
+    bytes_read_ += static_cast<uint64_t>(info_.page_size);
+    for (EventSink *k : page_sinks_) {
+      Status st = k->on_page(c.cpu, std::span<const uint8_t>(page, static_cast<size_t>(info_.page_size)));
+      if (!st) {
+        give_page(page);
+        return std::move(st).error();
+      }
+    }
+    c.pages.push_back(page);
+    ++n;
+  }
+  return n;
+}
+
+Status EventStream::drain_all() {
+  for (CpuReader &c : cpus_) {
+    auto r = drain_cpu(c);
+    if (!r) return std::move(r).error();
+  }
+  return Ok{};
+}
+
+// Makes c.record the next unread record of c, loading queued pages as needed.
+void EventStream::load_next(CpuReader &c) {
+  while (!c.record && !c.pages.empty()) {
+    if (!c.loaded) {
+      if (kbuffer_load_subbuffer(c.kbuf, c.pages.front()) < 0) {
+        give_page(c.pages.front());
+        c.pages.pop_front();
+        continue;
+      }
+      c.loaded = true;
+      int missed = kbuffer_missed_events(c.kbuf);
+      if (missed != 0) {
+        if (missed > 0) c.lost += static_cast<uint64_t>(missed);
+        else c.lost_unknown = true;
+        for (EventSink *k : sinks_) k->on_lost(c.cpu, missed);
+      }
+      unsigned long long ts = 0;
+      c.record = kbuffer_read_event(c.kbuf, &ts);
+      c.ts = ts;
+    }
+    if (!c.record) {
+      give_page(c.pages.front());
+      c.pages.pop_front();
+      c.loaded = false;
+    }
+  }
+}
+
+void EventStream::advance(CpuReader &c) {
+  unsigned long long ts = 0;
+  c.record = kbuffer_next_event(c.kbuf, &ts);
+  c.ts = ts;
+  if (!c.record) {
+    give_page(c.pages.front());
+    c.pages.pop_front();
+    c.loaded = false;
+    load_next(c);
+  }
+}
+
+Result<size_t> EventStream::deliver(uint64_t watermark) {
+  size_t n = 0;
+  for (CpuReader &c : cpus_) load_next(c);
+  for (;;) {
+    CpuReader *best = nullptr;
+    for (CpuReader &c : cpus_)
+      if (c.record && (!best || c.ts < best->ts)) best = &c;
+    if (!best || best->ts > watermark) break;
+    int size = kbuffer_event_size(best->kbuf);
+    const std::string &key = decoder_->event_key(best->record, size);
+    if (!key.empty()) ++counts_[key];
+    ++events_;
+    if (!event_sinks_.empty()) {
+      decoder_->decode(best->record, size, best->ts, best->cpu, scratch_);
+      for (EventSink *k : event_sinks_) {
+        Status st = k->on_event(scratch_);
+        if (!st) return std::move(st).error();
+      }
+    }
+    ++n;
+    advance(*best);
+  }
+  return n;
+}
+
+Result<size_t> EventStream::poll(int timeout_ms, int wake_fd) {
+  if (timeout_ms > 0) {
+    pollfd pfd{wake_fd, POLLIN, 0};
+    // The ring buffers only wake pollers when buffer_percent full, so this is
+    // a timed sleep that a signal or `wake_fd` (a child's pidfd) cuts short.
+    ::poll(wake_fd >= 0 ? &pfd : nullptr, wake_fd >= 0 ? 1 : 0, timeout_ms);
+  }
+  uint64_t watermark = mono_clock_ ? monotonic_ns() : kNoWatermark;
+  Status st = drain_all();
+  if (!st) return std::move(st).error();
+  return deliver(watermark);
+}
+
+Result<size_t> EventStream::flush() {
+  Status st = drain_all();
+  if (!st) return std::move(st).error();
+  return deliver(kNoWatermark);
+}
+
+uint64_t EventStream::lost(int cpu) const {
+  return cpu >= 0 && cpu < cpus() ? cpus_[static_cast<size_t>(cpu)].lost : 0;
+}
+
+bool EventStream::lost_unknown(int cpu) const {
+  return cpu >= 0 && cpu < cpus() && cpus_[static_cast<size_t>(cpu)].lost_unknown;
+}
+
+uint64_t EventStream::total_lost() const {
+  uint64_t t = 0;
+  for (const CpuReader &c : cpus_) t += c.lost;
+  return t;
+}
+
+}  // namespace kpp

@@ -1,0 +1,41 @@
+#include "src/stream/stop_signal.h"
+
+#include <csignal>
+
+namespace kpp {
+
+namespace {
+volatile std::sig_atomic_t g_stop = 0;
+volatile std::sig_atomic_t g_signal = 0;
+struct sigaction g_old_int, g_old_term;
+
+void on_signal(int sig) {
+  g_signal = sig;
+  g_stop = 1;
+}
+}  // namespace
+
+StopSignalScope::StopSignalScope() {
+  clear_stop();
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: poll() returns EINTR at once
+  sigaction(SIGINT, &sa, &g_old_int);
+  sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+StopSignalScope::~StopSignalScope() {
+  sigaction(SIGINT, &g_old_int, nullptr);
+  sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+bool stop_requested() { return g_stop != 0; }
+int stop_signal() { return g_signal; }
+void request_stop() { g_stop = 1; }
+void clear_stop() {
+  g_stop = 0;
+  g_signal = 0;
+}
+
+}  // namespace kpp

@@ -1,0 +1,32 @@
+// Stopping a session from SIGINT/SIGTERM without doing work in the handler.
+//
+// The handlers installed here only set a flag (async-signal-safe); the poll
+// loop sees the flag (the signal also interrupts its poll() with EINTR) and
+// returns, so cleanup runs on the normal path: events disabled, instance
+// removed, trace.dat finalized.
+#pragma once
+
+namespace kpp {
+
+// RAII: while alive, SIGINT and SIGTERM set the stop flag instead of killing
+// the process (handlers without SA_RESTART, so blocking calls return EINTR).
+// The previous handlers are restored on destruction. Clears the flag when
+// installed.
+class StopSignalScope {
+ public:
+  StopSignalScope();
+  ~StopSignalScope();
+  StopSignalScope(const StopSignalScope &) = delete;
+  StopSignalScope &operator=(const StopSignalScope &) = delete;
+};
+
+// True once SIGINT/SIGTERM arrived (or request_stop() was called).
+bool stop_requested();
+// The signal number that requested the stop, 0 if none or request_stop().
+int stop_signal();
+// Sets the flag from normal code (tests, a UI quit key). Async-signal-safe.
+void request_stop();
+// Clears the flag.
+void clear_stop();
+
+}  // namespace kpp

@@ -1,0 +1,16 @@
+// Finding (and if need be mounting) tracefs.
+#pragma once
+
+#include <string>
+
+#include "src/util/result.h"
+
+namespace kpp {
+
+// Returns the tracefs directory (usually /sys/kernel/tracing).
+// If tracefs is not mounted and we run as root, mounts it at
+// /sys/kernel/tracing first. Errors: not mounted and not root ("mounting it
+// needs root"), or the mount itself failed (with errno text).
+Result<std::string> ensure_tracefs();
+
+}  // namespace kpp
