@@ -1,0 +1,280 @@
+// [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return|;PTN]  |  SRC:ALN  |  SRC;PTN
+//
+// The rules are perf probe's (parse_perf_probe_point): '=', '@', '+', ':',
+// ';' and '%' are special unless escaped with '\' or quoted; ';PTN' ends the
+// point and keeps its text raw; the token is a source file only if it has no
+// '+', '@' or '%' and a '.' before its ':' or ';'; then one check per
+// forbidden combination, each with its own message.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/spec/spec_support.h"
+#include "src/spec/spec_parts.h"
+
+namespace kpp::spec_detail {
+namespace {
+
+// One character of the point after removing escapes and quotes. `literal`
+// characters (escaped or quoted) are never special.
+struct PointChar {
+  char c;
+  size_t col;
+  bool literal;
+};
+
+struct ScannedPoint {
+  std::vector<PointChar> chars;  // everything before ';'
+  std::optional<size_t> lazy_col;// column of ';'
+  std::string lazy;              // the raw text after ';' (escapes kept, as perf does)
+};
+
+Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end) {
+  ScannedPoint out;
+  char quote = 0;
+  size_t quote_col = 0;
+  for (size_t i = begin; i < end; ++i) {
+    char c = spec[i];
+    if (c == '\\') {
+      if (i + 1 == end)
+        return spec_error(spec, i, i + 1, "a backslash at the end of the probe point escapes nothing",
+                          "escape a special character as '\\@', or write '\\\\' for a backslash");
+      ++i;
+      out.chars.push_back({spec[i], i, true});
+    } else if (quote != 0) {
+      if (c == quote) quote = 0;
+      else out.chars.push_back({c, i, true});
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      quote_col = i;
+    } else if (c == ';') {
+      out.lazy_col = i;
+      out.lazy = std::string(spec.substr(i + 1, end - i - 1));
+      return out;
+    } else {
+      out.chars.push_back({c, i, false});
+    }
+  }
+  if (quote != 0)
+    return spec_error(spec, quote_col, end, std::string("unterminated quote ") + quote + " in the probe point");
+  return out;
+}
+
+// A run of scanned characters and where it sits in the spec.
+struct Piece {
+  std::string text;
+  size_t begin = 0;  // column of the first character (or of the sigil before an empty piece)
+  size_t end = 0;
+};
+
+Piece make_piece(const std::vector<PointChar> &chars, size_t from, size_t to, size_t fallback_col) {
+  Piece p;
+  p.begin = p.end = fallback_col;
+  for (size_t i = from; i < to; ++i) p.text += chars[i].c;
+  if (from < to) {
+    p.begin = chars[from].col;
+    p.end = chars[to - 1].col + 1;
+  }
+  return p;
+}
+
+size_t find_special(const std::vector<PointChar> &chars, size_t from, std::string_view set) {
+  for (size_t i = from; i < chars.size(); ++i)
+    if (!chars[i].literal && set.find(chars[i].c) != std::string_view::npos) return i;
+  return chars.size();
+}
+
+Status check_name(std::string_view spec, const Piece &name, const char *what) {
+  if (!is_c_identifier(name.text))
+    return spec_error(spec, name.begin, name.end,
+                      "'" + name.text + "' is bad for " + what + " name: it must follow the C symbol-naming rule",
+                      "use letters, digits and '_', not starting with a digit");
+  if (name.text.size() >= kMaxEventNameLen)
+    return spec_error(spec, name.begin, name.end,
+                      std::string(what) + " name '" + name.text + "' is too long: " +
+                          std::to_string(name.text.size()) + " bytes, at most " +
+                          std::to_string(kMaxEventNameLen - 1) + " fit in perf's MAX_EVENT_NAME_LEN",
+                      "choose a shorter name with [GROUP:]EVENT=PROBEDEF");
+  return Ok{};
+}
+
+// [GROUP:]EVENT, the chars before '='. `eq_col` is the '=' column.
+Status parse_event_part(std::string_view spec, const std::vector<PointChar> &chars, size_t eq,
+                        ProbeSpec &out) {
+  size_t eq_col = chars[eq].col;
+  size_t colon = find_special(chars, 0, ":");
+  if (colon > eq) colon = eq;
+  if (colon < eq) {
+    Piece group = make_piece(chars, 0, colon, chars[colon].col);
+    if (group.text.empty())
+      return spec_error(spec, chars[colon].col, chars[colon].col + 1, "group name is empty before ':'");
+    if (auto st = check_name(spec, group, "a group"); !st) return st;
+    out.group = group.text;
+  }
+  size_t event_from = colon < eq ? colon + 1 : 0;
+  Piece event = make_piece(chars, event_from, eq, eq_col);
+  if (event.text.empty()) return spec_error(spec, eq_col, eq_col + 1, "event name is empty before '='");
+  if (auto st = check_name(spec, event, "an event"); !st) return st;
+  out.event = event.text;
+  return Ok{};
+}
+
+bool is_decimal(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// What the point said, with the span of each part for the exclusion checks.
+struct PointParts {
+  std::optional<Piece> file, line, offset, ret, lazy;
+  Piece head;
+};
+
+Status parse_segment(std::string_view spec, char sigil, size_t sigil_col, const Piece &arg,
+                     PointParts &parts, ProbePoint &pp) {
+  auto twice = [&](const char *what) {
+    return spec_error(spec, sigil_col, arg.end, std::string(what) + " is given twice in the probe point");
+  };
+  Piece whole = arg;
+  whole.begin = sigil_col;
+  if (arg.text.empty()) whole.end = sigil_col + 1;
+  switch (sigil) {
+    case ':':
+      if (parts.line) return twice("a line number");
+      if (arg.text.empty()) return spec_error(spec, sigil_col, sigil_col + 1, "line number is missing after ':'");
+      if (!is_decimal(arg.text))
+        return spec_error(spec, arg.begin, arg.end, "There is non-digit char in line number.");
+      if (!parse_c_number(arg.text, pp.line))
+        return spec_error(spec, arg.begin, arg.end, "line number '" + arg.text + "' is too large");
+      parts.line = whole;
+      return Ok{};
+    case '+': {
+      if (parts.offset) return twice("an offset");
+      if (arg.text.empty()) return spec_error(spec, sigil_col, sigil_col + 1, "offset is missing after '+'");
+      uint64_t off = 0;
+      if (!parse_c_number(arg.text, off))
+        return spec_error(spec, arg.begin, arg.end, "There is non-digit character in offset.",
+                          "write the offset in bytes, decimal or 0x hexadecimal");
+      pp.offset = off;
+      parts.offset = whole;
+      return Ok{};
+    }
+    case '@':
+      if (parts.file) return spec_error(spec, sigil_col, whole.end, "SRC@SRC is not allowed.");
+      if (arg.text.empty()) return spec_error(spec, sigil_col, sigil_col + 1, "source file is missing after '@'");
+      if (arg.text != "*") pp.file = arg.text;  // FUNC@* : any file, as perf
+      parts.file = whole;
+      return Ok{};
+    case '%':
+      if (arg.text != "return")
+        return spec_error(spec, sigil_col, whole.end, "%" + arg.text + " is not supported.",
+                          "the only probe place after '%' is %return");
+      if (parts.ret) return twice("%return");
+      pp.is_return = true;
+      parts.ret = whole;
+      return Ok{};
+  }
+  return Ok{};
+}
+
+const Piece &later(const Piece &a, const Piece &b) { return a.begin > b.begin ? a : b; }
+
+// perf's exclusion checks, in perf's order, each pointing at the later part.
+Status check_combinations(std::string_view spec, const PointParts &parts, const ProbePoint &pp) {
+  auto fail = [&](const Piece &at, const char *message) {
+    return spec_error(spec, at.begin, at.end, message);
+  };
+  if (parts.lazy && parts.line) return fail(*parts.lazy, "Lazy pattern can't be used with line number.");
+  if (parts.lazy && parts.offset) return fail(*parts.lazy, "Lazy pattern can't be used with offset.");
+  if (parts.line && parts.offset)
+    return fail(later(*parts.line, *parts.offset), "Offset can't be used with line number.");
+  bool has_function = !pp.function.empty() || pp.address;
+  if (!parts.line && !parts.lazy && !pp.file.empty() && !has_function)
+    return fail(*parts.file, "File always requires line number or lazy pattern.");
+  if (parts.offset && !has_function) return fail(*parts.offset, "Offset requires an entry function.");
+  if (parts.ret) {
+    if (parts.offset) return fail(later(*parts.offset, *parts.ret), "Offset can't be used with %return.");
+    if (parts.line) return fail(later(*parts.line, *parts.ret), "Line number can't be used with %return.");
+    if (parts.lazy) return fail(*parts.lazy, "Lazy pattern can't be used with %return.");
+  }
+  if (!has_function && pp.file.empty())
+    return spec_error(spec, parts.head.begin, parts.head.end, "the probe point names no function and no source file",
+                      "write FUNC, FUNC:LINE, FUNC@SRC, SRC:LINE or SRC;PATTERN");
+  return Ok{};
+}
+
+// perf's is_sdt_event(): %[sdt_PROVIDER:]EVENT, or sdt_PROVIDER:EVENT without '='.
+bool is_sdt_event(std::string_view token) {
+  if (!token.empty() && token[0] == '%') return true;
+  return token.starts_with("sdt_") && token.find(':') != std::string_view::npos &&
+         token.find('=') == std::string_view::npos;
+}
+
+}  // namespace
+
+Status parse_point_token(std::string_view spec, size_t begin, size_t end, ProbeSpec &out) {
+  std::string_view token = spec.substr(begin, end - begin);
+  if (is_sdt_event(token))
+    return spec_error(spec, begin, end, "SDT events ('" + std::string(token) + "') are not supported",
+                      "probe the function behind the SDT marker by name instead");
+
+  auto scanned = scan_point(spec, begin, end);
+  if (!scanned) return std::move(scanned).error();
+  const std::vector<PointChar> &chars = scanned->chars;
+
+  // An event name ends at the first '=' that comes before any other special.
+  size_t from = 0;
+  size_t first = find_special(chars, 0, "=@+%");
+  if (first < chars.size() && chars[first].c == '=') {
+    if (auto st = parse_event_part(spec, chars, first, out); !st) return st;
+    from = first + 1;
+  }
+  size_t rest_col = from < chars.size() ? chars[from].col : (scanned->lazy_col ? *scanned->lazy_col : end);
+  if (from == chars.size() && !scanned->lazy_col)
+    return spec_error(spec, end - 1, end, "the probe point is missing after '='",
+                      "write EVENT=FUNC, EVENT=FUNC:LINE or EVENT=SRC:LINE");
+
+  // A source file (SRC:ALN, SRC;PTN) iff no '+', '@', '%' and a '.' before ':'/';'.
+  size_t colon = find_special(chars, from, ":");
+  bool file_spec = find_special(chars, from, "+@%") == chars.size() &&
+                   (colon < chars.size() || scanned->lazy_col);
+  if (file_spec) {
+    file_spec = false;
+    for (size_t i = from; i < colon; ++i) file_spec |= chars[i].c == '.';
+  }
+
+  PointParts parts;
+  ProbePoint &pp = out.point;
+  size_t sep = find_special(chars, from, ":+@%");
+  parts.head = make_piece(chars, from, sep, rest_col);
+  if (file_spec) {
+    pp.file = parts.head.text;
+    parts.file = parts.head;
+  } else if (parts.head.text.starts_with("0x")) {
+    uint64_t address = 0;
+    if (!parse_c_number(parts.head.text, address))
+      return spec_error(spec, parts.head.begin, parts.head.end, "Invalid absolute address.",
+                        "write a raw address as 0x followed by hexadecimal digits");
+    pp.address = address;
+  } else {
+    pp.function = parts.head.text;
+  }
+
+  while (sep < chars.size()) {
+    size_t next = find_special(chars, sep + 1, ":+@%");
+    Piece arg = make_piece(chars, sep + 1, next, chars[sep].col + 1);
+    if (auto st = parse_segment(spec, chars[sep].c, chars[sep].col, arg, parts, pp); !st) return st;
+    sep = next;
+  }
+
+  if (scanned->lazy_col) {
+    size_t col = *scanned->lazy_col;
+    if (scanned->lazy.empty())
+      return spec_error(spec, col, col + 1, "lazy pattern is missing after ';'",
+                        "write FUNC;PATTERN, e.g. 'schedule;update_rq_clock*'");
+    pp.lazy_pattern = scanned->lazy;
+    parts.lazy = Piece{scanned->lazy, col, end};
+  }
+  return check_combinations(spec, parts, pp);
+}
+
+}  // namespace kpp::spec_detail

@@ -1,0 +1,70 @@
+// parse_probe_spec: split the spec on whitespace (as perf's argv_split), parse
+// the first token as the point and the rest as arguments.
+#include "src/spec/probe_spec.h"
+
+#include <cctype>
+
+#include "src/spec/spec_support.h"
+#include "src/spec/spec_parts.h"
+
+namespace kpp {
+
+using spec_detail::spec_error;
+
+namespace {
+
+bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+std::vector<Span> split_tokens(std::string_view text) {
+  std::vector<Span> tokens;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && is_space(text[i])) ++i;
+    size_t start = i;
+    while (i < text.size() && !is_space(text[i])) ++i;
+    if (i > start) tokens.push_back(Span{start, i});
+  }
+  return tokens;
+}
+
+}  // namespace
+
+Result<ProbeSpec> parse_probe_spec(std::string_view text) {
+  std::vector<Span> tokens = split_tokens(text);
+  if (tokens.empty())
+    return spec_error(text, 0, 1, "the probe spec is empty",
+                      "write FUNC, FUNC:LINE, FUNC%return or SRC:LINE, then the variables to record");
+  if (tokens.size() - 1 > spec_detail::kMaxProbeArgs)
+    return spec_error(text, tokens[spec_detail::kMaxProbeArgs + 1].begin, tokens.back().end,
+                      "Too many probe arguments (" + std::to_string(tokens.size() - 1) + ").",
+                      "a probe records at most " + std::to_string(spec_detail::kMaxProbeArgs) + " arguments");
+
+  ProbeSpec spec;
+  spec.text = std::string(text);
+  if (auto st = spec_detail::parse_point_token(text, tokens[0].begin, tokens[0].end, spec); !st)
+    return std::move(st).error();
+  for (size_t i = 1; i < tokens.size(); ++i) {
+    auto arg = spec_detail::parse_arg_token(text, tokens[i].begin, tokens[i].end, spec.point.is_return);
+    if (!arg) return std::move(arg).error();
+    spec.args.push_back(std::move(arg).value());
+  }
+  return spec;
+}
+
+std::string default_arg_name(const ProbeArg &arg) {
+  if (!arg.name.empty()) return arg.name;
+  if (arg.kind != ProbeArg::Kind::Variable) return {};
+  // The last member of a chain; indexes are skipped (`var->array[0]` -> `array`).
+  for (auto it = arg.chain.rbegin(); it != arg.chain.rend(); ++it)
+    if (it->kind != ArgAccess::Kind::Index) return it->member;
+  if (!arg.chain.empty()) return arg.base;
+  if (arg.type.empty()) return arg.base;
+  // perf names `flags:x32` `flags_x32`. Characters a field name can't hold
+  // (from `b4@2/32` or `u8[4]`) become '_' too, so the kernel takes the name.
+  std::string name = arg.base + "_" + arg.type;
+  for (char &c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  return name;
+}
+
+}  // namespace kpp
