@@ -9,7 +9,9 @@
 #include <limits>
 
 #include <traceevent/event-parse.h>
+extern "C" {  // kbuffer.h has no C++ guard
 #include <traceevent/kbuffer.h>
+}
 #include "src/stream/tracefs_cxx.h"
 
 namespace kpp {
