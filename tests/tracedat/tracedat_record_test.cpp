@@ -1,0 +1,245 @@
+// Real uprobe recordings into trace.dat, read back by the real readers:
+// `trace-cmd report` (subprocess) and libtracecmd (tracecmd_open +
+// iteration, the loader KernelShark uses). Plus SIGINT during a session.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "src/stream/tracefs_cxx.h"  // before trace-cmd.h: C++-safe tracefs.h
+#include <trace-cmd/trace-cmd.h>
+
+#include "src/output/printer_sink.h"
+#include "src/stream/session.h"
+#include "src/tracedat/tracedat_writer.h"
+#include "tests/stream/uprobe_helper.h"
+
+namespace kpp {
+namespace {
+
+using test::Hit;
+
+class CollectSink : public EventSink {
+ public:
+  Status on_event(const Event &e) override {
+    Hit h;
+    h.i = e.field("i")->value.i;
+    h.sq = e.field("sq")->value.u;
+    h.name = e.field("name")->value.text;
+    h.tag = e.field("tag")->value.u;
+    hits.push_back(h);
+    return Ok{};
+  }
+  std::vector<Hit> hits;
+};
+
+// The hits `trace-cmd report` prints for our event, in file order.
+std::vector<Hit> report_hits(const std::string &path, int *status, std::string *text) {
+  *text = test::run_capture("trace-cmd report -i " + path + " 2>&1", status);
+  std::vector<Hit> out;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto at = line.find(" hit: ");
+    if (at == std::string::npos) continue;
+    auto args = line.find(" i=", at);
+    if (args == std::string::npos) continue;
+    // trace-cmd prints the string between quotes without escaping, so
+    // take what lies between name=" and the last " tag=.
+    auto name_at = line.find(" name=\"", args);
+    auto tag_at = line.rfind("\" tag=0x");
+    if (name_at == std::string::npos || tag_at == std::string::npos || tag_at < name_at) continue;
+    Hit h;
+    if (std::sscanf(line.c_str() + args, " i=%ld sq=%lu", &h.i, &h.sq) != 2) continue;
+    h.name = line.substr(name_at + 7, tag_at - name_at - 7);
+    h.tag = std::strtoul(line.c_str() + tag_at + 8, nullptr, 16);
+    out.push_back(h);
+  }
+  return out;
+}
+
+// The hits libtracecmd reads from the file, in its timestamp order.
+struct LibReadResult {
+  bool opened = false;
+  std::vector<Hit> hits;
+  std::vector<unsigned long long> ts;
+};
+int collect_record(tracecmd_input *handle, tep_record *rec, int, void *data) {
+  auto *out = static_cast<LibReadResult *>(data);
+  tep_handle *tep = tracecmd_get_tep(handle);
+  tep_event *ev = tep_find_event_by_record(tep, rec);
+  if (!ev || std::string(ev->name) != "hit") return 0;
+  Hit h;
+  unsigned long long v = 0;
+  trace_seq s;
+  trace_seq_init(&s);
+  tep_get_field_val(&s, ev, "i", rec, &v, 0);
+  h.i = static_cast<long>(v);
+  tep_get_field_val(&s, ev, "sq", rec, &v, 0);
+  h.sq = v;
+  tep_get_field_val(&s, ev, "tag", rec, &v, 0);
+  h.tag = v;
+  int len = 0;
+  if (const char *p = static_cast<const char *>(tep_get_field_raw(&s, ev, "name", rec, &len, 0)))
+    h.name.assign(p, strnlen(p, static_cast<size_t>(len)));
+  trace_seq_destroy(&s);
+  out->hits.push_back(h);
+  out->ts.push_back(rec->ts);
+  return 0;
+}
+LibReadResult libtracecmd_hits(const std::string &path) {
+  LibReadResult r;
+  tracecmd_input *handle = tracecmd_open(path.c_str(), 0);
+  if (!handle) return r;
+  r.opened = true;
+  tracecmd_iterate_events(handle, nullptr, 0, collect_record, &r);
+  tracecmd_close(handle);
+  return r;
+}
+
+class TraceDatTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = test::kernel_skip_reason(); !why.empty()) GTEST_SKIP() << why;
+    if (access("/usr/bin/trace-cmd", X_OK) != 0) GTEST_SKIP() << "trace-cmd is not installed";
+    probe_ = std::make_unique<test::FixtureUprobe>(test::fixture_path(), "tracedat");
+    if (!probe_->ok()) GTEST_SKIP() << "cannot create the fixture uprobe: " << probe_->error();
+    base_ = "/tmp/kpp-tracedat-test-" + std::to_string(getpid());
+    instance_name_ = "kpp-test-" + std::to_string(getpid());
+  }
+  void TearDown() override {
+    if (probe_) {
+      auto names = test::tracefs_instance_names();
+      EXPECT_EQ(std::count(names.begin(), names.end(), instance_name_), 0) << "instance left behind";
+      if (probe_->ok()) {
+        EXPECT_EQ(test::top_level_enable(probe_->group(), "hit"), "0");
+      }
+    }
+    probe_.reset();  // also proves nothing still uses the event (EBUSY otherwise)
+    for (const char *ext : {".dat", ".out", ".txt"}) std::remove((base_ + ext).c_str());
+  }
+
+  // Runs a session in a child process, SIGINTs it after `after`, returns
+  // the child's exit status (0 = run_session returned a summary).
+  int interrupted_session(bool record) {
+    pid_t child = fork();
+    if (child == 0) {
+      SessionOptions o;
+      o.events = {probe_->pattern()};
+      o.instance_name = instance_name_;
+      o.command = {test::fixture_path(), "forever"};
+      std::unique_ptr<TraceDatWriter> writer;
+      std::FILE *text = nullptr;
+      std::unique_ptr<PrinterSink> printer;
+      std::vector<EventSink *> sinks;
+      if (record) {
+        auto w = TraceDatWriter::create(base_ + ".dat");
+        if (!w) _exit(2);
+        writer = std::move(*w);
+        sinks.push_back(writer.get());
+      } else {
+        text = std::fopen((base_ + ".txt").c_str(), "w");
+        printer = std::make_unique<PrinterSink>(PrintFormat::Text, text);
+        sinks.push_back(printer.get());
+      }
+      auto sum = run_session(o, sinks);
+      if (text) std::fclose(text);
+      _exit(sum && sum->interrupted && sum->signal == SIGINT ? 0 : 3);
+    }
+    // Wait until the session's instance exists and has run a little.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+      auto names = test::tracefs_instance_names();
+      if (std::count(names.begin(), names.end(), instance_name_)) break;
+      if (std::chrono::steady_clock::now() > deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    kill(child, SIGINT);
+    int status = 0;
+    waitpid(child, &status, 0);
+    return status;
+  }
+
+  std::unique_ptr<test::FixtureUprobe> probe_;
+  std::string base_, instance_name_;
+};
+
+TEST_F(TraceDatTest, RecordedFileIsReadByTraceCmdReportAndLibtracecmdWithTheSameValues) {
+  const int n = 3000;
+  SessionOptions o;
+  o.events = {probe_->pattern()};
+  o.instance_name = instance_name_;
+  o.command = {"/bin/sh", "-c", "exec " + test::fixture_path() + " " + std::to_string(n) + " > " + base_ + ".out"};
+  auto writer = TraceDatWriter::create(base_ + ".dat");
+  ASSERT_TRUE(writer) << writer.error().message;
+  CollectSink stream_view;
+  auto sum = run_session(o, {writer->get(), &stream_view});
+  ASSERT_TRUE(sum) << sum.error().message;
+  EXPECT_GT((*writer)->pages(), 0u);
+
+  std::vector<Hit> truth = test::parse_fixture_output(test::read_file(base_ + ".out"));
+  ASSERT_EQ(truth.size(), static_cast<size_t>(n));
+  EXPECT_EQ(stream_view.hits, truth);
+
+  int status = -1;
+  std::string text;
+  std::vector<Hit> reported = report_hits(base_ + ".dat", &status, &text);
+  EXPECT_EQ(status, 0) << text.substr(0, 2000);
+  EXPECT_EQ(reported.size(), truth.size()) << text.substr(0, 2000);
+  EXPECT_TRUE(reported == truth) << "trace-cmd report disagrees with the fixture";
+  // No complaints from the reader (it warns about options and formats it
+  // does not understand, and about bad page data).
+  for (const char *word : {"warning", "Warning", "error", "failed", "unknown option"})
+    EXPECT_EQ(text.find(word), std::string::npos) << word << " in: " << text.substr(0, 1500);
+  // The comm comes from the recorded cmdlines.
+  EXPECT_NE(text.find("kpp_stream_fixt-" + std::to_string(sum->command_pid)), std::string::npos) << text.substr(0, 600);
+
+  LibReadResult lib = libtracecmd_hits(base_ + ".dat");
+  ASSERT_TRUE(lib.opened) << "tracecmd_open refused the file";
+  EXPECT_EQ(lib.hits.size(), truth.size());
+  EXPECT_TRUE(lib.hits == truth) << "libtracecmd disagrees with the fixture";
+  EXPECT_TRUE(std::is_sorted(lib.ts.begin(), lib.ts.end()));
+}
+
+TEST_F(TraceDatTest, SigintDuringRecordLeavesNoInstanceAndAReadableFile) {
+  int status = interrupted_session(true);
+  ASSERT_TRUE(WIFEXITED(status)) << "session process died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "run_session did not report a clean SIGINT stop";
+  int rc = -1;
+  std::string text;
+  std::vector<Hit> reported = report_hits(base_ + ".dat", &rc, &text);
+  EXPECT_EQ(rc, 0) << text.substr(0, 2000);
+  ASSERT_GT(reported.size(), 10u) << text.substr(0, 2000);
+  // The forever loop calls with i = 0, 1, 2, ...: every one recorded, in order.
+  for (size_t k = 0; k < reported.size(); ++k) ASSERT_EQ(reported[k].i, static_cast<long>(k));
+  EXPECT_TRUE(libtracecmd_hits(base_ + ".dat").opened);
+}
+
+TEST_F(TraceDatTest, SigintDuringTraceLeavesNoInstanceAndFlushedOutput) {
+  int status = interrupted_session(false);
+  ASSERT_TRUE(WIFEXITED(status)) << "session process died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  std::string text = test::read_file(base_ + ".txt");
+  std::istringstream in(text);
+  std::string line;
+  long expect = 0;
+  while (std::getline(in, line)) {
+    auto at = line.find(" i=");
+    ASSERT_NE(at, std::string::npos) << line;
+    EXPECT_EQ(std::atol(line.c_str() + at + 3), expect) << line;
+    ++expect;
+  }
+  EXPECT_GT(expect, 10);
+}
+
+}  // namespace
+}  // namespace kpp
