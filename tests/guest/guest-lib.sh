@@ -1,0 +1,46 @@
+# Helpers for guest scripts; run-guest.sh puts this file at /kpp/lib.sh in the guest.
+# Use:  . /kpp/lib.sh
+# It runs under busybox sh (no bash), as root, in the guest.
+
+KPP_TRACING=/sys/kernel/tracing
+
+# Stop the case with a message that says what a user would have noticed.
+kpp_fail() { echo "FAIL: $*"; exit 1; }
+# The guest cannot run this case (a kernel feature is missing): CTest shows a skip.
+kpp_skip() { echo "SKIP: $*"; exit 77; }
+kpp_ok() { echo "ok: $*"; }
+
+# Append one line to a tracefs control file; on refusal show the kernel's reason from
+# error_log, which is where kprobe_events explains a rejected definition.
+kpp_trace_write() {   # $1: line, $2: file under $KPP_TRACING
+  if ! echo "$1" >>"$KPP_TRACING/$2"; then
+    echo "tracefs refused '$1' in $2; error_log says:"
+    cat "$KPP_TRACING/error_log" 2>/dev/null
+    return 1
+  fi
+}
+
+# Prints the GNU build-id (lower-case hex) found in a file of ELF notes, such as
+# /sys/kernel/notes (the running kernel's notes); prints nothing when there is none.
+# Note layout (little endian): namesz, descsz, type (u32 each), name, desc, each padded
+# to 4 bytes. The build-id note has name "GNU\0" and type 3 (NT_GNU_BUILD_ID).
+kpp_notes_build_id() {   # $1: notes file
+  od -An -v -tx1 "$1" | tr -s ' \n' '\n\n' | grep . | awk '
+    function hex(s,   i, v) { v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+    function u32(i) { return hex(b[i + 3] b[i + 2] b[i + 1] b[i]) }
+    function pad4(x) { return int((x + 3) / 4) * 4 }
+    { b[n++] = $1 }
+    END {
+      i = 0
+      while (i + 12 <= n) {
+        ns = u32(i); ds = u32(i + 4); t = u32(i + 8)
+        if (t == 3 && ns == 4 && b[i + 12] == "47" && b[i + 13] == "4e" && b[i + 14] == "55" && b[i + 15] == "00") {
+          id = ""
+          for (j = 0; j < ds; j++) id = id b[i + 12 + pad4(ns) + j]
+          print id
+          exit
+        }
+        i += 12 + pad4(ns) + pad4(ds)
+      }
+    }'
+}
