@@ -1,0 +1,38 @@
+// Per-architecture facts the definition builder needs: how the kernel's
+// fetch-args name the register that DWARF numbers N, where arguments and the
+// return value live, and which register is the stack pointer.
+//
+// Every table is compiled into every build and chosen by the ELF e_machine of
+// the probed binary, never by #ifdef: a vmlinux for another architecture can
+// be turned into definitions (-D) on this host.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace kpp::arch {
+
+struct Registers {
+  std::string_view name;                         // "x86_64"
+  uint16_t e_machine;                            // EM_X86_64
+  std::span<const std::string_view> dwarf_regs;  // DWARF number -> fetch-arg name ("%di"); "" = none
+  std::span<const std::string_view> arg_regs;    // integer arguments in calling-convention order
+  std::string_view return_reg;                   // where an integer return value lives
+  std::string_view stack_pointer;
+  int dwarf_sp;                                  // DWARF number of the stack pointer
+
+  // The fetch-arg name of DWARF register `regno` ("%di"), or empty when this
+  // architecture's kprobes cannot fetch it (vector registers, out of range).
+  std::string_view fetch_name(unsigned regno) const {
+    return regno < dwarf_regs.size() ? dwarf_regs[regno] : std::string_view{};
+  }
+};
+
+// The table for ELF machine `e_machine`, or nullptr when we have none.
+const Registers *for_machine(uint16_t e_machine);
+
+// Every table we have, for listing and for tests that cover all of them.
+std::span<const Registers *const> all();
+
+}  // namespace kpp::arch

@@ -1,0 +1,115 @@
+// DebugInfo: what the probe resolver needs to know about one ELF file and its
+// DWARF, in plain data. This is the only interface to dwarf/; no LLVM type
+// appears here, and nothing here knows register names or fetch-arg syntax
+// (arch/ and src/definition do).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dwarf/place.h"
+#include "src/util/result.h"
+
+namespace kpp::dwarf {
+
+struct AddressRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;  // exclusive
+  bool contains(uint64_t a) const { return a >= begin && a < end; }
+};
+
+// One function body: an out-of-line definition (later also inlined copies).
+struct Function {
+  std::string name;              // source name ("walk")
+  std::string symbol;            // ELF symbol that starts the body ("walk.isra.0"), may be empty
+  std::string decl_file;         // as DWARF names it ("prog.c" or "/src/prog.c")
+  int decl_line = 0;
+  uint64_t entry = 0;            // link-time address of the first instruction
+  std::vector<AddressRange> ranges;
+  uint64_t die_offset = 0;       // identifies the DIE for later queries
+  bool optimized = false;        // some parameter or local has a location list
+};
+
+// An address where a source line begins (a probe site).
+struct LineSite {
+  uint64_t address = 0;
+  std::string file;
+  int line = 0;
+};
+
+// A variable visible at some address, with where its value lives there.
+struct Variable {
+  std::string name;
+  bool is_parameter = false;
+  std::optional<Place> place;    // empty when no location covers the address
+  std::string unavailable_why;   // set when `place` is empty
+  TypeRef type;
+};
+
+// A code address described in source terms, for --list.
+struct SourcePlace {
+  std::string function;
+  uint64_t function_entry = 0;
+  int function_line = 0;  // the function's declaration line
+  std::string file;       // as DWARF names the function's file
+  int line = 0;           // the line at the address (0 when unknown)
+};
+
+class DebugInfo {
+ public:
+  // Opens an ELF file and its DWARF. Errors: unreadable file, not ELF,
+  // no .debug_info (the message says so and how to get debug info).
+  static Result<std::unique_ptr<DebugInfo>> open(const std::string &path);
+  virtual ~DebugInfo() = default;
+
+  virtual const std::string &path() const = 0;
+  virtual uint16_t machine() const = 0;         // ELF e_machine
+  virtual bool is_kernel() const = 0;           // a vmlinux (has linux_banner)
+  virtual std::string build_id() const = 0;     // hex, empty when absent
+
+  // The out-of-line definitions of `name` (several for same-named statics);
+  // `file` (a path suffix) narrows them when not empty.
+  virtual std::vector<Function> find_functions(const std::string &name, const std::string &file) = 0;
+  // Up to `max` function names closest to `name`, for "did you mean".
+  virtual std::vector<std::string> similar_functions(const std::string &name, size_t max) = 0;
+
+  // The address a probe on the function's entry uses: past the prologue when
+  // the function was compiled without optimization (its frame-based variables
+  // are valid only there), else the entry itself, as perf probe does.
+  virtual uint64_t probe_entry(const Function &fn) = 0;
+
+  // Every address inside `fn` where source line `line` (absolute) begins.
+  virtual std::vector<LineSite> line_sites_in(const Function &fn, int line) = 0;
+  // The lines of `fn` that have code, for "did you mean" on a line without code.
+  virtual std::vector<int> lines_with_code(const Function &fn) = 0;
+  // Every address where `line` of a file whose path ends with `file` begins,
+  // with the functions that contain them.
+  virtual std::vector<std::pair<LineSite, Function>> file_line_sites(const std::string &file, int line) = 0;
+
+  // Variables and parameters visible at `pc` inside `fn`, innermost scope first.
+  virtual std::vector<Variable> variables_at(const Function &fn, uint64_t pc) = 0;
+  // The return type of `fn` (void when it has none).
+  virtual TypeRef return_type(const Function &fn) = 0;
+
+  // Type queries, on the handles that Variable::type and these return.
+  virtual TypeInfo describe(TypeRef type) = 0;
+  // A member of a struct/union (searching anonymous members), with its byte
+  // offset and, for bitfields, bit position; nullopt when there is none.
+  virtual std::optional<Member> member(TypeRef aggregate, const std::string &name) = 0;
+  virtual std::vector<std::string> member_names(TypeRef aggregate) = 0;
+
+  // The function and line at `address`, when DWARF covers it.
+  virtual std::optional<SourcePlace> source_of(uint64_t address) = 0;
+  // The link-time address at file offset `offset` (the inverse of file_offset).
+  virtual std::optional<uint64_t> address_of_file_offset(uint64_t offset) = 0;
+
+  // Converts a link-time address to the file offset uprobes take.
+  virtual Result<uint64_t> file_offset(uint64_t address) = 0;
+  // The ELF symbol that contains `address`, and the offset into it.
+  virtual std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) = 0;
+};
+
+}  // namespace kpp::dwarf

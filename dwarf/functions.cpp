@@ -1,0 +1,136 @@
+// Finding functions: by ELF symbol first (a name to an address is cheap),
+// then the DWARF subprogram that covers that address.
+#include <algorithm>
+#include <set>
+
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
+#include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
+
+#include "dwarf/llvm_debug_info.h"
+#include "dwarf/names.h"
+
+namespace kpp::dwarf {
+
+using namespace llvm;
+
+namespace {
+
+DWARFDie enclosing_subprogram(DWARFDie die) {
+  while (die.isValid() && die.getTag() != llvm::dwarf::DW_TAG_subprogram) die = die.getParent();
+  return die;
+}
+
+bool has_location_list(const DWARFDie &die) {
+  auto loc = die.find(llvm::dwarf::DW_AT_location);
+  return loc && !loc->isFormClass(DWARFFormValue::FC_Exprloc) && !loc->isFormClass(DWARFFormValue::FC_Block);
+}
+
+// Optimized code describes its variables with location lists; code built
+// without optimization keeps them in frame slots that are valid only once
+// the prologue has run.
+bool uses_location_lists(const DWARFDie &die) {
+  for (const DWARFDie &child : die.children()) {
+    auto tag = child.getTag();
+    if ((tag == llvm::dwarf::DW_TAG_formal_parameter || tag == llvm::dwarf::DW_TAG_variable) && has_location_list(child))
+      return true;
+    if ((tag == llvm::dwarf::DW_TAG_lexical_block || tag == llvm::dwarf::DW_TAG_inlined_subroutine) && uses_location_lists(child))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// DWARFDie::getDeclFile() in LLVM 19 returns "" for some subprograms of
+// gcc 12's DWARF 5; reading the file index and the unit's line table
+// ourselves works for all of them.
+std::string LlvmDebugInfo::decl_file_of(DWARFDie die, DILineInfoSpecifier::FileLineInfoKind kind) {
+  auto index = die.findRecursively(llvm::dwarf::DW_AT_decl_file);
+  if (!index) return {};
+  auto value = index->getAsUnsignedConstant();
+  DWARFUnit *unit = die.getDwarfUnit();
+  const DWARFDebugLine::LineTable *table = unit ? context_->getLineTableForUnit(unit) : nullptr;
+  std::string name;
+  if (value && table) table->getFileNameByIndex(*value, unit->getCompilationDir(), kind, name);
+  return name;
+}
+
+std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
+  uint64_t low = 0, high = 0, section = 0;
+  if (!die.getLowAndHighPC(low, high, section)) {
+    auto ranges = die.getAddressRanges();
+    if (!ranges || ranges->empty()) {
+      if (!ranges) consumeError(ranges.takeError());
+      return std::nullopt;
+    }
+    low = ranges->front().LowPC;
+  }
+  Function fn;
+  const char *name = die.getSubroutineName(DINameKind::ShortName);
+  fn.name = name ? name : "";
+  fn.decl_file = decl_file_of(die, DILineInfoSpecifier::FileLineInfoKind::RawValue);
+  fn.decl_line = static_cast<int>(die.getDeclLine());
+  fn.entry = low;
+  if (auto ranges = die.getAddressRanges()) {
+    for (const auto &r : *ranges) fn.ranges.push_back({r.LowPC, r.HighPC});
+  } else {
+    consumeError(ranges.takeError());
+  }
+  if (auto sym = symbolize(low); sym && sym->second == 0) fn.symbol = sym->first;
+  fn.die_offset = die.getOffset();
+  fn.optimized = uses_location_lists(die);
+  return fn;
+}
+
+std::vector<DWARFDie> LlvmDebugInfo::subprograms_named(const std::string &name) {
+  std::vector<DWARFDie> found;
+  for (const auto &unit : context_->compile_units()) {
+    for (const auto &entry : unit->dies()) {
+      if (entry.getTag() != llvm::dwarf::DW_TAG_subprogram) continue;
+      DWARFDie die(unit.get(), &entry);
+      const char *n = die.getName(DINameKind::ShortName);
+      if (n && name == n && die.find(llvm::dwarf::DW_AT_low_pc)) found.push_back(die);
+    }
+  }
+  return found;
+}
+
+std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, const std::string &file) {
+  std::vector<Function> result;
+  std::set<uint64_t> seen;
+  auto add = [&](DWARFDie die) {
+    die = enclosing_subprogram(die);
+    if (!die.isValid() || !seen.insert(die.getOffset()).second) return;
+    auto fn = function_from_die(die);
+    if (!fn || fn->name != name) return;
+    if (!file.empty() && !path_ends_with(fn->decl_file, file)) return;
+    result.push_back(std::move(*fn));
+  };
+  for (const ElfSymbol &sym : functions_)
+    if (source_name_of_symbol(sym.name) == name) add(context_->getDIEsForAddress(sym.address).FunctionDIE);
+  // A stripped symbol table, or a function the linker kept no symbol for:
+  // fall back to the DWARF itself.
+  if (result.empty())
+    for (DWARFDie die : subprograms_named(name)) add(die);
+  std::sort(result.begin(), result.end(), [](const Function &a, const Function &b) { return a.entry < b.entry; });
+  return result;
+}
+
+std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &name, size_t max) {
+  std::set<std::string> names;
+  for (const ElfSymbol &sym : functions_) names.insert(source_name_of_symbol(sym.name));
+  return closest_names(name, std::vector<std::string>(names.begin(), names.end()), max);
+}
+
+uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
+  if (fn.optimized) return fn.entry;
+  // The prologue ends where the line table starts its second statement:
+  // clang marks it prologue_end, gcc starts a new row there (on the same
+  // line when the whole function is on one line).
+  for (const LineRow &row : rows_of(fn))
+    if (row.address > fn.entry && (row.prologue_end || row.is_stmt)) return row.address;
+  return fn.entry;
+}
+
+}  // namespace kpp::dwarf

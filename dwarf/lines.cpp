@@ -1,0 +1,126 @@
+// Source lines to addresses, from the line table of the unit that holds a function.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
+#include <llvm/DebugInfo/DWARF/DWARFDebugLine.h>
+
+#include "dwarf/llvm_debug_info.h"
+#include "dwarf/names.h"
+
+namespace kpp::dwarf {
+
+using namespace llvm;
+
+std::string LlvmDebugInfo::file_of_row(DWARFUnit *unit, const DWARFDebugLine::LineTable *table,
+                                       uint64_t file_index) {
+  std::string name;
+  table->getFileNameByIndex(file_index, unit->getCompilationDir(),
+                            DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath, name);
+  return name;
+}
+
+std::vector<LlvmDebugInfo::LineRow> LlvmDebugInfo::rows_of(const Function &fn) {
+  std::vector<LineRow> rows;
+  DWARFDie die = die_at(fn.die_offset);
+  if (!die.isValid()) return rows;
+  DWARFUnit *unit = die.getDwarfUnit();
+  const DWARFDebugLine::LineTable *table = context_->getLineTableForUnit(unit);
+  if (!table) return rows;
+  std::string decl_file = decl_file_of(die, DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath);
+  std::map<uint64_t, bool> file_matches;  // file index -> same file as the function
+  auto in_function = [&](uint64_t a) {
+    return std::any_of(fn.ranges.begin(), fn.ranges.end(), [a](const AddressRange &r) { return r.contains(a); });
+  };
+  bool seq_start = true;
+  for (const DWARFDebugLine::Row &row : table->Rows) {
+    if (row.EndSequence) {
+      seq_start = true;
+      continue;
+    }
+    bool starts = seq_start;
+    seq_start = false;
+    if (!in_function(row.Address.Address)) continue;
+    auto [it, fresh] = file_matches.try_emplace(row.File, false);
+    if (fresh) it->second = file_of_row(unit, table, row.File) == decl_file;
+    rows.push_back({row.Address.Address, static_cast<int>(row.Line), row.IsStmt != 0, row.PrologueEnd != 0, it->second, starts});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const LineRow &a, const LineRow &b) { return a.address < b.address; });
+  return rows;
+}
+
+// A line's code can be split into several runs (a loop condition at the top
+// and the bottom, say); perf probe puts a probe at the start of each run.
+static std::vector<uint64_t> run_starts(const std::vector<std::pair<uint64_t, int>> &rows, int line) {
+  std::vector<uint64_t> starts;
+  int previous = -1;
+  for (const auto &[address, row_line] : rows) {
+    if (row_line == line && previous != line) starts.push_back(address);
+    previous = row_line;
+  }
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  return starts;
+}
+
+std::vector<LineSite> LlvmDebugInfo::line_sites_in(const Function &fn, int line) {
+  std::vector<std::pair<uint64_t, int>> stmt_rows;
+  for (const LineRow &row : rows_of(fn))
+    if (row.is_stmt) stmt_rows.emplace_back(row.address, row.same_file ? row.line : -1);
+  std::vector<LineSite> sites;
+  for (uint64_t address : run_starts(stmt_rows, line)) sites.push_back({address, fn.decl_file, line});
+  return sites;
+}
+
+std::vector<int> LlvmDebugInfo::lines_with_code(const Function &fn) {
+  std::set<int> lines;
+  for (const LineRow &row : rows_of(fn))
+    if (row.is_stmt && row.same_file && row.line > 0) lines.insert(row.line);
+  return {lines.begin(), lines.end()};
+}
+
+std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const std::string &file, int line) {
+  std::vector<std::pair<LineSite, Function>> result;
+  for (const auto &unit : context_->compile_units()) {
+    const DWARFDebugLine::LineTable *table = context_->getLineTableForUnit(unit.get());
+    if (!table) continue;
+    std::map<uint64_t, std::string> matching;  // file index -> path, for files that end with `file`
+    std::vector<std::pair<uint64_t, int>> stmt_rows;
+    for (const DWARFDebugLine::Row &row : table->Rows) {
+      if (row.EndSequence || !row.IsStmt) {
+        if (row.EndSequence) stmt_rows.emplace_back(row.Address.Address, -1);
+        continue;
+      }
+      auto it = matching.find(row.File);
+      if (it == matching.end()) {
+        std::string path = file_of_row(unit.get(), table, row.File);
+        it = matching.emplace(row.File, path_ends_with(path, file) ? path : std::string()).first;
+      }
+      stmt_rows.emplace_back(row.Address.Address, it->second.empty() ? -1 : static_cast<int>(row.Line));
+    }
+    for (uint64_t address : run_starts(stmt_rows, line)) {
+      DWARFDie die = context_->getDIEsForAddress(address).FunctionDIE;
+      while (die.isValid() && die.getTag() != llvm::dwarf::DW_TAG_subprogram) die = die.getParent();
+      if (!die.isValid()) continue;
+      auto fn = function_from_die(die);
+      if (!fn) continue;
+      result.push_back({LineSite{address, file, line}, std::move(*fn)});
+    }
+  }
+  return result;
+}
+
+std::optional<SourcePlace> LlvmDebugInfo::source_of(uint64_t address) {
+  DWARFDie die = context_->getDIEsForAddress(address).FunctionDIE;
+  while (die.isValid() && die.getTag() != llvm::dwarf::DW_TAG_subprogram) die = die.getParent();
+  if (!die.isValid()) return std::nullopt;
+  auto fn = function_from_die(die);
+  if (!fn) return std::nullopt;
+  SourcePlace place{fn->name, fn->entry, fn->decl_line, fn->decl_file, 0};
+  DILineInfo info = context_->getLineInfoForAddress({address, object::SectionedAddress::UndefSection});
+  if (info.Line != 0) place.line = static_cast<int>(info.Line);
+  return place;
+}
+
+}  // namespace kpp::dwarf

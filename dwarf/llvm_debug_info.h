@@ -1,0 +1,89 @@
+// The LLVM-backed DebugInfo (private to dwarf/; nothing outside includes it).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <llvm/DebugInfo/DWARF/DWARFContext.h>
+#include <llvm/DebugInfo/DWARF/DWARFDie.h>
+#include <llvm/Object/ObjectFile.h>
+
+#include "dwarf/debug_info.h"
+
+namespace kpp::dwarf {
+
+struct ElfSymbol {
+  std::string name;
+  uint64_t address = 0;
+  uint64_t size = 0;
+};
+
+struct LoadSegment {
+  uint64_t vaddr = 0;
+  uint64_t file_offset = 0;
+  uint64_t file_size = 0;
+  uint64_t mem_size = 0;
+};
+
+class LlvmDebugInfo final : public DebugInfo {
+ public:
+  LlvmDebugInfo(std::string path, llvm::object::OwningBinary<llvm::object::ObjectFile> binary);
+
+  const std::string &path() const override { return path_; }
+  uint16_t machine() const override { return machine_; }
+  bool is_kernel() const override { return is_kernel_; }
+  std::string build_id() const override { return build_id_; }
+
+  std::vector<Function> find_functions(const std::string &name, const std::string &file) override;
+  std::vector<std::string> similar_functions(const std::string &name, size_t max) override;
+  uint64_t probe_entry(const Function &fn) override;
+
+  std::vector<LineSite> line_sites_in(const Function &fn, int line) override;
+  std::vector<int> lines_with_code(const Function &fn) override;
+  std::vector<std::pair<LineSite, Function>> file_line_sites(const std::string &file, int line) override;
+
+  std::vector<Variable> variables_at(const Function &fn, uint64_t pc) override;
+  TypeRef return_type(const Function &fn) override;
+
+  TypeInfo describe(TypeRef type) override;
+  std::optional<Member> member(TypeRef aggregate, const std::string &name) override;
+  std::vector<std::string> member_names(TypeRef aggregate) override;
+
+  std::optional<SourcePlace> source_of(uint64_t address) override;
+  std::optional<uint64_t> address_of_file_offset(uint64_t offset) override;
+  Result<uint64_t> file_offset(uint64_t address) override;
+  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) override;
+
+  bool has_debug_info() { return context_->getNumCompileUnits() > 0; }
+
+ private:
+  void read_elf_facts();
+  std::optional<Function> function_from_die(llvm::DWARFDie die);
+  std::string decl_file_of(llvm::DWARFDie die, llvm::DILineInfoSpecifier::FileLineInfoKind kind);
+  std::vector<llvm::DWARFDie> subprograms_named(const std::string &name);
+  // The line-table rows of the unit that holds `fn`, restricted to its ranges and its file.
+  struct LineRow { uint64_t address; int line; bool is_stmt; bool prologue_end; bool same_file; bool seq_start; };
+  std::vector<LineRow> rows_of(const Function &fn);
+  std::string file_of_row(llvm::DWARFUnit *unit, const llvm::DWARFDebugLine::LineTable *table, uint64_t file_index);
+  // Where the variable described by `die` lives at `pc`.
+  Result<Place> locate(llvm::DWARFDie die, llvm::DWARFDie function, uint64_t pc);
+  // The canonical frame address at `pc`, from .eh_frame or .debug_frame.
+  Result<FetchExpr> frame_address(uint64_t pc, int64_t &addend);
+  llvm::DWARFDie die_at(uint64_t offset) { return context_->getDIEForOffset(offset); }
+  TypeRef type_of(llvm::DWARFDie die);
+  std::string type_name(llvm::DWARFDie type, int depth = 0);
+
+  std::string path_;
+  llvm::object::OwningBinary<llvm::object::ObjectFile> binary_;
+  std::unique_ptr<llvm::DWARFContext> context_;
+  uint16_t machine_ = 0;
+  bool is_kernel_ = false;
+  std::string build_id_;
+  std::vector<ElfSymbol> functions_;            // STT_FUNC symbols, sorted by address
+  std::vector<ElfSymbol> symbols_;              // STT_FUNC and STT_OBJECT, sorted by address
+  std::vector<LoadSegment> segments_;
+};
+
+}  // namespace kpp::dwarf

@@ -1,0 +1,249 @@
+// DWARF location expressions to Places: a small symbolic evaluator that keeps
+// each stack entry as "fetch expression + addend" so that what it computes
+// can be written as kernel fetch-args. Anything that needs arithmetic the
+// kernel cannot do is refused with the operation that caused it.
+#include <cstdio>
+
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/DebugInfo/DWARF/DWARFDebugFrame.h>
+#include <llvm/DebugInfo/DWARF/DWARFExpression.h>
+#include <llvm/DebugInfo/DWARF/DWARFUnit.h>
+
+#include "dwarf/llvm_debug_info.h"
+
+namespace kpp::dwarf {
+
+using namespace llvm;
+
+namespace {
+
+struct StackEntry {
+  enum class Kind { Expr, Address, Constant };
+  Kind kind = Kind::Expr;
+  FetchExpr expr;        // Kind::Expr
+  uint64_t value = 0;    // Address (link-time), Constant
+  int64_t addend = 0;
+};
+
+StackEntry constant(uint64_t v) { return {StackEntry::Kind::Constant, {}, v, 0}; }
+StackEntry reg_plus(int reg, int64_t offset) {
+  StackEntry e;
+  e.expr.root = FetchExpr::Root::Register;
+  e.expr.dwarf_reg = reg;
+  e.addend = offset;
+  return e;
+}
+
+std::string op_name(uint8_t op) {
+  StringRef name = llvm::dwarf::OperationEncodingString(op);
+  if (!name.empty()) return name.str();
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "DW_OP_0x%02x", op);
+  return buf;
+}
+
+Error unsupported(uint8_t op, const std::string &why = "not supported yet") {
+  return Error(op_name(op) + " " + why);
+}
+
+}  // namespace
+
+Result<FetchExpr> LlvmDebugInfo::frame_address(uint64_t pc, int64_t &addend) {
+  for (bool eh : {true, false}) {
+    auto frames = eh ? context_->getEHFrame() : context_->getDebugFrame();
+    if (!frames) {
+      consumeError(frames.takeError());
+      continue;
+    }
+    for (const llvm::dwarf::FrameEntry &entry : (*frames)->entries()) {
+      const auto *fde = dyn_cast<llvm::dwarf::FDE>(&entry);
+      if (!fde || pc < fde->getInitialLocation() || pc >= fde->getInitialLocation() + fde->getAddressRange())
+        continue;
+      auto table = llvm::dwarf::UnwindTable::create(fde);
+      if (!table) {
+        std::string why = toString(table.takeError());
+        return Error("cannot read the call frame information at this address: " + why);
+      }
+      const llvm::dwarf::UnwindRow *found = nullptr;
+      for (const llvm::dwarf::UnwindRow &row : *table)
+        if (row.hasAddress() && row.getAddress() <= pc) found = &row;
+      if (!found) break;
+      const llvm::dwarf::UnwindLocation &cfa = found->getCFAValue();
+      if (cfa.getLocation() != llvm::dwarf::UnwindLocation::RegPlusOffset)
+        return Error("the frame address here is not a register plus an offset");
+      FetchExpr e;
+      e.root = FetchExpr::Root::Register;
+      e.dwarf_reg = static_cast<int>(cfa.getRegister());
+      addend = cfa.getOffset();
+      return e;
+    }
+  }
+  return Error("no call frame information covers this address");
+}
+
+Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc) {
+  if (auto value = die.find(llvm::dwarf::DW_AT_const_value)) {
+    if (auto s = value->getAsSignedConstant()) return Place::known(*s);
+    if (auto u = value->getAsUnsignedConstant()) return Place::known(static_cast<int64_t>(*u));
+    return Error("its value is a constant block we cannot pass to the kernel");
+  }
+  if (!die.find(llvm::dwarf::DW_AT_location)) return Error("it has no location (optimized out)");
+  auto locations = die.getLocations(llvm::dwarf::DW_AT_location);
+  if (!locations) {
+    std::string why = toString(locations.takeError());
+    return Error("its location list cannot be read: " + why);
+  }
+  const DWARFLocationExpression *chosen = nullptr;
+  for (const DWARFLocationExpression &loc : *locations) {
+    if (!loc.Range) {
+      if (!chosen) chosen = &loc;
+    } else if (pc >= loc.Range->LowPC && pc < loc.Range->HighPC) {
+      chosen = &loc;
+      break;
+    }
+  }
+  if (!chosen) return Error("no location covers this address (optimized out here)");
+  if (chosen->Expr.empty()) return Error("its location is empty here (optimized out)");
+
+  DWARFUnit *unit = die.getDwarfUnit();
+  uint8_t address_size = unit->getAddressByteSize();
+  DataExtractor data(toStringRef(chosen->Expr), context_->isLittleEndian(), address_size);
+  DWARFExpression expression(data, address_size, unit->getFormParams().Format);
+
+  std::vector<StackEntry> stack;
+  std::optional<int> register_location;
+  bool stack_value = false;
+  std::optional<Place> implicit;
+  for (const DWARFExpression::Operation &op : expression) {
+    uint8_t code = op.getCode();
+    if (op.isError()) return Error("its location expression is malformed");
+    if (register_location && code != llvm::dwarf::DW_OP_piece) return unsupported(code, "after a register location");
+    if (code >= llvm::dwarf::DW_OP_lit0 && code <= llvm::dwarf::DW_OP_lit31) {
+      stack.push_back(constant(code - llvm::dwarf::DW_OP_lit0));
+    } else if (code >= llvm::dwarf::DW_OP_reg0 && code <= llvm::dwarf::DW_OP_reg31) {
+      register_location = code - llvm::dwarf::DW_OP_reg0;
+    } else if (code == llvm::dwarf::DW_OP_regx) {
+      register_location = static_cast<int>(op.getRawOperand(0));
+    } else if (code >= llvm::dwarf::DW_OP_breg0 && code <= llvm::dwarf::DW_OP_breg31) {
+      stack.push_back(reg_plus(code - llvm::dwarf::DW_OP_breg0, static_cast<int64_t>(op.getRawOperand(0))));
+    } else if (code == llvm::dwarf::DW_OP_bregx) {
+      stack.push_back(reg_plus(static_cast<int>(op.getRawOperand(0)), static_cast<int64_t>(op.getRawOperand(1))));
+    } else if (code == llvm::dwarf::DW_OP_fbreg || code == llvm::dwarf::DW_OP_call_frame_cfa) {
+      StackEntry base;
+      if (code == llvm::dwarf::DW_OP_call_frame_cfa) {
+        int64_t addend = 0;
+        auto cfa = frame_address(pc, addend);
+        if (!cfa) return std::move(cfa).error();
+        base.expr = *cfa;
+        base.addend = addend;
+      } else {
+        auto frame_base = function.find(llvm::dwarf::DW_AT_frame_base);
+        auto block = frame_base ? frame_base->getAsBlock() : std::nullopt;
+        if (!block) return Error("its function has no usable frame base");
+        // The frame base is itself a location expression, evaluated as a value.
+        DataExtractor fb_data(toStringRef(*block), context_->isLittleEndian(), address_size);
+        DWARFExpression fb(fb_data, address_size, unit->getFormParams().Format);
+        auto first = fb.begin();
+        if (first == fb.end()) return Error("its function's frame base is empty");
+        uint8_t fb_code = first->getCode();
+        if (fb_code == llvm::dwarf::DW_OP_call_frame_cfa) {
+          int64_t addend = 0;
+          auto cfa = frame_address(pc, addend);
+          if (!cfa) return std::move(cfa).error();
+          base.expr = *cfa;
+          base.addend = addend;
+        } else if (fb_code >= llvm::dwarf::DW_OP_reg0 && fb_code <= llvm::dwarf::DW_OP_reg31) {
+          base = reg_plus(fb_code - llvm::dwarf::DW_OP_reg0, 0);
+        } else if (fb_code >= llvm::dwarf::DW_OP_breg0 && fb_code <= llvm::dwarf::DW_OP_breg31) {
+          base = reg_plus(fb_code - llvm::dwarf::DW_OP_breg0, static_cast<int64_t>(first->getRawOperand(0)));
+        } else {
+          return unsupported(fb_code, "as a frame base is not supported yet");
+        }
+        base.addend += static_cast<int64_t>(op.getRawOperand(0));
+      }
+      stack.push_back(base);
+    } else if (code == llvm::dwarf::DW_OP_addr) {
+      stack.push_back({StackEntry::Kind::Address, {}, op.getRawOperand(0), 0});
+    } else if (code == llvm::dwarf::DW_OP_addrx || code == llvm::dwarf::DW_OP_GNU_addr_index) {
+      auto address = unit->getAddrOffsetSectionItem(static_cast<uint32_t>(op.getRawOperand(0)));
+      if (!address) return Error("its address index is out of range");
+      stack.push_back({StackEntry::Kind::Address, {}, address->Address, 0});
+    } else if (code == llvm::dwarf::DW_OP_const1u || code == llvm::dwarf::DW_OP_const2u || code == llvm::dwarf::DW_OP_const4u ||
+               code == llvm::dwarf::DW_OP_const8u || code == llvm::dwarf::DW_OP_constu || code == llvm::dwarf::DW_OP_const1s ||
+               code == llvm::dwarf::DW_OP_const2s || code == llvm::dwarf::DW_OP_const4s || code == llvm::dwarf::DW_OP_const8s ||
+               code == llvm::dwarf::DW_OP_consts) {
+      stack.push_back(constant(op.getRawOperand(0)));
+    } else if (code == llvm::dwarf::DW_OP_plus_uconst) {
+      if (stack.empty()) return Error("its location expression is malformed");
+      stack.back().addend += static_cast<int64_t>(op.getRawOperand(0));
+    } else if (code == llvm::dwarf::DW_OP_plus || code == llvm::dwarf::DW_OP_minus) {
+      if (stack.size() < 2) return Error("its location expression is malformed");
+      StackEntry rhs = stack.back();
+      stack.pop_back();
+      StackEntry &lhs = stack.back();
+      if (rhs.kind == StackEntry::Kind::Constant) {
+        int64_t v = static_cast<int64_t>(rhs.value) + rhs.addend;
+        lhs.addend += code == llvm::dwarf::DW_OP_plus ? v : -v;
+      } else if (code == llvm::dwarf::DW_OP_plus && lhs.kind == StackEntry::Kind::Constant) {
+        int64_t v = static_cast<int64_t>(lhs.value) + lhs.addend;
+        lhs = rhs;
+        lhs.addend += v;
+      } else {
+        return unsupported(code, "of two run-time values cannot be done by kernel fetch-args");
+      }
+    } else if (code == llvm::dwarf::DW_OP_deref) {
+      if (stack.empty()) return Error("its location expression is malformed");
+      StackEntry &top = stack.back();
+      if (top.kind == StackEntry::Kind::Expr) {
+        top.expr.loads.push_back(top.addend);
+      } else {
+        FetchExpr global;
+        global.root = FetchExpr::Root::GlobalMemory;
+        global.address = top.value + static_cast<uint64_t>(top.addend);
+        top.expr = global;
+        top.kind = StackEntry::Kind::Expr;
+      }
+      top.addend = 0;
+    } else if (code == llvm::dwarf::DW_OP_stack_value) {
+      stack_value = true;
+    } else if (code == llvm::dwarf::DW_OP_implicit_value) {
+      uint64_t size = op.getRawOperand(0);
+      if (size > 8) return unsupported(code, "larger than 8 bytes");
+      uint64_t value = 0;
+      StringRef bytes = data.getData().substr(op.getOperandEndOffset(0), size);
+      for (size_t i = 0; i < bytes.size(); ++i)
+        value |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[i])) << (8 * i);
+      implicit = Place::known(static_cast<int64_t>(value));
+    } else if (code == llvm::dwarf::DW_OP_piece) {
+      // A variable split into pieces: only the common case of one piece that
+      // is the whole variable is taken for now.
+      if (op.getEndOffset() != data.getData().size()) return unsupported(code, "(a variable split into pieces)");
+    } else if (code == llvm::dwarf::DW_OP_entry_value || code == llvm::dwarf::DW_OP_GNU_entry_value) {
+      return unsupported(code, "(the value the variable had on entry) is not supported yet");
+    } else {
+      return unsupported(code);
+    }
+  }
+
+  if (implicit) return *implicit;
+  if (register_location) return Place::in_register(*register_location);
+  if (stack.empty()) return Error("its location expression is empty");
+  const StackEntry &top = stack.back();
+  if (stack_value) {
+    if (top.kind == StackEntry::Kind::Constant) return Place::known(static_cast<int64_t>(top.value) + top.addend);
+    if (top.kind == StackEntry::Kind::Address || top.addend != 0)
+      return Error("its value is computed (an address plus an offset), which kernel fetch-args cannot do");
+    if (top.expr.root == FetchExpr::Root::Register && top.expr.loads.empty())
+      return Place::in_register(top.expr.dwarf_reg);
+    if (top.expr.root == FetchExpr::Root::GlobalMemory && top.expr.loads.empty())
+      return Place::at_address(top.expr.address);
+    FetchExpr base = top.expr;
+    int64_t last = base.loads.back();
+    base.loads.pop_back();
+    return Place::at(base, last);
+  }
+  if (top.kind == StackEntry::Kind::Expr) return Place::at(top.expr, top.addend);
+  return Place::at_address(top.value + static_cast<uint64_t>(top.addend));
+}
+
+}  // namespace kpp::dwarf

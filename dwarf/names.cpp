@@ -1,0 +1,51 @@
+#include "dwarf/names.h"
+
+#include <algorithm>
+
+namespace kpp::dwarf {
+
+std::string source_name_of_symbol(const std::string &symbol) {
+  // C identifiers have no '.', so everything from the first '.' on was added
+  // by the compiler (or is a version, "@GLIBC_2.2.5").
+  size_t cut = symbol.find_first_of(".@", 1);
+  return cut == std::string::npos ? symbol : symbol.substr(0, cut);
+}
+
+bool path_ends_with(const std::string &path, const std::string &suffix) {
+  if (suffix.size() > path.size()) return false;
+  if (path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+  return path.size() == suffix.size() || path[path.size() - suffix.size() - 1] == '/' || suffix.front() == '/';
+}
+
+namespace {
+size_t edit_distance(const std::string &a, const std::string &b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
+std::vector<std::string> closest_names(const std::string &name, const std::vector<std::string> &candidates,
+                                       size_t max) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  size_t limit = std::max<size_t>(2, name.size() / 3);
+  for (const std::string &c : candidates) {
+    size_t d = edit_distance(name, c);
+    if (d <= limit || (name.size() >= 3 && c.find(name) != std::string::npos)) scored.emplace_back(d, c);
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < max; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+}  // namespace kpp::dwarf

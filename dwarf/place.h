@@ -1,0 +1,83 @@
+// Where a value lives, in terms the kernel's fetch-args can express: a root
+// (a register, a global's memory, a constant) followed by loads. dwarf/
+// produces these from DWARF location expressions; src/definition formats
+// them with an arch::Registers table ("+8(%di)", "@+0x4010", "\\7").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kpp::dwarf {
+
+// A value computed by: take the root, then for each load L: value = *(value + L).
+struct FetchExpr {
+  enum class Root {
+    Register,      // the value of DWARF register `dwarf_reg`
+    GlobalMemory,  // the memory at link-time address `address` (one load already)
+    Constant,      // the number `constant`
+  };
+  Root root = Root::Register;
+  int dwarf_reg = -1;
+  uint64_t address = 0;
+  int64_t constant = 0;
+  std::vector<int64_t> loads;
+  bool operator==(const FetchExpr &) const = default;
+};
+
+// Where an object lives.
+struct Place {
+  enum class Kind {
+    Register,  // in DWARF register `dwarf_reg`
+    Memory,    // at value(base) + offset, or at link-time address `offset` when !base
+    Constant,  // has the known value `constant` (DW_OP_implicit_value/stack_value of a literal)
+  };
+  Kind kind = Kind::Memory;
+  int dwarf_reg = -1;
+  std::optional<FetchExpr> base;
+  int64_t offset = 0;
+  int64_t constant = 0;
+
+  static Place in_register(int reg) { Place p; p.kind = Kind::Register; p.dwarf_reg = reg; return p; }
+  static Place at(FetchExpr base, int64_t offset) { Place p; p.base = std::move(base); p.offset = offset; return p; }
+  static Place at_address(uint64_t address) { Place p; p.offset = static_cast<int64_t>(address); return p; }
+  static Place known(int64_t value) { Place p; p.kind = Kind::Constant; p.constant = value; return p; }
+  bool operator==(const Place &) const = default;
+};
+
+// The value stored in `place`.
+FetchExpr value_of(const Place &place);
+// The object `offset` bytes into the object at `place`; nullopt when the
+// place is a register or constant and offset != 0 (no memory to index).
+std::optional<Place> offset_into(const Place &place, int64_t offset);
+// The object a pointer stored at `place` points to, plus `offset`.
+Place pointee(const Place &place, int64_t offset = 0);
+
+// An opaque handle to a DWARF type (its DIE offset; 0 = void).
+struct TypeRef {
+  uint64_t die_offset = 0;
+  bool is_void() const { return die_offset == 0; }
+  bool operator==(const TypeRef &) const = default;
+};
+
+// A type with typedefs and cv-qualifiers looked through.
+struct TypeInfo {
+  enum class Kind { Void, Integer, Bool, Char, Float, Enum, Pointer, Struct, Union, Array, Function, Other };
+  Kind kind = Kind::Other;
+  std::string name;        // as C spells it ("struct item", "unsigned int", "char *")
+  uint64_t size = 0;       // bytes
+  bool is_signed = false;  // Integer, Char, Enum
+  TypeRef target;          // Pointer: pointee; Array: element
+  std::optional<uint64_t> count;  // Array: element count when known
+};
+
+struct Member {
+  std::string name;
+  int64_t offset = 0;               // bytes from the start of the aggregate
+  TypeRef type;
+  std::optional<unsigned> bit_size;   // bitfields
+  unsigned bit_offset = 0;          // bitfields: bits from `offset`, LSB first
+};
+
+}  // namespace kpp::dwarf

@@ -1,0 +1,187 @@
+// Types: what a value is (integer, pointer, aggregate), how big, how C spells
+// it, and where members sit.
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
+#include <llvm/DebugInfo/DWARF/DWARFUnit.h>
+
+#include "dwarf/llvm_debug_info.h"
+
+namespace kpp::dwarf {
+
+using namespace llvm;
+
+namespace {
+
+constexpr int max_type_depth = 32;  // bounds walks over corrupt, cyclic type chains
+
+bool is_qualifier(llvm::dwarf::Tag tag) {
+  return tag == llvm::dwarf::DW_TAG_typedef || tag == llvm::dwarf::DW_TAG_const_type || tag == llvm::dwarf::DW_TAG_volatile_type ||
+         tag == llvm::dwarf::DW_TAG_restrict_type || tag == llvm::dwarf::DW_TAG_atomic_type;
+}
+
+DWARFDie strip(DWARFDie type) {
+  for (int i = 0; i < max_type_depth && type.isValid() && is_qualifier(type.getTag()); ++i)
+    type = type.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_type);
+  return type;
+}
+
+uint64_t byte_size(const DWARFDie &die) {
+  auto size = die.find(llvm::dwarf::DW_AT_byte_size);
+  return size ? size->getAsUnsignedConstant().value_or(0) : 0;
+}
+
+std::optional<uint64_t> array_count(const DWARFDie &array) {
+  for (const DWARFDie &child : array.children()) {
+    if (child.getTag() != llvm::dwarf::DW_TAG_subrange_type) continue;
+    if (auto count = child.find(llvm::dwarf::DW_AT_count)) return count->getAsUnsignedConstant();
+    if (auto upper = child.find(llvm::dwarf::DW_AT_upper_bound)) {
+      if (auto u = upper->getAsUnsignedConstant()) return *u + 1;
+    }
+    return std::nullopt;  // a flexible array member
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string LlvmDebugInfo::type_name(DWARFDie type, int depth) {
+  if (!type.isValid()) return "void";
+  if (depth > max_type_depth) return "?";
+  const char *name = type.getName(DINameKind::ShortName);
+  DWARFDie inner = type.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_type);
+  switch (type.getTag()) {
+    case llvm::dwarf::DW_TAG_pointer_type: return type_name(inner, depth + 1) + " *";
+    case llvm::dwarf::DW_TAG_const_type: return "const " + type_name(inner, depth + 1);
+    case llvm::dwarf::DW_TAG_volatile_type: return "volatile " + type_name(inner, depth + 1);
+    case llvm::dwarf::DW_TAG_structure_type: return std::string("struct ") + (name ? name : "{...}");
+    case llvm::dwarf::DW_TAG_class_type: return std::string("class ") + (name ? name : "{...}");
+    case llvm::dwarf::DW_TAG_union_type: return std::string("union ") + (name ? name : "{...}");
+    case llvm::dwarf::DW_TAG_enumeration_type: return std::string("enum ") + (name ? name : "{...}");
+    case llvm::dwarf::DW_TAG_array_type: {
+      auto count = array_count(type);
+      return type_name(inner, depth + 1) + "[" + (count ? std::to_string(*count) : "") + "]";
+    }
+    case llvm::dwarf::DW_TAG_subroutine_type: return "function";
+    default: return name ? name : "?";
+  }
+}
+
+TypeInfo LlvmDebugInfo::describe(TypeRef ref) {
+  TypeInfo info;
+  if (ref.is_void()) {
+    info.kind = TypeInfo::Kind::Void;
+    info.name = "void";
+    return info;
+  }
+  DWARFDie named = die_at(ref.die_offset);
+  info.name = type_name(named);
+  DWARFDie type = strip(named);
+  if (!type.isValid()) {
+    info.kind = TypeInfo::Kind::Void;
+    return info;
+  }
+  info.size = byte_size(type);
+  DWARFDie inner = type.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_type);
+  switch (type.getTag()) {
+    case llvm::dwarf::DW_TAG_base_type: {
+      auto encoding = type.find(llvm::dwarf::DW_AT_encoding);
+      uint64_t e = encoding ? encoding->getAsUnsignedConstant().value_or(0) : 0;
+      switch (e) {
+        case llvm::dwarf::DW_ATE_boolean: info.kind = TypeInfo::Kind::Bool; break;
+        case llvm::dwarf::DW_ATE_signed_char: info.kind = TypeInfo::Kind::Char; info.is_signed = true; break;
+        case llvm::dwarf::DW_ATE_unsigned_char: info.kind = TypeInfo::Kind::Char; break;
+        case llvm::dwarf::DW_ATE_signed: info.kind = TypeInfo::Kind::Integer; info.is_signed = true; break;
+        case llvm::dwarf::DW_ATE_unsigned: info.kind = TypeInfo::Kind::Integer; break;
+        case llvm::dwarf::DW_ATE_float: info.kind = TypeInfo::Kind::Float; break;
+        default: info.kind = TypeInfo::Kind::Other; break;
+      }
+      break;
+    }
+    case llvm::dwarf::DW_TAG_pointer_type:
+    case llvm::dwarf::DW_TAG_reference_type:
+    case llvm::dwarf::DW_TAG_rvalue_reference_type:
+      info.kind = TypeInfo::Kind::Pointer;
+      if (info.size == 0) info.size = type.getDwarfUnit()->getAddressByteSize();
+      info.target = TypeRef{inner.isValid() ? inner.getOffset() : 0};
+      break;
+    case llvm::dwarf::DW_TAG_structure_type:
+    case llvm::dwarf::DW_TAG_class_type: info.kind = TypeInfo::Kind::Struct; break;
+    case llvm::dwarf::DW_TAG_union_type: info.kind = TypeInfo::Kind::Union; break;
+    case llvm::dwarf::DW_TAG_enumeration_type:
+      info.kind = TypeInfo::Kind::Enum;
+      info.is_signed = inner.isValid() && describe(TypeRef{inner.getOffset()}).is_signed;
+      break;
+    case llvm::dwarf::DW_TAG_array_type: {
+      info.kind = TypeInfo::Kind::Array;
+      info.target = TypeRef{inner.isValid() ? inner.getOffset() : 0};
+      info.count = array_count(type);
+      if (info.count) info.size = *info.count * describe(info.target).size;
+      break;
+    }
+    case llvm::dwarf::DW_TAG_subroutine_type: info.kind = TypeInfo::Kind::Function; break;
+    default: info.kind = TypeInfo::Kind::Other; break;
+  }
+  return info;
+}
+
+std::optional<Member> LlvmDebugInfo::member(TypeRef aggregate, const std::string &name) {
+  DWARFDie type = strip(die_at(aggregate.die_offset));
+  if (!type.isValid()) return std::nullopt;
+  for (const DWARFDie &child : type.children()) {
+    if (child.getTag() != llvm::dwarf::DW_TAG_member) continue;
+    int64_t offset = 0;
+    if (auto loc = child.find(llvm::dwarf::DW_AT_data_member_location))
+      offset = static_cast<int64_t>(loc->getAsUnsignedConstant().value_or(0));
+    const char *child_name = child.getName(DINameKind::ShortName);
+    if (!child_name) {
+      // An anonymous struct or union: its members are members of this one.
+      auto inner = member(type_of(child), name);
+      if (inner) {
+        inner->offset += offset;
+        return inner;
+      }
+      continue;
+    }
+    if (name != child_name) continue;
+    Member m;
+    m.name = name;
+    m.type = type_of(child);
+    m.offset = offset;
+    if (auto bits = child.find(llvm::dwarf::DW_AT_bit_size)) {
+      uint64_t bit_size = bits->getAsUnsignedConstant().value_or(0);
+      uint64_t container = describe(m.type).size;
+      if (container == 0) container = 4;
+      uint64_t first_bit = 0;  // from the start of the aggregate, LSB-first (little endian)
+      if (auto data_bit = child.find(llvm::dwarf::DW_AT_data_bit_offset)) {
+        first_bit = data_bit->getAsUnsignedConstant().value_or(0);
+      } else if (auto old_bit = child.find(llvm::dwarf::DW_AT_bit_offset)) {
+        // DWARF 2/3 count from the most significant bit of the storage unit.
+        uint64_t unit_bytes = byte_size(child) ? byte_size(child) : container;
+        first_bit = offset * 8 + unit_bytes * 8 - old_bit->getAsUnsignedConstant().value_or(0) - bit_size;
+      }
+      m.offset = static_cast<int64_t>(first_bit / (container * 8) * container);
+      m.bit_size = static_cast<unsigned>(bit_size);
+      m.bit_offset = static_cast<unsigned>(first_bit - m.offset * 8);
+    }
+    return m;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> LlvmDebugInfo::member_names(TypeRef aggregate) {
+  std::vector<std::string> names;
+  DWARFDie type = strip(die_at(aggregate.die_offset));
+  if (!type.isValid()) return names;
+  for (const DWARFDie &child : type.children()) {
+    if (child.getTag() != llvm::dwarf::DW_TAG_member) continue;
+    if (const char *n = child.getName(DINameKind::ShortName)) {
+      names.push_back(n);
+    } else {
+      auto inner = member_names(type_of(child));
+      names.insert(names.end(), inner.begin(), inner.end());
+    }
+  }
+  return names;
+}
+
+}  // namespace kpp::dwarf

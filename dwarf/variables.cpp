@@ -1,0 +1,87 @@
+// Variables in scope at an address: walk from the function down through the
+// lexical blocks and inlined bodies that contain it, then the unit's globals.
+#include <set>
+
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/DebugInfo/DWARF/DWARFUnit.h>
+
+#include "dwarf/llvm_debug_info.h"
+
+namespace kpp::dwarf {
+
+using namespace llvm;
+
+namespace {
+
+bool die_contains(const DWARFDie &die, uint64_t pc) {
+  auto ranges = die.getAddressRanges();
+  if (!ranges) {
+    consumeError(ranges.takeError());
+    return false;
+  }
+  for (const auto &r : *ranges)
+    if (pc >= r.LowPC && pc < r.HighPC) return true;
+  return false;
+}
+
+bool is_variable(llvm::dwarf::Tag tag) { return tag == llvm::dwarf::DW_TAG_variable || tag == llvm::dwarf::DW_TAG_formal_parameter; }
+
+}  // namespace
+
+TypeRef LlvmDebugInfo::type_of(DWARFDie die) {
+  DWARFDie type = die.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_type);
+  if (!type.isValid()) {
+    // Concrete inlined/out-of-line copies carry the type on their abstract origin.
+    DWARFDie origin = die.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_abstract_origin);
+    if (origin.isValid()) type = origin.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_type);
+  }
+  return TypeRef{type.isValid() ? type.getOffset() : 0};
+}
+
+std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t pc) {
+  std::vector<Variable> result;
+  DWARFDie function = die_at(fn.die_offset);
+  if (!function.isValid()) return result;
+
+  std::vector<DWARFDie> scopes{function};
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const DWARFDie &child : scopes.back().children()) {
+      auto tag = child.getTag();
+      if ((tag == llvm::dwarf::DW_TAG_lexical_block || tag == llvm::dwarf::DW_TAG_inlined_subroutine) && die_contains(child, pc)) {
+        scopes.push_back(child);
+        deeper = true;
+        break;
+      }
+    }
+  }
+
+  std::set<std::string> seen;  // an inner variable hides an outer one of the same name
+  auto add = [&](const DWARFDie &die, DWARFDie frame_function) {
+    const char *name = die.getName(DINameKind::ShortName);
+    if (!name || !seen.insert(name).second) return;
+    Variable var;
+    var.name = name;
+    var.is_parameter = die.getTag() == llvm::dwarf::DW_TAG_formal_parameter;
+    var.type = type_of(die);
+    auto place = locate(die, frame_function, pc);
+    if (place)
+      var.place = *place;
+    else
+      var.unavailable_why = place.error().message;
+    result.push_back(std::move(var));
+  };
+  for (auto scope = scopes.rbegin(); scope != scopes.rend(); ++scope)
+    for (const DWARFDie &child : scope->children())
+      if (is_variable(child.getTag())) add(child, function);
+
+  // Then the globals and file statics of this unit.
+  DWARFDie unit_die = function.getDwarfUnit()->getUnitDIE();
+  for (const DWARFDie &child : unit_die.children())
+    if (child.getTag() == llvm::dwarf::DW_TAG_variable && child.find(llvm::dwarf::DW_AT_location)) add(child, function);
+  return result;
+}
+
+TypeRef LlvmDebugInfo::return_type(const Function &fn) { return type_of(die_at(fn.die_offset)); }
+
+}  // namespace kpp::dwarf

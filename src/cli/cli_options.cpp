@@ -1,0 +1,163 @@
+#include "src/cli/cli_options.h"
+
+#include <getopt.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace kpp {
+
+namespace {
+
+enum LongOnly { opt_max_probes = 1000, opt_json, opt_duration, opt_filter, opt_pid_only, opt_version };
+
+const option long_options[] = {
+    {"add", required_argument, nullptr, 'a'},
+    {"del", required_argument, nullptr, 'd'},
+    {"list", optional_argument, nullptr, 'l'},
+    {"definition", required_argument, nullptr, 'D'},
+    {"exec", required_argument, nullptr, 'x'},
+    {"vmlinux", required_argument, nullptr, 'k'},
+    {"module", required_argument, nullptr, 'm'},
+    {"source", required_argument, nullptr, 's'},
+    {"force", no_argument, nullptr, 'f'},
+    {"dry-run", no_argument, nullptr, 'n'},
+    {"quiet", no_argument, nullptr, 'q'},
+    {"verbose", no_argument, nullptr, 'v'},
+    {"help", no_argument, nullptr, 'h'},
+    {"event", required_argument, nullptr, 'e'},
+    {"output", required_argument, nullptr, 'o'},
+    {"max-probes", required_argument, nullptr, opt_max_probes},
+    {"json", no_argument, nullptr, opt_json},
+    {"duration", required_argument, nullptr, opt_duration},
+    {"filter", required_argument, nullptr, opt_filter},
+    {"pid-only", no_argument, nullptr, opt_pid_only},
+    {"version", no_argument, nullptr, opt_version},
+    {nullptr, 0, nullptr, 0},
+};
+
+std::optional<CliOptions::Command> subcommand(const char *word) {
+  if (!std::strcmp(word, "demo")) return CliOptions::Command::Demo;
+  if (!std::strcmp(word, "trace")) return CliOptions::Command::Trace;
+  if (!std::strcmp(word, "record")) return CliOptions::Command::Record;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<CliOptions> parse_cli(int argc, char **argv) {
+  CliOptions o;
+  int first = 1;
+  if (argc > 1) {
+    if (auto cmd = subcommand(argv[1])) {
+      o.command = *cmd;
+      first = 2;
+    }
+  }
+  // getopt_long permutes; "+" stops at the first non-option so that
+  // "-- COMMAND ARGS" and bare specs are left for us.
+  std::vector<char *> args{argv[0]};
+  for (int i = first; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  int n = static_cast<int>(args.size()) - 1;
+  optind = 1;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(n, args.data(), "+a:d:l::D:x:k:m:s:fnqvhe:o:", long_options, nullptr)) != -1) {
+    switch (c) {
+      case 'a': o.add.push_back(optarg); break;
+      case 'd': o.del.push_back(optarg); break;
+      case 'l':
+        // "-l PATTERN" as well as "-lPATTERN"/"--list=PATTERN", as perf takes it.
+        if (optarg) o.list = optarg;
+        else if (optind < n && args[optind][0] != '-' && o.command == CliOptions::Command::Probe) o.list = args[optind++];
+        else o.list = "";
+        break;
+      case 'D': o.definition.push_back(optarg); break;
+      case 'x': o.exec = optarg; break;
+      case 'k': o.vmlinux = optarg; break;
+      case 'm': o.module = optarg; break;
+      case 's': o.source = optarg; break;
+      case 'f': o.force = true; break;
+      case 'n': o.dry_run = true; break;
+      case 'q': o.quiet = true; break;
+      case 'v': ++o.verbose; break;
+      case 'h': o.command = CliOptions::Command::Help; break;
+      case 'e': o.events.push_back(optarg); break;
+      case 'o': o.output = optarg; break;
+      case opt_json: o.json = true; break;
+      case opt_pid_only: o.pid_only = true; break;
+      case opt_filter: o.filter = optarg; break;
+      case opt_version: o.command = CliOptions::Command::Version; break;
+      case opt_max_probes: {
+        char *end = nullptr;
+        long v = std::strtol(optarg, &end, 10);
+        if (*end || v <= 0) return Error(std::string("--max-probes: expected a positive number, got '") + optarg + "'");
+        o.max_probes = static_cast<size_t>(v);
+        break;
+      }
+      case opt_duration: {
+        char *end = nullptr;
+        double v = std::strtod(optarg, &end);
+        if (*end || v <= 0) return Error(std::string("--duration: expected seconds > 0, got '") + optarg + "'");
+        o.duration = v;
+        break;
+      }
+      case ':':
+        return Error(std::string("option '") + args[optind - 1] + "' needs a value", "see 'kprobe-probe --help'");
+      default:
+        return Error(std::string("unknown option '") + args[optind - 1] + "'", "see 'kprobe-probe --help'");
+    }
+  }
+  // What is left: "-- COMMAND..." for trace/record, else one probe spec
+  // made of all the words, as perf probe joins them.
+  std::vector<std::string> rest(args.begin() + optind, args.begin() + n);
+  bool after_dashes = optind > 1 && std::strcmp(args[optind - 1], "--") == 0;
+  if (o.command == CliOptions::Command::Trace || o.command == CliOptions::Command::Record) {
+    if (!rest.empty() && !after_dashes)
+      return Error("unexpected '" + rest.front() + "'", "give the command to trace after '--'");
+    o.command_line = rest;
+  } else if (!rest.empty()) {
+    if (o.command == CliOptions::Command::Demo) return Error("demo takes no arguments");
+    std::string spec;
+    for (const std::string &w : rest) spec += (spec.empty() ? "" : " ") + w;
+    o.add.push_back(spec);
+  }
+  return o;
+}
+
+const char *usage_text() {
+  return R"(usage: kprobe-probe [options] PROBE
+       kprobe-probe [options] --add PROBE [--add PROBE ...]
+       kprobe-probe -x PROGRAM -D PROBE       print the definitions, change nothing
+       kprobe-probe -l [PATTERN] [--json]     list probes
+       kprobe-probe -d PATTERN                delete probes
+       kprobe-probe trace -e GROUP:EVENT [--json] [--duration S] [-- COMMAND...]
+       kprobe-probe demo                      the bundled demo
+
+PROBE: [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return] [ARG ...]  or  SRC:ALN [ARG ...]
+ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %REG | @SYM
+
+  -a, --add PROBE        add a probe (a bare PROBE means --add)
+  -D, --definition PROBE print the kernel definition of PROBE instead of adding it
+  -d, --del PATTERN      delete the probes matching [GROUP:]EVENT (globs allowed)
+  -l, --list[=PATTERN]   list probes, perf's line form (--json: one object a line)
+  -x, --exec PATH        probe a program or library (uprobes)
+  -k, --vmlinux PATH     the kernel's DWARF vmlinux
+  -m, --module NAME      probe a kernel module
+  -s, --source DIR       where to find source files
+  -f, --force            add even if the event exists, with a _N suffix
+  -n, --dry-run          do everything but change the kernel
+  -q, --quiet            print only errors
+  -v, --verbose          say more
+      --max-probes N     at most N sites per probe (default 128)
+  -e, --event PATTERN    (trace) events to enable in our own tracefs instance
+      --json             (trace, list) JSON lines
+      --duration S       (trace) stop after S seconds
+      --filter EXPR      (trace) tracefs event filter
+      --pid-only         (trace) only the traced command and its children
+  -h, --help             this text; the manual: Documentation/kprobe-probe.txt
+)";
+}
+
+}  // namespace kpp

@@ -1,0 +1,49 @@
+// Command-line options, parsed into plain data; main() dispatches on them.
+// The probe options are perf probe's, short and long, so a perf probe
+// command line works with the program's name changed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/util/result.h"
+
+namespace kpp {
+
+struct CliOptions {
+  enum class Command { Probe, Demo, Trace, Record, Help, Version };
+  Command command = Command::Probe;
+
+  // probe (perf probe's options)
+  std::vector<std::string> add;          // -a/--add, and a bare spec
+  std::vector<std::string> definition;   // -D/--definition
+  std::vector<std::string> del;          // -d/--del
+  std::optional<std::string> list;       // -l/--list[=PATTERN] ("" = all)
+  std::string exec;                      // -x/--exec
+  std::string vmlinux;                   // -k/--vmlinux
+  std::string module;                    // -m/--module
+  std::string source;                    // -s/--source
+  bool force = false;                    // -f/--force
+  bool dry_run = false;                  // -n/--dry-run
+  bool quiet = false;                    // -q/--quiet
+  int verbose = 0;                       // -v/--verbose
+  size_t max_probes = 128;               // --max-probes
+  bool json = false;                     // --json (list, trace)
+
+  // trace / record
+  std::vector<std::string> events;       // -e/--event GLOB
+  std::string output = "trace.dat";      // -o/--output
+  double duration = 0;                   // --duration S
+  std::string filter;                    // --filter EXPR
+  bool pid_only = false;                 // --pid-only
+  std::vector<std::string> command_line; // after "--"
+};
+
+// Parses argv. Errors name the option and what is wrong with its value.
+Result<CliOptions> parse_cli(int argc, char **argv);
+
+// The --help text.
+const char *usage_text();
+
+}  // namespace kpp

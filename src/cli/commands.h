@@ -1,0 +1,14 @@
+// The commands main() dispatches to. Each prints its own output and
+// returns an error (printed by main) or Ok.
+#pragma once
+
+#include "src/cli/cli_options.h"
+#include "src/util/result.h"
+
+namespace kpp {
+
+Status run_probe_command(const CliOptions &options);   // --add, -D, -l, -d
+Status run_trace_command(const CliOptions &options);   // trace
+Status run_demo_command(const CliOptions &options);    // demo
+
+}  // namespace kpp

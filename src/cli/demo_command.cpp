@@ -1,0 +1,106 @@
+// demo: probes on the bundled demo program by source line and by variable,
+// runs it, prints each hit decoded and a count per probe, and removes its
+// probes again, whatever happens in between.
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <set>
+
+#include "src/cli/commands.h"
+#include "src/cli/probe_target.h"
+#include "src/definition/probe_builder.h"
+#include "src/output/printer_sink.h"
+#include "src/probes/probe_engine.h"
+#include "src/stream/session.h"
+
+namespace kpp {
+
+namespace {
+
+// The demo program is built next to us (build tree) or installed beside us.
+std::string find_demo_program() {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string dir = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string();
+  dir = dir.substr(0, dir.rfind('/'));
+  for (const std::string &candidate : {dir + "/kpp_demo", dir + "/../demo/kpp_demo", std::string(KPP_DEMO_PROGRAM)})
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  return {};
+}
+
+// Removes the events the demo added when it goes out of scope.
+class AddedEvents {
+ public:
+  AddedEvents(ProbeEngine &engine) : engine_(engine) {}
+  ~AddedEvents() {
+    for (const std::string &name : names_) (void)engine_.remove(name);
+  }
+  void add(const std::string &name) { names_.push_back(name); }
+
+ private:
+  ProbeEngine &engine_;
+  std::vector<std::string> names_;
+};
+
+const char *const demo_specs[] = {
+    "walk:5 p->name:string i s",  // a line inside the loop: the item, its index, the sum so far
+    "add a b",                    // a function entry, by parameter
+    "add%return $retval",         // and its return value
+};
+
+}  // namespace
+
+Status run_demo_command(const CliOptions &options) {
+  std::string program = find_demo_program();
+  if (program.empty()) return Error("cannot find the demo program kpp_demo", "build the project first (see README.md)");
+  CliOptions probe_options = options;
+  probe_options.exec = program;
+  auto target = open_probe_target(probe_options);
+  if (!target) return std::move(target).error();
+  auto engine = ProbeEngine::open();
+  if (!engine) return std::move(engine).error();
+
+  std::vector<ResolvedSpec> resolved;
+  for (const char *text : demo_specs) {
+    auto spec = parse_probe_spec(text);
+    if (!spec) return std::move(spec).error();
+    auto r = build_probe(*spec, *target->debug, BuildOptions{target->path, "", options.max_probes});
+    if (!r) return std::move(r).error();
+    resolved.push_back(std::move(*r));
+  }
+  std::set<std::string> taken;
+  if (auto defs = engine->list())
+    for (const TraceDefinition &d : *defs) taken.insert(d.qualified_name());
+  Status named = assign_event_names(resolved, target->path, taken, false);
+  if (!named) return named;
+
+  std::vector<TraceDefinition> defs;
+  for (const ResolvedSpec &r : resolved)
+    for (const ResolvedProbe &p : r.sites) defs.push_back(p.definition);
+  Status added = engine->add(defs);
+  if (!added) return added;
+  AddedEvents cleanup(*engine);
+  for (const TraceDefinition &d : defs) cleanup.add(d.qualified_name());
+
+  std::printf("kprobe-probe demo: probing %s\n", program.c_str());
+  for (size_t i = 0; i < resolved.size(); ++i)
+    std::printf("  %-28s -> %s\n", demo_specs[i], format_definition(resolved[i].sites.front().definition).c_str());
+  std::printf("\n");
+  std::fflush(stdout);
+
+  SessionOptions session;
+  session.events = {default_group(target->path) + ":*"};
+  session.command = {program};
+  PrinterSink printer(PrintFormat::Short, stdout);
+  auto summary = run_session(session, {&printer});
+  if (!summary) return std::move(summary).error();
+  for (const std::string &w : summary->warnings) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());
+
+  std::printf("\nhits per probe:\n");
+  for (const auto &[name, hits] : summary->per_event)
+    std::printf("  %-28s %llu\n", name.c_str(), static_cast<unsigned long long>(hits));
+  return Ok{};
+}
+
+}  // namespace kpp

@@ -1,0 +1,143 @@
+// --add, -D, -l, -d: perf probe's own commands.
+#include <cstdio>
+#include <set>
+
+#include "src/cli/commands.h"
+#include "src/cli/probe_target.h"
+#include "src/definition/probe_builder.h"
+#include "src/probes/list_format.h"
+#include "src/probes/probe_engine.h"
+#include "src/spec/probe_spec.h"
+
+namespace kpp {
+
+namespace {
+
+// Parses and resolves every spec; the first error stops the command before
+// anything is written.
+Result<std::vector<ResolvedSpec>> resolve_specs(const std::vector<std::string> &texts, const CliOptions &options,
+                                                 ProbeTarget &target) {
+  std::vector<ResolvedSpec> resolved;
+  BuildOptions build{target.path, options.module, options.max_probes};
+  for (const std::string &text : texts) {
+    auto spec = parse_probe_spec(text);
+    if (!spec) return std::move(spec).error();
+    auto r = build_probe(*spec, *target.debug, build);
+    if (!r) return std::move(r).error();
+    resolved.push_back(std::move(*r));
+  }
+  return resolved;
+}
+
+std::set<std::string> existing_events(const std::optional<ProbeEngine> &engine) {
+  std::set<std::string> names;
+  if (!engine) return names;
+  if (auto defs = engine->list())
+    for (const TraceDefinition &d : *defs) names.insert(d.qualified_name());
+  return names;
+}
+
+std::vector<TraceDefinition> definitions_of(const std::vector<ResolvedSpec> &specs) {
+  std::vector<TraceDefinition> defs;
+  for (const ResolvedSpec &r : specs)
+    for (const ResolvedProbe &p : r.sites) defs.push_back(p.definition);
+  return defs;
+}
+
+void print_added(const std::vector<ResolvedSpec> &specs, const ProbeTarget &target) {
+  size_t count = 0;
+  for (const ResolvedSpec &r : specs) count += r.sites.size();
+  std::fprintf(stderr, "Added new event%s:\n", count > 1 ? "s" : "");
+  std::string last;
+  for (const ResolvedSpec &r : specs) {
+    for (const ResolvedProbe &p : r.sites) {
+      std::fprintf(stderr, "%s\n", format_list_line(p.definition, p.point).c_str());
+      last = p.definition.qualified_name();
+    }
+  }
+  std::string run = target.path.empty() ? "sleep 1" : target.path;
+  std::fprintf(stderr,
+               "\nYou can now use it with kprobe-probe, trace-cmd or perf, such as:\n\n"
+               "\tkprobe-probe trace -e %s -- %s\n\n",
+               last.c_str(), run.c_str());
+}
+
+Status add_or_define(const CliOptions &options) {
+  bool define_only = !options.definition.empty();
+  const std::vector<std::string> &texts = define_only ? options.definition : options.add;
+  auto target = open_probe_target(options);
+  if (!target) return std::move(target).error();
+  auto resolved = resolve_specs(texts, options, *target);
+  if (!resolved) return std::move(resolved).error();
+
+  // -D needs no root: name clashes are checked only when tracefs can be read.
+  std::optional<ProbeEngine> engine;
+  if (auto e = ProbeEngine::open()) engine = std::move(*e);
+  else if (!define_only) return std::move(e).error();
+  Status named = assign_event_names(*resolved, target->path, existing_events(engine), options.force);
+  if (!named) return named;
+
+  if (define_only) {
+    for (const TraceDefinition &def : definitions_of(*resolved)) std::printf("%s\n", format_definition(def).c_str());
+    return Ok{};
+  }
+  if (!options.dry_run) {
+    Status added = engine->add(definitions_of(*resolved));
+    if (!added) return added;
+  }
+  if (!options.quiet) print_added(*resolved, *target);
+  return Ok{};
+}
+
+Status list(const CliOptions &options) {
+  auto engine = ProbeEngine::open();
+  if (!engine) return std::move(engine).error();
+  auto defs = engine->list();
+  if (!defs) return std::move(defs).error();
+  auto counts = engine->counts(*defs);
+  SourceLookup lookup;
+  for (const TraceDefinition &def : *defs) {
+    if (!options.list->empty() && !event_matches(*options.list, def.qualified_name())) continue;
+    std::string point = lookup.point_of(def);
+    if (options.json) {
+      ProbeEngine::Counts c = counts[def.qualified_name()];
+      std::optional<uint64_t> misses;
+      if (def.kind == TraceDefinition::Kind::Kprobe) misses = c.misses;
+      std::printf("%s\n", format_list_json(def, point, c.hits, misses).c_str());
+    } else {
+      std::printf("%s\n", format_list_line(def, point).c_str());
+    }
+  }
+  return Ok{};
+}
+
+Status del(const CliOptions &options) {
+  auto engine = ProbeEngine::open();
+  if (!engine) return std::move(engine).error();
+  for (const std::string &pattern : options.del) {
+    auto removed = engine->remove(pattern);
+    if (!removed) return std::move(removed).error();
+    if (!options.quiet)
+      for (const std::string &name : *removed) std::fprintf(stderr, "Removed event: %s\n", name.c_str());
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Status run_probe_command(const CliOptions &options) {
+  if (!options.del.empty()) {
+    Status s = del(options);
+    if (!s) return s;
+  }
+  if (!options.add.empty() || !options.definition.empty()) {
+    Status s = add_or_define(options);
+    if (!s) return s;
+  }
+  if (options.list) return list(options);
+  if (options.del.empty() && options.add.empty() && options.definition.empty())
+    return Error("nothing to do", "add a probe ('kprobe-probe -x PROG FUNC'), list them (-l), or see --help");
+  return Ok{};
+}
+
+}  // namespace kpp

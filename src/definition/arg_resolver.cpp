@@ -1,0 +1,236 @@
+#include "src/definition/arg_resolver.h"
+
+#include <algorithm>
+
+namespace kpp {
+
+namespace {
+
+using dwarf::Place;
+using dwarf::TypeInfo;
+
+std::string join(const std::vector<std::string> &items, const std::string &sep = ", ") {
+  std::string out;
+  for (const std::string &item : items) out += (out.empty() ? "" : sep) + item;
+  return out;
+}
+
+// A value being resolved: where it is, what type, and the bitfield it is, if any.
+struct Value {
+  Place place;
+  dwarf::TypeRef type;
+  std::optional<dwarf::Member> bitfield;
+  std::string expr;  // the C expression so far, for messages ("p->next")
+};
+
+class Resolver {
+ public:
+  Resolver(const ProbeSpec &spec, const ArgSite &site) : spec_(spec), site_(site) {}
+
+  Result<std::vector<FetchArg>> run() {
+    std::vector<FetchArg> out;
+    for (size_t i = 0; i < spec_.args.size(); ++i) {
+      const ProbeArg &arg = spec_.args[i];
+      auto fetched = resolve(arg, i + 1);
+      if (!fetched) return std::move(fetched).error().at(spec_.text, arg.span);
+      for (FetchArg &f : *fetched) out.push_back(std::move(f));
+    }
+    return out;
+  }
+
+ private:
+  Result<std::vector<FetchArg>> resolve(const ProbeArg &arg, size_t position) {
+    std::string name = arg.name.empty() ? default_arg_name(arg) : arg.name;
+    if (name.empty()) name = "arg" + std::to_string(position);
+    switch (arg.kind) {
+      case ProbeArg::Kind::Retval: {
+        if (!site_.is_return)
+          return Error("$retval is only available in a return probe", "probe '" + site_.function.name + "%return'");
+        TypeInfo t = site_.debug.describe(site_.debug.return_type(site_.function));
+        auto type = arg.type.empty() ? default_type(t, site_.debug.return_type(site_.function), std::nullopt, "$retval") : Result<std::string>(arg.type);
+        if (!type) return std::move(type).error();
+        return std::vector<FetchArg>{{name, "$retval", *type}};
+      }
+      case ProbeArg::Kind::Comm:
+        return std::vector<FetchArg>{{name, "$comm", arg.type.empty() ? "string" : arg.type}};
+      case ProbeArg::Kind::Register:
+        return std::vector<FetchArg>{{name, "%" + arg.base, arg.type}};
+      case ProbeArg::Kind::Params:
+      case ProbeArg::Kind::Vars:
+        return expand(arg.kind == ProbeArg::Kind::Params);
+      case ProbeArg::Kind::Variable:
+      case ProbeArg::Kind::Symbol:
+        break;
+    }
+    if (site_.is_return)
+      return Error("a return probe cannot read the variable '" + arg.base + "': the function's frame is gone",
+                   "use $retval, or probe a line before the return");
+    auto value = lookup(arg.base);
+    if (!value) return std::move(value).error();
+    for (const ArgAccess &step : arg.chain) {
+      auto next = access(*value, step);
+      if (!next) return std::move(next).error();
+      value = std::move(next);
+    }
+    auto fetch = typed_fetch(*value, arg.type);
+    if (!fetch) return std::move(fetch).error();
+    fetch->name = name;
+    return std::vector<FetchArg>{std::move(*fetch)};
+  }
+
+  Result<Value> lookup(const std::string &name) {
+    if (variables_.empty()) variables_ = site_.debug.variables_at(site_.function, site_.pc);
+    for (const dwarf::Variable &v : variables_) {
+      if (v.name != name) continue;
+      if (!v.place)
+        return Error("cannot read '" + name + "' at " + site_.where + ": " + v.unavailable_why,
+                     "see where it can be read with 'kprobe-probe -V " + site_.function.name + "'");
+      return Value{*v.place, v.type, std::nullopt, name};
+    }
+    std::vector<std::string> names;
+    for (const dwarf::Variable &v : variables_) names.push_back(v.name);
+    return Error("no variable '" + name + "' at " + site_.where,
+                 names.empty() ? "there are no variables in scope here" : "variables here: " + join(names));
+  }
+
+  Result<std::vector<FetchArg>> expand(bool params_only) {
+    if (site_.is_return) return Error("a return probe cannot read variables; use $retval");
+    if (variables_.empty()) variables_ = site_.debug.variables_at(site_.function, site_.pc);
+    std::vector<FetchArg> out;
+    for (const dwarf::Variable &v : variables_) {
+      if (params_only && !v.is_parameter) continue;
+      if (!v.place) continue;  // perf skips what cannot be read here, too
+      if (v.place->kind == Place::Kind::Memory && !v.place->base) continue;  // globals are not $vars
+      auto fetch = typed_fetch(Value{*v.place, v.type, std::nullopt, v.name}, "");
+      if (!fetch) continue;  // structs and the like: nothing to show as one value
+      fetch->name = v.name;
+      out.push_back(std::move(*fetch));
+    }
+    return out;
+  }
+
+  Result<Value> access(const Value &value, const ArgAccess &step) {
+    TypeInfo t = site_.debug.describe(value.type);
+    Value next = value;
+    next.bitfield.reset();
+    if (step.kind == ArgAccess::Kind::Index) {
+      next.expr += "[" + std::to_string(step.index) + "]";
+      TypeInfo element = site_.debug.describe(t.target);
+      int64_t offset = step.index * static_cast<int64_t>(element.size);
+      if (t.kind == TypeInfo::Kind::Pointer) {
+        next.place = dwarf::pointee(value.place, offset);
+      } else if (t.kind == TypeInfo::Kind::Array) {
+        auto p = dwarf::offset_into(value.place, offset);
+        if (!p) return Error("'" + value.expr + "' is held in a register at " + site_.where + "; it cannot be indexed");
+        next.place = *p;
+      } else {
+        return Error("'" + value.expr + "' is " + t.name + ", not an array or pointer");
+      }
+      next.type = t.target;
+      return next;
+    }
+    bool arrow = step.kind == ArgAccess::Kind::Arrow;
+    next.expr += (arrow ? "->" : ".") + step.member;
+    dwarf::TypeRef aggregate = value.type;
+    if (arrow) {
+      if (t.kind != TypeInfo::Kind::Pointer)
+        return Error("'" + value.expr + "' is " + t.name + ", not a pointer", "use '.' for a member of a struct");
+      aggregate = t.target;
+      next.place = dwarf::pointee(value.place);
+    } else if (t.kind == TypeInfo::Kind::Pointer) {
+      return Error("'" + value.expr + "' is a pointer (" + t.name + ")", "use '->" + step.member + "'");
+    }
+    TypeInfo agg = site_.debug.describe(aggregate);
+    if (agg.kind != TypeInfo::Kind::Struct && agg.kind != TypeInfo::Kind::Union)
+      return Error("'" + value.expr + "' is " + t.name + ", which has no members");
+    auto m = site_.debug.member(aggregate, step.member);
+    if (!m)
+      return Error(agg.name + " has no member '" + step.member + "'",
+                   "its members: " + join(site_.debug.member_names(aggregate)));
+    auto p = dwarf::offset_into(next.place, m->offset);
+    if (!p) return Error("'" + value.expr + "' is held in a register at " + site_.where + "; its members cannot be read");
+    next.place = *p;
+    next.type = m->type;
+    if (m->bit_size) next.bitfield = m;
+    return next;
+  }
+
+  // The kernel type perf would use for a value of type `t`, with no type given.
+  Result<std::string> default_type(const TypeInfo &t, dwarf::TypeRef ref,
+                                   const std::optional<dwarf::Member> &bitfield, const std::string &expr) {
+    if (bitfield)
+      return "b" + std::to_string(*bitfield->bit_size) + "@" + std::to_string(bitfield->bit_offset) + "/" +
+             std::to_string(t.size * 8);
+    switch (t.kind) {
+      case TypeInfo::Kind::Integer:
+      case TypeInfo::Kind::Char:
+      case TypeInfo::Kind::Bool:
+      case TypeInfo::Kind::Enum:
+        if (t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8)
+          return std::string(t.is_signed ? "s" : "u") + std::to_string(t.size * 8);
+        return Error("'" + expr + "' is " + std::to_string(t.size) + " bytes long; the kernel fetches 1, 2, 4 or 8");
+      case TypeInfo::Kind::Pointer:
+      case TypeInfo::Kind::Float:
+        return "x" + std::to_string(t.size * 8);
+      case TypeInfo::Kind::Struct:
+      case TypeInfo::Kind::Union:
+        return Error("'" + expr + "' is " + t.name + "; name one of its members",
+                     "its members: " + join(site_.debug.member_names(ref)));
+      case TypeInfo::Kind::Void:
+        return Error("'" + expr + "' has no value (void)");
+      default:
+        return Error("'" + expr + "' is " + t.name + ", which has no value the kernel can fetch");
+    }
+  }
+
+  Result<FetchArg> typed_fetch(const Value &value, const std::string &user_type) {
+    TypeInfo t = site_.debug.describe(value.type);
+    bool wants_string = user_type == "string" || user_type == "ustring";
+    bool char_array = t.kind == TypeInfo::Kind::Array &&
+                      site_.debug.describe(t.target).kind == TypeInfo::Kind::Char;
+    if (wants_string || (user_type.empty() && char_array)) {
+      // A string is fetched by the address of its first character, written
+      // as a load from it: "+0(%si):string" reads the string at %si.
+      Place first_char;
+      if (t.kind == TypeInfo::Kind::Pointer) first_char = dwarf::pointee(value.place);
+      else if (t.kind == TypeInfo::Kind::Array && value.place.kind == Place::Kind::Memory) first_char = value.place;
+      else
+        return Error("':" + (user_type.empty() ? std::string("string") : user_type) + "' needs a char pointer or array; '" +
+                     value.expr + "' is " + t.name);
+      auto fetch = site_.formatter.format(dwarf::value_of(first_char));
+      if (!fetch) return std::move(fetch).error();
+      return FetchArg{"", *fetch, user_type.empty() ? "string" : user_type};
+    }
+    if (t.kind == TypeInfo::Kind::Array && user_type.empty()) {
+      TypeInfo element = site_.debug.describe(t.target);
+      auto element_type = default_type(element, t.target, std::nullopt, value.expr + "[0]");
+      if (!element_type) return std::move(element_type).error();
+      if (!t.count || value.place.kind != Place::Kind::Memory)
+        return Error("'" + value.expr + "' is an array of unknown size", "fetch one element: " + value.expr + "[0]");
+      auto fetch = site_.formatter.format(dwarf::value_of(value.place));
+      if (!fetch) return std::move(fetch).error();
+      return FetchArg{"", *fetch, *element_type + "[" + std::to_string(*t.count) + "]"};
+    }
+    std::string type = user_type;
+    if (type.empty()) {
+      auto deduced = default_type(t, value.type, value.bitfield, value.expr);
+      if (!deduced) return std::move(deduced).error();
+      type = *deduced;
+    }
+    auto fetch = site_.formatter.format(dwarf::value_of(value.place));
+    if (!fetch) return std::move(fetch).error();
+    return FetchArg{"", *fetch, type};
+  }
+
+  const ProbeSpec &spec_;
+  const ArgSite &site_;
+  std::vector<dwarf::Variable> variables_;
+};
+
+}  // namespace
+
+Result<std::vector<FetchArg>> resolve_args(const ProbeSpec &spec, const ArgSite &site) {
+  return Resolver(spec, site).run();
+}
+
+}  // namespace kpp

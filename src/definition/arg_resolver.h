@@ -1,0 +1,28 @@
+// Probe arguments (p->name, $retval, %di, ...) to fetch-args at one site.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dwarf/debug_info.h"
+#include "src/definition/fetch_format.h"
+#include "src/definition/trace_definition.h"
+#include "src/spec/probe_spec.h"
+
+namespace kpp {
+
+struct ArgSite {
+  dwarf::DebugInfo &debug;
+  const dwarf::Function &function;
+  uint64_t pc = 0;           // link-time address of the probe
+  bool is_return = false;
+  const FetchFormatter &formatter;
+  std::string where;         // "walk:5 (walk+0x1e)", for messages
+};
+
+// Every argument of `spec` as fetch-args at `site`, named as perf names them.
+// Errors say which argument, where, and why; they point at the argument in
+// the spec text.
+Result<std::vector<FetchArg>> resolve_args(const ProbeSpec &spec, const ArgSite &site);
+
+}  // namespace kpp

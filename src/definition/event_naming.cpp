@@ -1,0 +1,87 @@
+// perf probe's group and event names (REFERENCE.md 1.1, 1.2), so that scripts
+// written against perf's names keep working.
+#include <cctype>
+
+#include "dwarf/names.h"
+#include "src/definition/probe_builder.h"
+
+namespace kpp {
+
+namespace {
+
+constexpr size_t max_event_name = 64;  // the kernel's MAX_EVENT_NAME_LEN
+constexpr int max_event_index = 1024;  // perf's MAX_EVENT_INDEX
+
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The base name from the function: C symbols are cut at their first '.'
+// ("walk.isra.0" -> "walk"); anything else that is not a C identifier
+// character becomes '_' so that C++ or Go names still make valid events.
+std::string event_base(const std::string &function) {
+  std::string name = dwarf::source_name_of_symbol(function);
+  std::string out;
+  for (char c : name) {
+    if (is_ident_char(c)) out += c;
+    else if (!out.empty() && out.back() != '_') out += '_';
+  }
+  return out;
+}
+
+std::string default_event(const ResolvedSpec &r) {
+  const ProbePoint &p = r.spec.point;
+  std::string function = p.function;
+  if (function.empty() && !r.sites.empty()) {
+    // SRC:ALN: named after the function that holds the line, as perf does.
+    const std::string &point = r.sites.front().point;
+    function = point.substr(0, point.find_first_of(":+@%"));
+  }
+  std::string name = event_base(function);
+  if (p.is_return) name += "__return";
+  else if (p.line != 0 && p.lazy_pattern.empty() && !p.offset) name += "_L" + std::to_string(p.line);
+  return name;
+}
+
+}  // namespace
+
+std::string default_group(const std::string &target_path) {
+  if (target_path.empty()) return "probe";
+  std::string base = target_path.substr(target_path.rfind('/') + 1);
+  size_t cut = 0;
+  while (cut < base.size() && is_ident_char(base[cut])) ++cut;
+  return "probe_" + base.substr(0, cut);
+}
+
+Status assign_event_names(std::vector<ResolvedSpec> &specs, const std::string &target_path,
+                          std::set<std::string> taken, bool allow_suffix) {
+  for (ResolvedSpec &r : specs) {
+    std::string group = r.spec.group.empty() ? default_group(target_path) : r.spec.group;
+    std::string base = r.spec.event.empty() ? default_event(r) : r.spec.event;
+    if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0])))
+      return Error("cannot make an event name for '" + r.spec.text + "'",
+                   "name it yourself: 'EVENT=" + r.spec.text + "'");
+    if (base.size() > max_event_name)
+      return Error("the event name '" + base + "' is too long (the kernel takes at most 64 bytes)",
+                   "name it yourself: 'EVENT=" + r.spec.text + "'");
+    std::string event = base;
+    if (taken.count(group + ":" + event)) {
+      if (!allow_suffix)
+        return Error("event \"" + group + ":" + event + "\" already exists",
+                     "remove it with 'kprobe-probe -d " + group + ":" + event + "', or add -f to get a new name (" +
+                         event + "_1)");
+      int index = 1;
+      for (; index < max_event_index; ++index) {
+        event = base + "_" + std::to_string(index);
+        if (!taken.count(group + ":" + event)) break;
+      }
+      if (index == max_event_index) return Error("too many events on the same function ('" + base + "')");
+    }
+    taken.insert(group + ":" + event);
+    for (ResolvedProbe &site : r.sites) {
+      site.definition.group = group;
+      site.definition.event = event;
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace kpp

@@ -1,0 +1,53 @@
+#include "src/definition/fetch_format.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace kpp {
+
+namespace {
+std::string signed_offset(int64_t v) {
+  return v < 0 ? "-" + std::to_string(-static_cast<uint64_t>(v)) : "+" + std::to_string(v);
+}
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+}  // namespace
+
+Result<std::string> FetchFormatter::format(const dwarf::FetchExpr &expr) const {
+  std::string out;
+  switch (expr.root) {
+    case dwarf::FetchExpr::Root::Register: {
+      std::string_view name = regs.fetch_name(static_cast<unsigned>(expr.dwarf_reg));
+      if (name.empty())
+        return Error("DWARF register " + std::to_string(expr.dwarf_reg) + " has no fetch-arg name on " +
+                     std::string(regs.name));
+      out = std::string(name);
+      break;
+    }
+    case dwarf::FetchExpr::Root::Constant:
+      out = "\\" + std::to_string(expr.constant);
+      break;
+    case dwarf::FetchExpr::Root::GlobalMemory:
+      if (uprobe) {
+        // "@+OFFSET" is a file offset that the kernel turns into an address
+        // by the probe's own mapping: address = OFFSET + (where the probe is
+        // mapped - the probe's file offset). Writing the global's link-time
+        // address minus the probe's (link address - file offset) therefore
+        // lands on the global in every segment, .bss included, and in a PIE.
+        out = "@+" + hex(expr.address - (probe_address - probe_file_offset));
+      } else if (auto sym = debug.symbolize(expr.address)) {
+        // By symbol, so that the definition survives KASLR.
+        out = "@" + sym->first + (sym->second ? "+" + std::to_string(sym->second) : "");
+      } else {
+        out = "@" + hex(expr.address);
+      }
+      break;
+  }
+  for (int64_t load : expr.loads) out = signed_offset(load) + "(" + out + ")";
+  return out;
+}
+
+}  // namespace kpp

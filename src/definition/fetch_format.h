@@ -1,0 +1,26 @@
+// Writes a dwarf::FetchExpr in the kernel's fetch-arg syntax.
+#pragma once
+
+#include <string>
+
+#include "arch/arch.h"
+#include "dwarf/debug_info.h"
+#include "src/util/result.h"
+
+namespace kpp {
+
+struct FetchFormatter {
+  const arch::Registers &regs;
+  dwarf::DebugInfo &debug;
+  bool uprobe = false;
+  // The probe's own link-time address and file offset: uprobes name globals
+  // relative to the probed file (see format()).
+  uint64_t probe_address = 0;
+  uint64_t probe_file_offset = 0;
+
+  // "%di", "+8(%di)", "+0(+8(%di))", "@+0x4010", "@jiffies+8", "\\7".
+  // Fails for a register this architecture's kprobes cannot fetch.
+  Result<std::string> format(const dwarf::FetchExpr &expr) const;
+};
+
+}  // namespace kpp

@@ -1,0 +1,189 @@
+// ProbeSpec -> sites (function entry, return, offset, source line) ->
+// definitions with fetch-args.
+#include "src/definition/probe_builder.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "arch/arch.h"
+#include "src/definition/arg_resolver.h"
+
+namespace kpp {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+std::string join(const std::vector<std::string> &items) {
+  std::string out;
+  for (const std::string &item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+std::string basename_of(const std::string &path) { return path.substr(path.rfind('/') + 1); }
+
+Span point_span(const ProbeSpec &spec) {
+  // The probe point is the first word of the spec (after any EVENT=).
+  size_t end = spec.text.find_first_of(" \t");
+  if (end == std::string::npos) end = spec.text.size();
+  size_t begin = spec.text.find('=');
+  begin = (begin == std::string::npos || begin > end) ? 0 : begin + 1;
+  return {begin, end};
+}
+
+struct Site {
+  const dwarf::Function *function;
+  uint64_t address;
+  std::string point;  // perf syntax, for --list and messages
+};
+
+class Builder {
+ public:
+  Builder(const ProbeSpec &spec, dwarf::DebugInfo &debug, const BuildOptions &options)
+      : spec_(spec), debug_(debug), options_(options) {}
+
+  Result<ResolvedSpec> run() {
+    regs_ = arch::for_machine(debug_.machine());
+    if (!regs_)
+      return Error("'" + debug_.path() + "' is for ELF machine " + std::to_string(debug_.machine()) +
+                   ", which kprobe-probe has no register table for");
+    const ProbePoint &p = spec_.point;
+    if (p.address) return fail("probing a raw address is not supported yet");
+    if (!p.lazy_pattern.empty()) return fail("lazy line patterns (;PTN) are not supported yet");
+
+    std::vector<Site> sites;
+    if (!p.function.empty()) {
+      functions_ = debug_.find_functions(p.function, p.file);
+      if (functions_.empty()) return no_such_function();
+      for (const dwarf::Function &fn : functions_) {
+        auto found = sites_in(fn);
+        if (!found) return std::move(found).error();
+        sites.insert(sites.end(), found->begin(), found->end());
+      }
+    } else {
+      for (auto &[line_site, fn] : debug_.file_line_sites(p.file, p.line)) {
+        functions_.push_back(fn);
+        line_addresses_.push_back(line_site.address);
+      }
+      if (functions_.empty()) return fail("no code at " + p.file + ":" + std::to_string(p.line) + " in '" + debug_.path() + "'");
+      for (size_t i = 0; i < functions_.size(); ++i) {
+        const dwarf::Function &fn = functions_[i];
+        sites.push_back({&fn, line_addresses_[i], line_point(fn, p.line)});
+      }
+    }
+    if (sites.size() > options_.max_probes)
+      return fail("'" + spec_.text + "' expands to " + std::to_string(sites.size()) + " probe sites, more than --max-probes " +
+                  std::to_string(options_.max_probes));
+
+    ResolvedSpec out;
+    out.spec = spec_;
+    for (const Site &site : sites) {
+      auto probe = definition_at(site);
+      if (!probe) return std::move(probe).error();
+      out.sites.push_back(std::move(*probe));
+    }
+    return out;
+  }
+
+ private:
+  Error fail(const std::string &message, const std::string &hint = {}) {
+    return Error(message, hint).at(spec_.text, point_span(spec_));
+  }
+
+  Error no_such_function() {
+    std::string where = options_.target_path.empty() ? "the kernel" : "'" + debug_.path() + "'";
+    std::string message = "no function '" + spec_.point.function + "'" +
+                          (spec_.point.file.empty() ? "" : " in " + spec_.point.file) + " in " + where;
+    auto similar = debug_.similar_functions(spec_.point.function, 5);
+    return fail(message, similar.empty() ? "list the functions with 'kprobe-probe -F'" : "did you mean: " + join(similar));
+  }
+
+  std::string file_suffix(const dwarf::Function &fn) {
+    return fn.decl_file.empty() ? "" : "@" + basename_of(fn.decl_file);
+  }
+  std::string line_point(const dwarf::Function &fn, int absolute_line) {
+    return fn.name + ":" + std::to_string(absolute_line - fn.decl_line) + file_suffix(fn);
+  }
+
+  Result<std::vector<Site>> sites_in(const dwarf::Function &fn) {
+    const ProbePoint &p = spec_.point;
+    if (p.is_return) return std::vector<Site>{{&fn, fn.entry, fn.name + file_suffix(fn) + "%return"}};
+    if (p.offset) {
+      uint64_t address = fn.entry + *p.offset;
+      bool inside = false;
+      for (const dwarf::AddressRange &r : fn.ranges) inside = inside || r.contains(address);
+      if (!inside) return fail("offset +" + std::to_string(*p.offset) + " is outside " + fn.name);
+      return std::vector<Site>{{&fn, address, fn.name + "+" + std::to_string(*p.offset) + file_suffix(fn)}};
+    }
+    if (p.line == 0) return std::vector<Site>{{&fn, debug_.probe_entry(fn), fn.name + file_suffix(fn)}};
+
+    int absolute = fn.decl_line + p.line;
+    std::vector<Site> sites;
+    for (const dwarf::LineSite &ls : debug_.line_sites_in(fn, absolute))
+      sites.push_back({&fn, ls.address, line_point(fn, absolute)});
+    if (sites.empty()) {
+      std::vector<std::string> near;
+      for (int l : debug_.lines_with_code(fn))
+        if (l - fn.decl_line >= p.line - 3 && l - fn.decl_line <= p.line + 3)
+          near.push_back(fn.name + ":" + std::to_string(l - fn.decl_line));
+      return fail("line " + std::to_string(p.line) + " of " + fn.name + " (" + basename_of(fn.decl_file) + ":" +
+                      std::to_string(absolute) + ") has no code",
+                  near.empty() ? "list the lines with code with 'kprobe-probe -L " + fn.name + "'"
+                               : "lines with code near it: " + join(near));
+    }
+    return sites;
+  }
+
+  Result<ResolvedProbe> definition_at(const Site &site) {
+    ResolvedProbe probe;
+    probe.address = site.address;
+    probe.point = site.point;
+    TraceDefinition &def = probe.definition;
+    def.is_return = spec_.point.is_return;
+    FetchFormatter formatter{*regs_, debug_};
+    if (!options_.target_path.empty()) {
+      auto offset = debug_.file_offset(site.address);
+      if (!offset) return std::move(offset).error();
+      def.kind = TraceDefinition::Kind::Uprobe;
+      def.path = options_.target_path;
+      def.offset = *offset;
+      formatter.uprobe = true;
+      formatter.probe_address = site.address;
+      formatter.probe_file_offset = *offset;
+    } else {
+      // By symbol and offset, which survive KASLR.
+      auto sym = debug_.symbolize(site.address);
+      if (!sym) return fail("no symbol covers " + hex(site.address) + " (" + site.point + ")");
+      def.kind = TraceDefinition::Kind::Kprobe;
+      def.symbol = options_.module.empty() ? sym->first : options_.module + ":" + sym->first;
+      def.offset = sym->second;
+    }
+    std::string where = site.point;
+    if (auto sym = debug_.symbolize(site.address))
+      where += " (" + sym->first + "+" + hex(sym->second) + ")";
+    ArgSite arg_site{debug_, *site.function, site.address, def.is_return, formatter, where};
+    auto args = resolve_args(spec_, arg_site);
+    if (!args) return std::move(args).error();
+    def.args = std::move(*args);
+    return probe;
+  }
+
+  const ProbeSpec &spec_;
+  dwarf::DebugInfo &debug_;
+  const BuildOptions &options_;
+  const arch::Registers *regs_ = nullptr;
+  std::vector<dwarf::Function> functions_;
+  std::vector<uint64_t> line_addresses_;
+};
+
+}  // namespace
+
+Result<ResolvedSpec> build_probe(const ProbeSpec &spec, dwarf::DebugInfo &debug, const BuildOptions &options) {
+  return Builder(spec, debug, options).run();
+}
+
+}  // namespace kpp

@@ -1,0 +1,52 @@
+// From what the user typed (ProbeSpec) and the DWARF of the target to the
+// definitions the kernel takes. Nothing here touches the system: the
+// result is printed by -D or handed to the probe engine by --add.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dwarf/debug_info.h"
+#include "src/definition/trace_definition.h"
+#include "src/spec/probe_spec.h"
+#include "src/util/result.h"
+
+namespace kpp {
+
+struct BuildOptions {
+  std::string target_path;  // the -x program or library (absolute); empty for the kernel
+  std::string module;       // -m: kernel module name; empty for vmlinux
+  size_t max_probes = 128;  // --max-probes: bound on the sites one spec may expand to
+};
+
+// One site of one probe: the definition and, in perf syntax, where it is.
+struct ResolvedProbe {
+  TraceDefinition definition;
+  std::string point;        // "walk:5@prog.c", "add@prog.c", "add%return@prog.c"
+  uint64_t address = 0;     // link-time address
+};
+
+// All sites of one spec; they share one event name (a multi-probe event).
+struct ResolvedSpec {
+  ProbeSpec spec;
+  std::vector<ResolvedProbe> sites;
+};
+
+// Resolves `spec` against `debug`. The event name is left to assign_event_names().
+// Errors name the spec, the place and the reason, with a hint when there is
+// something to try (similar function names, lines with code, variables in scope).
+Result<ResolvedSpec> build_probe(const ProbeSpec &spec, dwarf::DebugInfo &debug, const BuildOptions &options);
+
+// perf's default group: "probe" for the kernel, "probe_<exe>" for a program
+// (the basename cut at its first character that is not alphanumeric or '_').
+std::string default_group(const std::string &target_path);
+
+// Gives every resolved spec its group and event: the explicit GROUP:EVENT=,
+// else perf's defaults (func, func_L12, func__return). A name in `taken`
+// ("group:event", the events that exist already, plus those named earlier in
+// this same call) is refused unless `allow_suffix`, which adds _1, _2, ...
+Status assign_event_names(std::vector<ResolvedSpec> &specs, const std::string &target_path,
+                          std::set<std::string> taken, bool allow_suffix);
+
+}  // namespace kpp

@@ -1,0 +1,126 @@
+#include "src/definition/trace_definition.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+
+namespace kpp {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+std::vector<std::string_view> split_words(std::string_view s) {
+  std::vector<std::string_view> words;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    size_t start = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\n') ++i;
+    if (i > start) words.push_back(s.substr(start, i - start));
+  }
+  return words;
+}
+
+// The type is whatever follows the last ':' that is outside parentheses
+// ("+0(%di):string"); a ':' inside a uprobe path never reaches here.
+FetchArg parse_fetch_arg(std::string_view word) {
+  FetchArg arg;
+  size_t eq = word.find('=');
+  if (eq != std::string_view::npos) {
+    arg.name = std::string(word.substr(0, eq));
+    word.remove_prefix(eq + 1);
+  }
+  int depth = 0;
+  size_t colon = std::string_view::npos;
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (word[i] == '(') ++depth;
+    else if (word[i] == ')') --depth;
+    else if (word[i] == ':' && depth == 0) colon = i;
+  }
+  if (colon != std::string_view::npos) {
+    arg.type = std::string(word.substr(colon + 1));
+    word = word.substr(0, colon);
+  }
+  arg.fetch = std::string(word);
+  return arg;
+}
+
+}  // namespace
+
+std::string format_fetch_args(const std::vector<FetchArg> &args) {
+  std::string out;
+  for (const FetchArg &arg : args) {
+    if (!out.empty()) out += ' ';
+    if (!arg.name.empty()) out += arg.name + "=";
+    out += arg.fetch;
+    if (!arg.type.empty()) out += ":" + arg.type;
+  }
+  return out;
+}
+
+std::string format_definition(const TraceDefinition &def) {
+  std::string out = def.is_return ? "r" : "p";
+  if (def.is_return && def.maxactive) out += std::to_string(*def.maxactive);
+  out += ":" + def.group + "/" + def.event + " ";
+  if (def.kind == TraceDefinition::Kind::Uprobe) {
+    out += def.path + ":" + hex(def.offset);
+  } else {
+    out += def.symbol;
+    if (!def.symbol.empty()) out += "+" + std::to_string(def.offset);
+    else out += hex(def.offset);
+  }
+  std::string args = format_fetch_args(def.args);
+  if (!args.empty()) out += " " + args;
+  return out;
+}
+
+Result<TraceDefinition> parse_definition(std::string_view line) {
+  auto words = split_words(line);
+  if (words.size() < 2) return Error("not a probe definition: '" + std::string(line) + "'");
+  TraceDefinition def;
+  std::string_view head = words[0];
+  if (head.empty() || (head[0] != 'p' && head[0] != 'r'))
+    return Error("not a probe definition: '" + std::string(line) + "'");
+  def.is_return = head[0] == 'r';
+  size_t colon = head.find(':');
+  if (colon == std::string_view::npos) return Error("probe definition without a name: '" + std::string(line) + "'");
+  if (colon > 1) def.maxactive = static_cast<unsigned>(std::strtoul(std::string(head.substr(1, colon - 1)).c_str(), nullptr, 10));
+  std::string_view name = head.substr(colon + 1);
+  size_t slash = name.find('/');
+  if (slash == std::string_view::npos) return Error("probe definition without a group: '" + std::string(line) + "'");
+  def.group = std::string(name.substr(0, slash));
+  def.event = std::string(name.substr(slash + 1));
+
+  std::string_view where = words[1];
+  // A uprobe's place is PATH:0xOFFSET (an absolute path); a kprobe's is
+  // [MOD:]SYM[+offs] or an address.
+  size_t last_colon = where.rfind(':');
+  if (!where.empty() && where[0] == '/' && last_colon != std::string_view::npos) {
+    def.kind = TraceDefinition::Kind::Uprobe;
+    def.path = std::string(where.substr(0, last_colon));
+    std::string off(where.substr(last_colon + 1));
+    if (auto pct = off.find('%'); pct != std::string::npos) off.resize(pct);  // "%return" on older kernels
+    if (auto paren = off.find('('); paren != std::string::npos) off.resize(paren);  // "(0x...)" ref_ctr offset
+    def.offset = std::strtoull(off.c_str(), nullptr, 0);
+  } else {
+    def.kind = TraceDefinition::Kind::Kprobe;
+    size_t plus = where.rfind('+');
+    if (where.substr(0, 2) == "0x") {
+      def.offset = std::strtoull(std::string(where).c_str(), nullptr, 0);
+    } else if (plus != std::string_view::npos) {
+      def.symbol = std::string(where.substr(0, plus));
+      def.offset = std::strtoull(std::string(where.substr(plus + 1)).c_str(), nullptr, 0);
+    } else {
+      def.symbol = std::string(where);
+    }
+  }
+  for (size_t i = 2; i < words.size(); ++i) def.args.push_back(parse_fetch_arg(words[i]));
+  return def;
+}
+
+}  // namespace kpp

@@ -1,0 +1,56 @@
+// TraceDefinition: a probe as the kernel is given it, one line of
+// kprobe_events or uprobe_events:
+//
+//   p[:[GRP/]EVENT] [MOD:]SYM[+offs]|MEMADDR [NAME=FETCHARG[:TYPE] ...]
+//   r[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[+0] [NAME=FETCHARG[:TYPE] ...]
+//   p[:[GRP/]EVENT] PATH:OFFSET[%return] [NAME=FETCHARG[:TYPE] ...]    (uprobes)
+//
+// format_definition() and parse_definition() round-trip, so what the kernel
+// lists can be read back (the kernel's own listing uses this same syntax).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/util/result.h"
+
+namespace kpp {
+
+struct FetchArg {
+  std::string name;   // field name in the event
+  std::string fetch;  // "%di", "+8(%di)", "@+0x4010", "$retval", "$comm", "\\7"
+  std::string type;   // "u64", "string", "b3@2/32", ...; may be empty
+  bool operator==(const FetchArg &) const = default;
+};
+
+struct TraceDefinition {
+  enum class Kind { Kprobe, Uprobe };
+  Kind kind = Kind::Kprobe;
+  bool is_return = false;
+  std::optional<unsigned> maxactive;  // kretprobes only
+  std::string group;
+  std::string event;
+  // Kprobe: "[MOD:]SYM[+offs]" or an address; Uprobe: PATH and OFFSET.
+  std::string symbol;
+  uint64_t offset = 0;
+  std::string path;
+  std::vector<FetchArg> args;
+  bool operator==(const TraceDefinition &) const = default;
+
+  std::string qualified_name() const { return group + ":" + event; }
+};
+
+// The definition line, as `-D` prints it and kprobe_events/uprobe_events take it.
+std::string format_definition(const TraceDefinition &def);
+
+// Reads one line of kprobe_events/uprobe_events back. Lines the kernel lists
+// use the same syntax, with the group always present.
+Result<TraceDefinition> parse_definition(std::string_view line);
+
+// The fetch-arg part alone ("name=+8(%di):string"), as libtracefs takes it.
+std::string format_fetch_args(const std::vector<FetchArg> &args);
+
+}  // namespace kpp

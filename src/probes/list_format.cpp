@@ -1,0 +1,100 @@
+#include "src/probes/list_format.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace kpp {
+
+namespace {
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+std::string basename_of(const std::string &path) { return path.substr(path.rfind('/') + 1); }
+}  // namespace
+
+dwarf::DebugInfo *SourceLookup::debug_for(const std::string &path) {
+  auto it = opened_.find(path);
+  if (it == opened_.end()) {
+    auto info = dwarf::DebugInfo::open(path);
+    it = opened_.emplace(path, info ? std::move(*info) : nullptr).first;
+  }
+  return it->second.get();
+}
+
+std::string SourceLookup::point_of(const TraceDefinition &def) {
+  std::string fallback = def.kind == TraceDefinition::Kind::Uprobe
+                             ? hex(def.offset)
+                             : def.symbol + (def.offset ? "+" + std::to_string(def.offset) : "");
+  if (def.kind != TraceDefinition::Kind::Uprobe) return fallback + (def.is_return ? "%return" : "");
+  dwarf::DebugInfo *debug = debug_for(def.path);
+  if (!debug) return fallback;
+  auto address = debug->address_of_file_offset(def.offset);
+  auto place = address ? debug->source_of(*address) : std::nullopt;
+  if (!place) return fallback;
+  // As perf does: the function alone at its entry, else the line relative to
+  // the function's first line.
+  std::string point = place->function;
+  if (*address != place->function_entry && place->line > 0 && !def.is_return)
+    point += ":" + std::to_string(place->line - place->function_line);
+  if (!place->file.empty()) point += "@" + basename_of(place->file);
+  if (def.is_return) point += "%return";
+  return point;
+}
+
+std::string format_list_line(const TraceDefinition &def, const std::string &point) {
+  char name[256];
+  std::snprintf(name, sizeof name, "  %-20s (on ", def.qualified_name().c_str());
+  std::string line = name + point;
+  if (def.kind == TraceDefinition::Kind::Uprobe) line += " in " + def.path;
+  else if (auto colon = def.symbol.find(':'); colon != std::string::npos) line += " in " + def.symbol.substr(0, colon);
+  if (!def.args.empty()) {
+    line += " with";
+    for (const FetchArg &arg : def.args) line += " " + (arg.name.empty() ? arg.fetch : arg.name);
+  }
+  return line + ")";
+}
+
+std::string json_quote(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string format_list_json(const TraceDefinition &def, const std::string &point, uint64_t hits,
+                             std::optional<uint64_t> misses) {
+  bool uprobe = def.kind == TraceDefinition::Kind::Uprobe;
+  std::string out = "{\"group\":" + json_quote(def.group) + ",\"event\":" + json_quote(def.event) +
+                    ",\"type\":\"" + (uprobe ? "uprobe" : "kprobe") + "\",\"return\":" +
+                    (def.is_return ? "true" : "false") + ",\"point\":" + json_quote(point);
+  if (uprobe) out += ",\"target\":" + json_quote(def.path) + ",\"offset\":" + std::to_string(def.offset);
+  else out += ",\"symbol\":" + json_quote(def.symbol) + ",\"offset\":" + std::to_string(def.offset);
+  out += ",\"args\":[";
+  for (size_t i = 0; i < def.args.size(); ++i) {
+    const FetchArg &a = def.args[i];
+    out += (i ? "," : "") + std::string("{\"name\":") + json_quote(a.name) + ",\"fetch\":" + json_quote(a.fetch) +
+           ",\"type\":" + json_quote(a.type) + "}";
+  }
+  out += "],\"hits\":" + std::to_string(hits);
+  if (misses) out += ",\"misses\":" + std::to_string(*misses);
+  out += ",\"definition\":" + json_quote(format_definition(def)) + "}";
+  return out;
+}
+
+}  // namespace kpp

@@ -1,0 +1,38 @@
+// --list output: perf probe's line form, and JSON lines for scripts.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <memory>
+#include <string>
+
+#include "dwarf/debug_info.h"
+#include "src/definition/trace_definition.h"
+
+namespace kpp {
+
+// Opens each probed binary's DWARF once, to turn addresses back into
+// source places; remembers the binaries that have none.
+class SourceLookup {
+ public:
+  // "walk:5@prog.c", "add@prog.c", "add%return@prog.c"; without debug info
+  // perf's fallback, "walk+0x1e" (uprobes: the file offset, "0x1149").
+  std::string point_of(const TraceDefinition &def);
+
+ private:
+  dwarf::DebugInfo *debug_for(const std::string &path);
+  std::map<std::string, std::unique_ptr<dwarf::DebugInfo>> opened_;
+};
+
+// "  probe_prog:walk_L5     (on walk:5@prog.c in /path/prog with name i s)"
+std::string format_list_line(const TraceDefinition &def, const std::string &point);
+
+// One JSON object (no newline) describing the probe; the schema is in
+// Documentation/kprobe-probe.txt (LIST FORMAT) and is stable.
+std::string format_list_json(const TraceDefinition &def, const std::string &point, uint64_t hits,
+                             std::optional<uint64_t> misses);
+
+// A JSON string literal for `s`, quotes included.
+std::string json_quote(const std::string &s);
+
+}  // namespace kpp
