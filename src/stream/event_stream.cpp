@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -172,11 +173,8 @@ void EventStream::load_next(CpuReader &c) {
       }
       c.loaded = true;
       int missed = kbuffer_missed_events(c.kbuf);
-      if (missed != 0) {
-        if (missed > 0) c.lost += static_cast<uint64_t>(missed);
-        else c.lost_unknown = true;
-        for (EventSink *k : sinks_) k->on_lost(c.cpu, missed);
-      }
+      if (missed > 0) report_lost(c, missed);
+      else if (missed < 0) c.check_stats = true;  // counted from stats after this poll
       unsigned long long ts = 0;
       c.record = kbuffer_read_event(c.kbuf, &ts);
       c.ts = ts;
@@ -226,6 +224,41 @@ Result<size_t> EventStream::deliver(uint64_t watermark) {
   return n;
 }
 
+void EventStream::report_lost(CpuReader &c, int64_t count) {
+  if (count > 0) c.lost += static_cast<uint64_t>(count);
+  else c.lost_unknown = true;
+  for (EventSink *k : sinks_) k->on_lost(c.cpu, count);
+}
+
+namespace {
+// overrun + dropped events from a per_cpu/cpuN/stats text, or -1.
+int64_t lost_in_stats(const char *text) {
+  if (!text) return -1;
+  int64_t total = 0;
+  bool found = false;
+  for (const char *key : {"overrun: ", "dropped events: "}) {
+    if (const char *p = std::strstr(text, key)) {
+      total += std::strtoll(p + std::strlen(key), nullptr, 10);
+      found = true;
+    }
+  }
+  return found ? total : -1;
+}
+}  // namespace
+
+void EventStream::account_lost(bool all_cpus) {
+  for (CpuReader &c : cpus_) {
+    if (!c.tcpu || !(all_cpus || c.check_stats)) continue;
+    std::string file = "per_cpu/cpu" + std::to_string(c.cpu) + "/stats";
+    char *text = tracefs_instance_file_read(info_.instance, file.c_str(), nullptr);
+    int64_t total = lost_in_stats(text);
+    free(text);
+    if (total > static_cast<int64_t>(c.lost)) report_lost(c, total - static_cast<int64_t>(c.lost));
+    else if (total < 0 && c.check_stats) report_lost(c, -1);
+    c.check_stats = false;
+  }
+}
+
 Result<size_t> EventStream::poll(int timeout_ms, int wake_fd) {
   if (timeout_ms > 0) {
     pollfd pfd{wake_fd, POLLIN, 0};
@@ -236,13 +269,17 @@ Result<size_t> EventStream::poll(int timeout_ms, int wake_fd) {
   uint64_t watermark = mono_clock_ ? monotonic_ns() : kNoWatermark;
   Status st = drain_all();
   if (!st) return std::move(st).error();
-  return deliver(watermark);
+  auto n = deliver(watermark);
+  account_lost(false);
+  return n;
 }
 
 Result<size_t> EventStream::flush() {
   Status st = drain_all();
   if (!st) return std::move(st).error();
-  return deliver(kNoWatermark);
+  auto n = deliver(kNoWatermark);
+  account_lost(true);
+  return n;
 }
 
 uint64_t EventStream::lost(int cpu) const {

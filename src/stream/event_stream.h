@@ -8,8 +8,11 @@
 // that watermark has been read, so it is safe to emit. Later ones wait for the
 // next poll. With another clock, each poll emits everything it read.
 //
-// Lost events: the kernel flags pages that follow dropped records; each is
-// reported to the sinks (on_lost) and counted per CPU (lost()).
+// Lost events: the kernel flags pages that follow dropped records, and
+// stores the count when the page has room; otherwise the exact count comes
+// from the CPU's stats file (overrun + dropped events; our instance is
+// fresh, so these are ours). Each loss is reported to the sinks (on_lost)
+// and counted per CPU (lost()); flush() reconciles every CPU with stats.
 #pragma once
 
 #include <cstdint>
@@ -88,6 +91,7 @@ class EventStream {
     uint64_t ts = 0;
     uint64_t lost = 0;
     bool lost_unknown = false;
+    bool check_stats = false;     // a page said "dropped", count not stored
   };
 
   EventStream() = default;
@@ -96,6 +100,8 @@ class EventStream {
   void load_next(CpuReader &c);
   void advance(CpuReader &c);
   Result<size_t> deliver(uint64_t watermark);
+  void account_lost(bool all_cpus);
+  void report_lost(CpuReader &c, int64_t count);
   uint8_t *take_page();
   void give_page(uint8_t *page);
 

@@ -23,26 +23,8 @@ namespace {
 
 using test::Hit;
 
-// Keeps a copy of every event and every lost report.
-class CollectSink : public EventSink {
- public:
-  Status on_event(const Event &e) override {
-    events.push_back(e);
-    return Ok{};
-  }
-  void on_lost(int cpu, int64_t count) override { lost.emplace_back(cpu, count); }
-  std::vector<Event> events;
-  std::vector<std::pair<int, int64_t>> lost;
-};
-
-Hit hit_of(const Event &e) {
-  Hit h;
-  if (auto *f = e.field("i")) h.i = f->value.i;
-  if (auto *f = e.field("sq")) h.sq = f->value.u;
-  if (auto *f = e.field("name")) h.name = f->value.text;
-  if (auto *f = e.field("tag")) h.tag = f->value.u;
-  return h;
-}
+using test::CollectSink;
+using test::hit_of;
 
 class StreamTest : public ::testing::Test {
  protected:
@@ -171,6 +153,33 @@ TEST_F(StreamTest, DurationStopsTheSessionAndTheCommand) {
   EXPECT_LT(sum->seconds, 2.0);
   // The forever loop counts k = 0, 1, 2... with no gap: nothing lost.
   for (size_t k = 0; k < sink.events.size(); ++k) ASSERT_EQ(sink.events[k].field("i")->value.i, static_cast<long>(k));
+}
+
+TEST_F(StreamTest, LostEventsAreCountedAndReportedNeverSilent) {
+  // A tiny buffer drained rarely: the kernel overwrites, and must tell us.
+  const int n = 20000;
+  SessionOptions o = session_for(n);
+  o.buffer_size_kb = 8;
+  o.poll_interval_ms = 5000;
+  CollectSink sink;
+  auto sum = run_session(o, {&sink});
+  ASSERT_TRUE(sum) << sum.error().message;
+  uint64_t lost = 0;
+  for (uint64_t l : sum->lost_per_cpu) lost += l;
+  ASSERT_FALSE(sink.lost.empty()) << "events were dropped (" << sink.events.size() << " of " << n << ") but not reported";
+  ASSERT_LT(sink.events.size(), static_cast<size_t>(n));
+  // Every dropped record is accounted for: seen + lost = produced.
+  EXPECT_EQ(sink.events.size() + lost, static_cast<size_t>(n));
+  // One "lost N events on cpuX" line per CPU that lost any.
+  std::vector<std::string> expect;
+  for (size_t cpu = 0; cpu < sum->lost_per_cpu.size(); ++cpu)
+    if (sum->lost_per_cpu[cpu])
+      expect.push_back("lost " + std::to_string(sum->lost_per_cpu[cpu]) + " events on cpu" + std::to_string(cpu));
+  EXPECT_FALSE(expect.empty());
+  EXPECT_EQ(sum->warnings, expect);
+  // What survived is still in call order.
+  for (size_t k = 1; k < sink.events.size(); ++k)
+    ASSERT_LT(sink.events[k - 1].field("i")->value.i, sink.events[k].field("i")->value.i);
 }
 
 TEST_F(StreamTest, CommandThatCannotRunIsAnErrorAndLeavesNothing) {

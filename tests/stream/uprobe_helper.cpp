@@ -49,6 +49,15 @@ uint64_t elf_symbol_file_offset(const std::string &path, const std::string &symb
   return 0;
 }
 
+Hit hit_of(const Event &e) {
+  Hit h;
+  if (auto *f = e.field("i")) h.i = f->value.i;
+  if (auto *f = e.field("sq")) h.sq = f->value.u;
+  if (auto *f = e.field("name")) h.name = f->value.text;
+  if (auto *f = e.field("tag")) h.tag = f->value.u;
+  return h;
+}
+
 std::vector<Hit> parse_fixture_output(const std::string &text) {
   std::vector<Hit> out;
   std::istringstream in(text);

@@ -7,7 +7,10 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "src/stream/event_sink.h"
 
 struct tracefs_dynevent;
 
@@ -24,6 +27,21 @@ struct Hit {
   unsigned long tag = 0;
   bool operator==(const Hit &) const = default;
 };
+// The fixture probe's fields of a decoded event.
+Hit hit_of(const Event &e);
+
+// Keeps a copy of every event and every lost report.
+class CollectSink : public EventSink {
+ public:
+  Status on_event(const Event &e) override {
+    events.push_back(e);
+    return Ok{};
+  }
+  void on_lost(int cpu, int64_t count) override { lost.emplace_back(cpu, count); }
+  std::vector<Event> events;
+  std::vector<std::pair<int, int64_t>> lost;
+};
+
 // Parses the fixture's "hit i=.. sq=.. name=.. tag=0x.." lines.
 std::vector<Hit> parse_fixture_output(const std::string &text);
 
