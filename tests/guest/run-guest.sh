@@ -178,7 +178,9 @@ if [ -n "$disk_dir" ]; then
     t0=$(date +%s.%N)
     part=$(mktemp "$cache_root/disks/.build.XXXXXX")
     # No journal: the guest mounts it read-only; fewer blocks to write.
-    if ! mkfs.ext4 -q -F -O ^has_journal -m 0 -L kppdebug -d "$disk_dir" "$part" "${size_mb}M" >&2; then
+    # Enough inodes for a directory of many small files, whatever the size.
+    inodes=$(( $(find "$disk_dir" | wc -l) + 1024 ))
+    if ! mkfs.ext4 -q -F -O ^has_journal -m 0 -N "$inodes" -L kppdebug -d "$disk_dir" "$part" "${size_mb}M" >&2; then
       rm -f "$part"; die "mkfs.ext4 -d $disk_dir failed"
     fi
     mv -f "$part" "$disk_img"
@@ -271,7 +273,7 @@ t_start=$(date +%s)
 timeout -k 5 "$timeout_s" "$qemu" "${qemu_args[@]}" </dev/null >"$log" 2>&1 &
 qpid=$!
 # Show the console as it comes, without the serial line's carriage returns.
-tail -n +1 -f --pid="$qpid" "$log" | tr -d '\r' &
+tail -n +1 -s 0.1 -f --pid="$qpid" "$log" | tr -d '\r' &
 tail_pid=$!
 # Until the guest's /init speaks, watch for a boot that never comes (a broken
 # accelerator, a kernel that hangs early): that is "cannot boot here", a skip, and
