@@ -133,6 +133,7 @@ const char *usage_text() {
        kprobe-probe -l [PATTERN] [--json]     list probes
        kprobe-probe -d PATTERN                delete probes
        kprobe-probe trace -e GROUP:EVENT [--json] [--duration S] [-- COMMAND...]
+       kprobe-probe record -e GROUP:EVENT [-o trace.dat] [--duration S] [-- COMMAND...]
        kprobe-probe demo                      the bundled demo
 
 PROBE: [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return] [ARG ...]  or  SRC:ALN [ARG ...]
@@ -151,7 +152,8 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
   -q, --quiet            print only errors
   -v, --verbose          say more
       --max-probes N     at most N sites per probe (default 128)
-  -e, --event PATTERN    (trace) events to enable in our own tracefs instance
+  -o, --output FILE      (record) the trace.dat to write (default trace.dat)
+  -e, --event PATTERN    (trace, record) events to enable in our own tracefs instance
       --json             (trace, list) JSON lines
       --duration S       (trace) stop after S seconds
       --filter EXPR      (trace) tracefs event filter

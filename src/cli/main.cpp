@@ -18,9 +18,7 @@ int main(int argc, char **argv) {
     case CliOptions::Command::Version: std::printf("kprobe-probe %s\n", KPP_VERSION); return 0;
     case CliOptions::Command::Probe: status = kpp::run_probe_command(*options); break;
     case CliOptions::Command::Trace: status = kpp::run_trace_command(*options); break;
-    case CliOptions::Command::Record:
-      status = kpp::Error("record is not available yet", "use 'kprobe-probe trace' for now");
-      break;
+    case CliOptions::Command::Record: status = kpp::run_record_command(*options); break;
     case CliOptions::Command::Demo: status = kpp::run_demo_command(*options); break;
   }
   if (!status) {

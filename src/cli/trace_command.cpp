@@ -1,9 +1,11 @@
-// trace: decoded events from our own tracefs instance, as lines or JSON.
+// trace and record: events from our own tracefs instance, as decoded lines
+// or JSON (trace), or as raw ring-buffer pages in a trace.dat (record).
 #include <cstdio>
 
 #include "src/cli/commands.h"
 #include "src/output/printer_sink.h"
 #include "src/stream/session.h"
+#include "src/tracedat/tracedat_writer.h"
 
 namespace kpp {
 
@@ -25,9 +27,28 @@ void report_session(const SessionSummary &summary, bool quiet) {
   std::fprintf(stderr, "\n");
 }
 
+namespace {
+Status require_events(const CliOptions &options, const char *command) {
+  if (!options.events.empty()) return Ok{};
+  return Error(std::string(command) + " needs events to enable",
+               "give them with -e GROUP:EVENT (globs allowed), see 'kprobe-probe -l'");
+}
+}  // namespace
+
+Status run_record_command(const CliOptions &options) {
+  if (Status s = require_events(options, "record"); !s) return s;
+  auto writer = TraceDatWriter::create(options.output);
+  if (!writer) return std::move(writer).error();
+  auto summary = run_session(session_options_from(options), {writer->get()});
+  if (!summary) return std::move(summary).error();
+  report_session(*summary, options.quiet);
+  if (!options.quiet) std::fprintf(stderr, "recorded to %s (open it with 'trace-cmd report %s')\n",
+                                   options.output.c_str(), options.output.c_str());
+  return Ok{};
+}
+
 Status run_trace_command(const CliOptions &options) {
-  if (options.events.empty())
-    return Error("trace needs events to enable", "give them with -e GROUP:EVENT (globs allowed), see 'kprobe-probe -l'");
+  if (Status s = require_events(options, "trace"); !s) return s;
   PrinterSink printer(options.json ? PrintFormat::Json : PrintFormat::Text, stdout);
   auto summary = run_session(session_options_from(options), {&printer});
   if (!summary) return std::move(summary).error();
