@@ -2,18 +2,14 @@
 
 #include <algorithm>
 
+#include "src/util/strings.h"
+
 namespace kpp {
 
 namespace {
 
 using dwarf::Place;
 using dwarf::TypeInfo;
-
-std::string join(const std::vector<std::string> &items, const std::string &sep = ", ") {
-  std::string out;
-  for (const std::string &item : items) out += (out.empty() ? "" : sep) + item;
-  return out;
-}
 
 // A value being resolved: where it is, what type, and the bitfield it is, if any.
 struct Value {

@@ -1,18 +1,12 @@
 #include "src/definition/fetch_format.h"
 
-#include <cinttypes>
-#include <cstdio>
+#include "src/util/strings.h"
 
 namespace kpp {
 
 namespace {
 std::string signed_offset(int64_t v) {
   return v < 0 ? "-" + std::to_string(-static_cast<uint64_t>(v)) : "+" + std::to_string(v);
-}
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
 }
 }  // namespace
 

@@ -2,29 +2,13 @@
 // definitions with fetch-args.
 #include "src/definition/probe_builder.h"
 
-#include <cinttypes>
-#include <cstdio>
-
 #include "arch/arch.h"
 #include "src/definition/arg_resolver.h"
+#include "src/util/strings.h"
 
 namespace kpp {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
-
-std::string join(const std::vector<std::string> &items) {
-  std::string out;
-  for (const std::string &item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
-std::string basename_of(const std::string &path) { return path.substr(path.rfind('/') + 1); }
 
 Span point_span(const ProbeSpec &spec) {
   // The probe point is the first word of the spec (after any EVENT=).

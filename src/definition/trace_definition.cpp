@@ -4,15 +4,11 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "src/util/strings.h"
+
 namespace kpp {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
 
 std::vector<std::string_view> split_words(std::string_view s) {
   std::vector<std::string_view> words;

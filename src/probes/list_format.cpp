@@ -3,15 +3,11 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "src/util/strings.h"
+
 namespace kpp {
 
 namespace {
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
-std::string basename_of(const std::string &path) { return path.substr(path.rfind('/') + 1); }
 }  // namespace
 
 dwarf::DebugInfo *SourceLookup::debug_for(const std::string &path) {

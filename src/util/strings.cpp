@@ -1,0 +1,22 @@
+#include "src/util/strings.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace kpp {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+std::string join(const std::vector<std::string> &items, const std::string &sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : sep) + items[i];
+  return out;
+}
+
+std::string basename_of(const std::string &path) { return path.substr(path.rfind('/') + 1); }
+
+}  // namespace kpp
