@@ -3,7 +3,8 @@
  * truth the tests compare the decoded events against.
  *
  *   stream_fixture N          N calls, one "hit ..." line each
- *   stream_fixture forever    calls every millisecond until killed (no output)
+ *   stream_fixture forever [FILE]  calls every millisecond until killed (no
+ *                             output); creates FILE after the 50th call
  *   stream_fixture bench N    N calls as fast as possible, prints only the count
  */
 #include <stdio.h>
@@ -22,6 +23,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "forever") == 0) {
     for (long k = 0;; ++k) {
       kpp_fixture_hit(k, (unsigned long)k * k, names[k % 5], 0xdead0000ul + (unsigned long)k);
+      if (k == 49 && argc > 2) fclose(fopen(argv[2], "w"));
       usleep(1000);
     }
   }
