@@ -37,8 +37,16 @@ resolve_version() {
   printf '%s' "$dep"
 }
 
+# apt-cache takes about half a second to load its cache; remember its answer until the
+# package lists change (apt-get update rewrites the lists directory).
+lists_stamp() { stat -c %Y /var/lib/apt/lists 2>/dev/null || echo none; }
+resolved_file=$cache_root/resolved-version
+
 if [ -n "${KPP_GUEST_KERNEL:-}" ]; then
   kver=$KPP_GUEST_KERNEL
+elif [ -f "$resolved_file" ] && read -r stamp kver <"$resolved_file" &&
+     [ "$stamp" = "$(lists_stamp)" ] && [ -n "$kver" ] && [ -d "$cache_root/$kver" ]; then
+  :   # the lists did not change since we resolved and fetched this version
 else
   kver=$(resolve_version)
   if [ -z "$kver" ]; then
@@ -57,7 +65,12 @@ else
 fi
 
 dest=$cache_root/$kver
+remember() {
+  [ -n "${KPP_GUEST_KERNEL:-}" ] && return 0
+  echo "$(lists_stamp) $kver" >"$resolved_file.$$" && mv -f "$resolved_file.$$" "$resolved_file" || true
+}
 if [ -d "$dest" ]; then
+  remember
   echo "$dest"
   exit 0
 fi
@@ -129,5 +142,6 @@ rm -rf "$out/unpack-image" "$out/unpack-dbg"
 
 # Publish: one rename. If a concurrent run won the race, keep its copy.
 mv -T "$out" "$dest" 2>/dev/null || [ -d "$dest" ] || die "cannot rename $out to $dest"
+remember
 echo "fetch-kernel: cached $kver in $dest" >&2
 echo "$dest"
