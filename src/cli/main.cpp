@@ -4,6 +4,7 @@
 #include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
 #include "src/spec/error_format.h"
+#include "src/stream/trace_instance.h"
 
 int main(int argc, char **argv) {
   using kpp::CliOptions;
@@ -12,6 +13,8 @@ int main(int argc, char **argv) {
     std::fputs(kpp::format_error(options.error()).c_str(), stderr);
     return 1;
   }
+  // Instances are removed by their destructors; this covers paths that skip them.
+  kpp::install_trace_instance_cleanup_at_exit();
   kpp::Status status = kpp::Ok{};
   switch (options->command) {
     case CliOptions::Command::Help: std::fputs(kpp::usage_text(), stdout); return 0;
