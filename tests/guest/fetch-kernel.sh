@@ -77,6 +77,9 @@ fi
 
 command -v dpkg-deb >/dev/null || die "dpkg-deb is missing"
 mkdir -p "$cache_root" || die "cannot create the cache root $cache_root"
+# Temp dirs of runs killed outright (no trap ran) would pile up 300 MB each; any
+# older than two hours is not a download in progress.
+find "$cache_root" -maxdepth 1 -name '.fetch-*' -mmin +120 -exec rm -rf {} + 2>/dev/null || true
 # Same file system as the destination, so the final mv is an atomic rename.
 tmp=$(mktemp -d "$cache_root/.fetch-$kver.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
