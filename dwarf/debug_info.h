@@ -21,7 +21,7 @@ struct AddressRange {
   bool contains(uint64_t a) const { return a >= begin && a < end; }
 };
 
-// One function body: an out-of-line definition (later also inlined copies).
+// One function body: an out-of-line definition or an inlined copy.
 struct Function {
   std::string name;              // source name ("walk")
   std::string symbol;            // ELF symbol that starts the body ("walk.isra.0"), may be empty
@@ -31,7 +31,10 @@ struct Function {
   std::vector<AddressRange> ranges;
   uint64_t die_offset = 0;       // identifies the DIE for later queries
   bool optimized = false;        // some parameter or local has a location list
+  bool inlined = false;          // an inlined copy (DW_TAG_inlined_subroutine) inside another function
 };
+
+enum class InlineCopies { Include, Exclude };
 
 // An address where a source line begins (a probe site).
 struct LineSite {
@@ -70,9 +73,12 @@ class DebugInfo {
   virtual bool is_kernel() const = 0;           // a vmlinux (has linux_banner)
   virtual std::string build_id() const = 0;     // hex, empty when absent
 
-  // The out-of-line definitions of `name` (several for same-named statics);
-  // `file` (a path suffix) narrows them when not empty.
-  virtual std::vector<Function> find_functions(const std::string &name, const std::string &file) = 0;
+  // The out-of-line definitions of `name` (several for same-named statics)
+  // and, with InlineCopies::Include, every copy inlined into other functions
+  // (found by a scan of all units). `file` (a path suffix) narrows them when
+  // not empty. Sorted by address.
+  virtual std::vector<Function> find_functions(const std::string &name, const std::string &file,
+                                               InlineCopies inlines) = 0;
   // Up to `max` function names closest to `name`, for "did you mean".
   virtual std::vector<std::string> similar_functions(const std::string &name, size_t max) = 0;
 

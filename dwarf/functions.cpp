@@ -67,6 +67,12 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
     low = ranges->front().LowPC;
   }
   Function fn;
+  fn.inlined = die.getTag() == llvm::dwarf::DW_TAG_inlined_subroutine;
+  if (fn.inlined) {
+    // The first instruction of the copy, where its parameters are set.
+    if (auto entry_pc = die.find(llvm::dwarf::DW_AT_entry_pc))
+      if (auto a = entry_pc->getAsAddress()) low = *a;
+  }
   const char *name = die.getSubroutineName(DINameKind::ShortName);
   fn.name = name ? name : "";
   fn.decl_file = decl_file_of(die, DILineInfoSpecifier::FileLineInfoKind::RawValue);
@@ -77,30 +83,38 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   } else {
     consumeError(ranges.takeError());
   }
-  if (auto sym = symbolize(low); sym && sym->second == 0) fn.symbol = sym->first;
+  if (auto sym = symbolize(low); sym && sym->second == 0 && !fn.inlined) fn.symbol = sym->first;
   fn.die_offset = die.getOffset();
   fn.optimized = uses_location_lists(die);
   return fn;
 }
 
-std::vector<DWARFDie> LlvmDebugInfo::subprograms_named(const std::string &name) {
+std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subprograms, bool inline_copies) {
   std::vector<DWARFDie> found;
   for (const auto &unit : context_->compile_units()) {
     for (const auto &entry : unit->dies()) {
-      if (entry.getTag() != llvm::dwarf::DW_TAG_subprogram) continue;
+      auto tag = entry.getTag();
+      bool wanted = (subprograms && tag == llvm::dwarf::DW_TAG_subprogram) ||
+                    (inline_copies && tag == llvm::dwarf::DW_TAG_inlined_subroutine);
+      if (!wanted) continue;
       DWARFDie die(unit.get(), &entry);
+      // An inlined copy is named by its abstract origin; getName follows it.
       const char *n = die.getName(DINameKind::ShortName);
-      if (n && name == n && die.find(llvm::dwarf::DW_AT_low_pc)) found.push_back(die);
+      if (!n || name != n) continue;
+      if (tag == llvm::dwarf::DW_TAG_subprogram && !die.find(llvm::dwarf::DW_AT_low_pc) &&
+          !die.find(llvm::dwarf::DW_AT_ranges))
+        continue;
+      found.push_back(die);
     }
   }
   return found;
 }
 
-std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, const std::string &file) {
+std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, const std::string &file,
+                                                    InlineCopies inlines) {
   std::vector<Function> result;
   std::set<uint64_t> seen;
   auto add = [&](DWARFDie die) {
-    die = enclosing_subprogram(die);
     if (!die.isValid() || !seen.insert(die.getOffset()).second) return;
     auto fn = function_from_die(die);
     if (!fn || fn->name != name) return;
@@ -108,11 +122,13 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
     result.push_back(std::move(*fn));
   };
   for (const ElfSymbol &sym : functions_)
-    if (source_name_of_symbol(sym.name) == name) add(context_->getDIEsForAddress(sym.address).FunctionDIE);
-  // A stripped symbol table, or a function the linker kept no symbol for:
-  // fall back to the DWARF itself.
-  if (result.empty())
-    for (DWARFDie die : subprograms_named(name)) add(die);
+    if (source_name_of_symbol(sym.name) == name) add(enclosing_subprogram(context_->getDIEsForAddress(sym.address).FunctionDIE));
+  // The symbol table finds out-of-line bodies cheaply; inlined copies, and
+  // functions without a symbol (a stripped symbol table), need a scan.
+  bool need_subprograms = result.empty();
+  bool need_inlines = inlines == InlineCopies::Include;
+  if (need_subprograms || need_inlines)
+    for (DWARFDie die : scan_for(name, need_subprograms, need_inlines)) add(die);
   std::sort(result.begin(), result.end(), [](const Function &a, const Function &b) { return a.entry < b.entry; });
   return result;
 }

@@ -112,8 +112,9 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const 
 }
 
 std::optional<SourcePlace> LlvmDebugInfo::source_of(uint64_t address) {
+  // The innermost function at the address: an inlined copy is reported as
+  // itself, as perf probe reports it.
   DWARFDie die = context_->getDIEsForAddress(address).FunctionDIE;
-  while (die.isValid() && die.getTag() != llvm::dwarf::DW_TAG_subprogram) die = die.getParent();
   if (!die.isValid()) return std::nullopt;
   auto fn = function_from_die(die);
   if (!fn) return std::nullopt;

@@ -36,7 +36,8 @@ class LlvmDebugInfo final : public DebugInfo {
   bool is_kernel() const override { return is_kernel_; }
   std::string build_id() const override { return build_id_; }
 
-  std::vector<Function> find_functions(const std::string &name, const std::string &file) override;
+  std::vector<Function> find_functions(const std::string &name, const std::string &file,
+                                       InlineCopies inlines) override;
   std::vector<std::string> similar_functions(const std::string &name, size_t max) override;
   uint64_t probe_entry(const Function &fn) override;
 
@@ -62,7 +63,8 @@ class LlvmDebugInfo final : public DebugInfo {
   void read_elf_facts();
   std::optional<Function> function_from_die(llvm::DWARFDie die);
   std::string decl_file_of(llvm::DWARFDie die, llvm::DILineInfoSpecifier::FileLineInfoKind kind);
-  std::vector<llvm::DWARFDie> subprograms_named(const std::string &name);
+  // Subprograms with code (and, when asked, inlined copies) named `name`, by a scan of every unit.
+  std::vector<llvm::DWARFDie> scan_for(const std::string &name, bool subprograms, bool inline_copies);
   // The line-table rows of the unit that holds `fn`, restricted to its ranges and its file.
   struct LineRow { uint64_t address; int line; bool is_stmt; bool prologue_end; bool same_file; bool seq_start; };
   std::vector<LineRow> rows_of(const Function &fn);

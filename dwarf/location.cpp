@@ -42,6 +42,15 @@ std::string op_name(uint8_t op) {
   return buf;
 }
 
+// "DWARF register 13 - 1", "*(DWARF register 6 - 24) + 8": for messages.
+std::string describe_sum(const FetchExpr &expr, int64_t addend) {
+  std::string text = expr.root == FetchExpr::Root::Register ? "DWARF register " + std::to_string(expr.dwarf_reg)
+                     : expr.root == FetchExpr::Root::GlobalMemory ? "a global"
+                                                                  : std::to_string(expr.constant);
+  for (int64_t load : expr.loads) text = "*(" + text + (load ? (load < 0 ? " - " : " + ") + std::to_string(load < 0 ? -load : load) : "") + ")";
+  return text + (addend < 0 ? " - " : " + ") + std::to_string(addend < 0 ? -addend : addend);
+}
+
 Error unsupported(uint8_t op, const std::string &why = "not supported yet") {
   return Error(op_name(op) + " " + why);
 }
@@ -219,7 +228,22 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
       // is the whole variable is taken for now.
       if (op.getEndOffset() != data.getData().size()) return unsupported(code, "(a variable split into pieces)");
     } else if (code == llvm::dwarf::DW_OP_entry_value || code == llvm::dwarf::DW_OP_GNU_entry_value) {
-      return unsupported(code, "(the value the variable had on entry) is not supported yet");
+      // The value a register had when the function was entered. At the
+      // entry itself that is the register now; elsewhere it needs a second
+      // probe at the entry, joined per thread (not done yet).
+      uint64_t size = op.getRawOperand(0);
+      StringRef block = data.getData().substr(op.getEndOffset() - size, size);
+      std::optional<int> reg;
+      if (size == 1 && static_cast<uint8_t>(block[0]) >= llvm::dwarf::DW_OP_reg0 &&
+          static_cast<uint8_t>(block[0]) <= llvm::dwarf::DW_OP_reg31)
+        reg = static_cast<uint8_t>(block[0]) - llvm::dwarf::DW_OP_reg0;
+      uint64_t entry = 0, high = 0, section = 0;
+      bool at_entry = function.getLowAndHighPC(entry, high, section) && pc == entry;
+      if (!reg) return unsupported(code, "of something other than a register is not supported yet");
+      if (!at_entry)
+        return Error("its value here is the one register " + std::to_string(*reg) +
+                     " had on entry to the function (DW_OP_entry_value), which only a probe at the entry can read");
+      stack.push_back(reg_plus(*reg, 0));
     } else {
       return unsupported(code);
     }
@@ -231,8 +255,11 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
   const StackEntry &top = stack.back();
   if (stack_value) {
     if (top.kind == StackEntry::Kind::Constant) return Place::known(static_cast<int64_t>(top.value) + top.addend);
-    if (top.kind == StackEntry::Kind::Address || top.addend != 0)
-      return Error("its value is computed (an address plus an offset), which kernel fetch-args cannot do");
+    if (top.kind == StackEntry::Kind::Address)
+      return Error("its value is an address computed from a global, which kernel fetch-args cannot express");
+    if (top.addend != 0)
+      return Error("its value here is computed (" + describe_sum(top.expr, top.addend) +
+                   "), and kernel fetch-args cannot add");
     if (top.expr.root == FetchExpr::Root::Register && top.expr.loads.empty())
       return Place::in_register(top.expr.dwarf_reg);
     if (top.expr.root == FetchExpr::Root::GlobalMemory && top.expr.loads.empty())

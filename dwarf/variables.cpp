@@ -71,14 +71,18 @@ std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t p
       var.unavailable_why = place.error().message;
     result.push_back(std::move(var));
   };
+  // The frame base of an inlined copy is that of the function it was inlined into.
+  DWARFDie frame_function = function;
+  while (frame_function.isValid() && frame_function.getTag() != llvm::dwarf::DW_TAG_subprogram)
+    frame_function = frame_function.getParent();
   for (auto scope = scopes.rbegin(); scope != scopes.rend(); ++scope)
     for (const DWARFDie &child : scope->children())
-      if (is_variable(child.getTag())) add(child, function);
+      if (is_variable(child.getTag())) add(child, frame_function);
 
   // Then the globals and file statics of this unit.
   DWARFDie unit_die = function.getDwarfUnit()->getUnitDIE();
   for (const DWARFDie &child : unit_die.children())
-    if (child.getTag() == llvm::dwarf::DW_TAG_variable && child.find(llvm::dwarf::DW_AT_location)) add(child, function);
+    if (child.getTag() == llvm::dwarf::DW_TAG_variable && child.find(llvm::dwarf::DW_AT_location)) add(child, frame_function);
   return result;
 }
 

@@ -9,7 +9,10 @@ namespace kpp {
 
 namespace {
 
-enum LongOnly { opt_max_probes = 1000, opt_json, opt_duration, opt_filter, opt_pid_only, opt_version };
+enum LongOnly { opt_max_probes = 1000, opt_no_inlines, opt_json, opt_duration, opt_filter, opt_pid_only, opt_version };
+
+// Options of record/report, numbered apart so the lists above stay as they are.
+enum EventsLongOnly { opt_file_version = 1100, opt_compression };
 
 const option long_options[] = {
     {"add", required_argument, nullptr, 'a'},
@@ -28,11 +31,14 @@ const option long_options[] = {
     {"event", required_argument, nullptr, 'e'},
     {"output", required_argument, nullptr, 'o'},
     {"max-probes", required_argument, nullptr, opt_max_probes},
+    {"no-inlines", no_argument, nullptr, opt_no_inlines},
     {"json", no_argument, nullptr, opt_json},
     {"duration", required_argument, nullptr, opt_duration},
     {"filter", required_argument, nullptr, opt_filter},
     {"pid-only", no_argument, nullptr, opt_pid_only},
     {"version", no_argument, nullptr, opt_version},
+    {"file-version", required_argument, nullptr, opt_file_version},
+    {"compression", required_argument, nullptr, opt_compression},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -40,6 +46,7 @@ std::optional<CliOptions::Command> subcommand(const char *word) {
   if (!std::strcmp(word, "demo")) return CliOptions::Command::Demo;
   if (!std::strcmp(word, "trace")) return CliOptions::Command::Trace;
   if (!std::strcmp(word, "record")) return CliOptions::Command::Record;
+  if (!std::strcmp(word, "report")) return CliOptions::Command::Report;
   return std::nullopt;
 }
 
@@ -63,7 +70,10 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
   optind = 1;
   opterr = 0;
   int c;
-  while ((c = getopt_long(n, args.data(), "+a:d:l::D:x:k:m:s:fnqvhe:o:", long_options, nullptr)) != -1) {
+  // report takes its FILE anywhere ("report f.dat --json"): let getopt permute.
+  const char *shorts = "+a:d:l::D:x:k:m:s:fnqvhe:o:";
+  if (o.command == CliOptions::Command::Report) ++shorts;
+  while ((c = getopt_long(n, args.data(), shorts, long_options, nullptr)) != -1) {
     switch (c) {
       case 'a': o.add.push_back(optarg); break;
       case 'd': o.del.push_back(optarg); break;
@@ -86,9 +96,20 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
       case 'e': o.events.push_back(optarg); break;
       case 'o': o.output = optarg; break;
       case opt_json: o.json = true; break;
+      case opt_no_inlines: o.no_inlines = true; break;
       case opt_pid_only: o.pid_only = true; break;
       case opt_filter: o.filter = optarg; break;
       case opt_version: o.command = CliOptions::Command::Version; break;
+      case opt_file_version:
+        if (std::strcmp(optarg, "6") && std::strcmp(optarg, "7"))
+          return Error(std::string("--file-version: expected 6 or 7, got '") + optarg + "'");
+        o.file_version = std::atoi(optarg);
+        break;
+      case opt_compression:
+        if (std::strcmp(optarg, "zstd") && std::strcmp(optarg, "zlib") && std::strcmp(optarg, "none"))
+          return Error(std::string("--compression: expected zstd, zlib or none, got '") + optarg + "'");
+        o.compression = optarg;
+        break;
       case opt_max_probes: {
         char *end = nullptr;
         long v = std::strtol(optarg, &end, 10);
@@ -117,6 +138,9 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
     if (!rest.empty() && !after_dashes)
       return Error("unexpected '" + rest.front() + "'", "give the command to trace after '--'");
     o.command_line = rest;
+  } else if (o.command == CliOptions::Command::Report) {
+    if (rest.size() != 1) return Error("report reads one trace.dat", "kprobe-probe report FILE [--json]");
+    o.input = rest.front();
   } else if (!rest.empty()) {
     if (o.command == CliOptions::Command::Demo) return Error("demo takes no arguments");
     std::string spec;
@@ -134,6 +158,7 @@ const char *usage_text() {
        kprobe-probe -d PATTERN                delete probes
        kprobe-probe trace -e GROUP:EVENT [--json] [--duration S] [-- COMMAND...]
        kprobe-probe record -e GROUP:EVENT [-o trace.dat] [--duration S] [-- COMMAND...]
+       kprobe-probe report FILE [--json]      print a trace.dat's events as trace does
        kprobe-probe demo                      the bundled demo
 
 PROBE: [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return] [ARG ...]  or  SRC:ALN [ARG ...]
@@ -152,9 +177,12 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
   -q, --quiet            print only errors
   -v, --verbose          say more
       --max-probes N     at most N sites per probe (default 128)
+      --no-inlines       probe out-of-line bodies only, not inlined copies
   -o, --output FILE      (record) the trace.dat to write (default trace.dat)
   -e, --event PATTERN    (trace, record) events to enable in our own tracefs instance
-      --json             (trace, list) JSON lines
+      --file-version 6|7 (record) trace.dat version (default 6, which every reader opens)
+      --compression ALGO (record, version 7) zstd, zlib or none (default none)
+      --json             (trace, report, list) JSON lines
       --duration S       (trace) stop after S seconds
       --filter EXPR      (trace) tracefs event filter
       --pid-only         (trace) only the traced command and its children

@@ -12,7 +12,7 @@
 namespace kpp {
 
 struct CliOptions {
-  enum class Command { Probe, Demo, Trace, Record, Help, Version };
+  enum class Command { Probe, Demo, Trace, Record, Report, Help, Version };
   Command command = Command::Probe;
 
   // probe (perf probe's options)
@@ -29,6 +29,7 @@ struct CliOptions {
   bool quiet = false;                    // -q/--quiet
   int verbose = 0;                       // -v/--verbose
   size_t max_probes = 128;               // --max-probes
+  bool no_inlines = false;               // --no-inlines
   bool json = false;                     // --json (list, trace)
 
   // trace / record
@@ -38,6 +39,11 @@ struct CliOptions {
   std::string filter;                    // --filter EXPR
   bool pid_only = false;                 // --pid-only
   std::vector<std::string> command_line; // after "--"
+  int file_version = 6;                  // --file-version 6|7 (record)
+  std::string compression;               // --compression zstd|zlib|none (record, version 7)
+
+  // report
+  std::string input;                     // the trace.dat to read
 };
 
 // Parses argv. Errors name the option and what is wrong with its value.

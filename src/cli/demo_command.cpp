@@ -65,7 +65,7 @@ Status run_demo_command(const CliOptions &options) {
   for (const char *text : demo_specs) {
     auto spec = parse_probe_spec(text);
     if (!spec) return std::move(spec).error();
-    auto r = build_probe(*spec, *target->debug, BuildOptions{target->path, "", options.max_probes});
+    auto r = build_probe(*spec, *target->debug, BuildOptions{target->path, "", options.max_probes, false});
     if (!r) return std::move(r).error();
     resolved.push_back(std::move(*r));
   }

@@ -18,7 +18,7 @@ namespace {
 Result<std::vector<ResolvedSpec>> resolve_specs(const std::vector<std::string> &texts, const CliOptions &options,
                                                  ProbeTarget &target) {
   std::vector<ResolvedSpec> resolved;
-  BuildOptions build{target.path, options.module, options.max_probes};
+  BuildOptions build{target.path, options.module, options.max_probes, options.no_inlines};
   for (const std::string &text : texts) {
     auto spec = parse_probe_spec(text);
     if (!spec) return std::move(spec).error();

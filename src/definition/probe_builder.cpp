@@ -41,7 +41,7 @@ class Builder {
 
     std::vector<Site> sites;
     if (!p.function.empty()) {
-      functions_ = debug_.find_functions(p.function, p.file);
+      functions_ = debug_.find_functions(p.function, p.file, inline_copies());
       if (functions_.empty()) return no_such_function();
       for (const dwarf::Function &fn : functions_) {
         auto found = sites_in(fn);
@@ -59,6 +59,10 @@ class Builder {
         sites.push_back({&fn, line_addresses_[i], line_point(fn, p.line)});
       }
     }
+    if (sites.empty())
+      return fail("'" + p.function + "' is only inlined, so it has no " + (p.is_return ? "return" : "entry offset") +
+                      " to probe",
+                  "probe a line of it, or of the function it is inlined into");
     if (sites.size() > options_.max_probes)
       return fail("'" + spec_.text + "' expands to " + std::to_string(sites.size()) + " probe sites, more than --max-probes " +
                   std::to_string(options_.max_probes));
@@ -86,6 +90,16 @@ class Builder {
     return fail(message, similar.empty() ? "list the functions with 'kprobe-probe -F'" : "did you mean: " + join(similar));
   }
 
+  // Inlined copies are found by a scan of every unit: cheap for a program,
+  // seconds for a vmlinux, where it is done only when the function has no
+  // out-of-line body, until the index of issue #7 makes it cheap.
+  dwarf::InlineCopies inline_copies() {
+    if (options_.no_inlines) return dwarf::InlineCopies::Exclude;
+    if (!options_.target_path.empty()) return dwarf::InlineCopies::Include;
+    auto bodies = debug_.find_functions(spec_.point.function, spec_.point.file, dwarf::InlineCopies::Exclude);
+    return bodies.empty() ? dwarf::InlineCopies::Include : dwarf::InlineCopies::Exclude;
+  }
+
   std::string file_suffix(const dwarf::Function &fn) {
     return fn.decl_file.empty() ? "" : "@" + basename_of(fn.decl_file);
   }
@@ -95,8 +109,13 @@ class Builder {
 
   Result<std::vector<Site>> sites_in(const dwarf::Function &fn) {
     const ProbePoint &p = spec_.point;
-    if (p.is_return) return std::vector<Site>{{&fn, fn.entry, fn.name + file_suffix(fn) + "%return"}};
+    if (p.is_return) {
+      // An inlined copy has no return instruction of its own to probe.
+      if (fn.inlined) return std::vector<Site>{};
+      return std::vector<Site>{{&fn, fn.entry, fn.name + file_suffix(fn) + "%return"}};
+    }
     if (p.offset) {
+      if (fn.inlined) return std::vector<Site>{};  // an offset counts from an out-of-line entry
       uint64_t address = fn.entry + *p.offset;
       bool inside = false;
       for (const dwarf::AddressRange &r : fn.ranges) inside = inside || r.contains(address);
