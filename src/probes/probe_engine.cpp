@@ -1,6 +1,7 @@
 #include "src/probes/probe_engine.h"
 
 #include <fnmatch.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -85,6 +86,9 @@ bool event_matches(const std::string &pattern, const std::string &qualified) {
 Result<ProbeEngine> ProbeEngine::open() {
   auto dir = ensure_tracefs();
   if (!dir) return std::move(dir).error();
+  // Mounted but not ours to read (not root): say so rather than list nothing.
+  if (access(dir->c_str(), R_OK | X_OK) != 0)
+    return Error("cannot read tracefs at " + *dir + ": " + std::strerror(errno), "probes need root: run as root");
   return ProbeEngine(*dir);
 }
 

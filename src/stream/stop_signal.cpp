@@ -7,7 +7,7 @@ namespace kpp {
 namespace {
 volatile std::sig_atomic_t g_stop = 0;
 volatile std::sig_atomic_t g_signal = 0;
-struct sigaction g_old_int, g_old_term;
+struct sigaction g_old_int, g_old_term, g_old_pipe;
 
 void on_signal(int sig) {
   g_signal = sig;
@@ -23,11 +23,13 @@ StopSignalScope::StopSignalScope() {
   sa.sa_flags = 0;  // no SA_RESTART: poll() returns EINTR at once
   sigaction(SIGINT, &sa, &g_old_int);
   sigaction(SIGTERM, &sa, &g_old_term);
+  sigaction(SIGPIPE, &sa, &g_old_pipe);  // `trace | head`: stop and clean up, do not die
 }
 
 StopSignalScope::~StopSignalScope() {
   sigaction(SIGINT, &g_old_int, nullptr);
   sigaction(SIGTERM, &g_old_term, nullptr);
+  sigaction(SIGPIPE, &g_old_pipe, nullptr);
 }
 
 bool stop_requested() { return g_stop != 0; }
