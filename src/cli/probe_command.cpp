@@ -24,6 +24,8 @@ Result<std::vector<ResolvedSpec>> resolve_specs(const std::vector<std::string> &
     if (!spec) return std::move(spec).error();
     auto r = build_probe(*spec, *target.debug, build);
     if (!r) return std::move(r).error();
+    if (!options.quiet)
+      for (const std::string &w : r->warnings) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());
     resolved.push_back(std::move(*r));
   }
   return resolved;

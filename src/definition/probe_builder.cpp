@@ -67,13 +67,22 @@ class Builder {
       return fail("'" + spec_.text + "' expands to " + std::to_string(sites.size()) + " probe sites, more than --max-probes " +
                   std::to_string(options_.max_probes));
 
+    // A site whose arguments cannot be read (an inlined copy where the
+    // value was folded away, say) is left out with a warning, as long as
+    // some site remains: the others still show what was asked for.
     ResolvedSpec out;
     out.spec = spec_;
+    std::optional<Error> first_error;
     for (const Site &site : sites) {
       auto probe = definition_at(site);
-      if (!probe) return std::move(probe).error();
-      out.sites.push_back(std::move(*probe));
+      if (probe) {
+        out.sites.push_back(std::move(*probe));
+        continue;
+      }
+      out.warnings.push_back("skipped " + site.point + ": " + probe.error().message);
+      if (!first_error) first_error = std::move(probe).error();
     }
+    if (out.sites.empty()) return std::move(*first_error);
     return out;
   }
 

@@ -32,6 +32,7 @@ struct ResolvedProbe {
 struct ResolvedSpec {
   ProbeSpec spec;
   std::vector<ResolvedProbe> sites;
+  std::vector<std::string> warnings;  // sites left out and why ("skipped sq@prog.c: ...")
 };
 
 // Resolves `spec` against `debug`. The event name is left to assign_event_names().
