@@ -30,7 +30,7 @@ struct Function {
   uint64_t entry = 0;            // link-time address of the first instruction
   std::vector<AddressRange> ranges;
   uint64_t die_offset = 0;       // identifies the DIE for later queries
-  bool optimized = false;        // some parameter or local has a location list
+  bool optimized = false;        // built with optimization: no prologue to skip
   bool inlined = false;          // an inlined copy (DW_TAG_inlined_subroutine) inside another function
 };
 

@@ -21,23 +21,44 @@ DWARFDie enclosing_subprogram(DWARFDie die) {
   return die;
 }
 
-bool has_location_list(const DWARFDie &die) {
+// A location that is a list (it changes along the code) or a bare register:
+// only optimized code describes variables that way; code built without
+// optimization keeps them in frame slots, valid once the prologue has run.
+bool has_optimized_location(const DWARFDie &die) {
   auto loc = die.find(llvm::dwarf::DW_AT_location);
-  return loc && !loc->isFormClass(DWARFFormValue::FC_Exprloc) && !loc->isFormClass(DWARFFormValue::FC_Block);
+  if (!loc) return false;
+  if (!loc->isFormClass(DWARFFormValue::FC_Exprloc) && !loc->isFormClass(DWARFFormValue::FC_Block)) return true;
+  auto block = loc->getAsBlock();
+  if (!block || block->empty()) return false;
+  uint8_t op = (*block)[0];
+  return (op >= llvm::dwarf::DW_OP_reg0 && op <= llvm::dwarf::DW_OP_reg31) || op == llvm::dwarf::DW_OP_regx;
 }
 
-// Optimized code describes its variables with location lists; code built
-// without optimization keeps them in frame slots that are valid only once
-// the prologue has run.
-bool uses_location_lists(const DWARFDie &die) {
+bool has_optimized_variables(const DWARFDie &die) {
   for (const DWARFDie &child : die.children()) {
     auto tag = child.getTag();
-    if ((tag == llvm::dwarf::DW_TAG_formal_parameter || tag == llvm::dwarf::DW_TAG_variable) && has_location_list(child))
+    if ((tag == llvm::dwarf::DW_TAG_formal_parameter || tag == llvm::dwarf::DW_TAG_variable) &&
+        has_optimized_location(child))
       return true;
-    if ((tag == llvm::dwarf::DW_TAG_lexical_block || tag == llvm::dwarf::DW_TAG_inlined_subroutine) && uses_location_lists(child))
+    if ((tag == llvm::dwarf::DW_TAG_lexical_block || tag == llvm::dwarf::DW_TAG_inlined_subroutine) &&
+        has_optimized_variables(child))
       return true;
   }
   return false;
+}
+
+// gcc records its options in DW_AT_producer ("GNU C17 12.2.0 -mtune=generic
+// -g -O2"); an -O other than -O0 means there is no prologue to skip, even in
+// a function whose variables give no sign of it (clang records no options).
+bool producer_says_optimized(const DWARFDie &die) {
+  DWARFDie unit = die.getDwarfUnit()->getUnitDIE();
+  std::optional<const char *> text = llvm::dwarf::toString(unit.find(llvm::dwarf::DW_AT_producer));
+  if (!text || !*text) return false;
+  std::string_view p(*text);
+  size_t at = p.rfind(" -O");  // the last -O wins, as it does for gcc
+  if (at == std::string_view::npos) return false;
+  char level = at + 3 < p.size() ? p[at + 3] : ' ';
+  return level != '0';  // -O, -O1..3, -Os, -Og, -Ofast
 }
 
 }  // namespace
@@ -85,7 +106,7 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   }
   if (auto sym = symbolize(low); sym && sym->second == 0 && !fn.inlined) fn.symbol = sym->first;
   fn.die_offset = die.getOffset();
-  fn.optimized = uses_location_lists(die);
+  fn.optimized = producer_says_optimized(die) || has_optimized_variables(die);
   return fn;
 }
 
@@ -144,8 +165,10 @@ uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
   // The prologue ends where the line table starts its second statement:
   // clang marks it prologue_end, gcc starts a new row there (on the same
   // line when the whole function is on one line).
-  for (const LineRow &row : rows_of(fn))
+  for (const LineRow &row : rows_of(fn)) {
+    if (row.address == fn.entry && row.prologue_end) return fn.entry;  // no prologue at all
     if (row.address > fn.entry && (row.prologue_end || row.is_stmt)) return row.address;
+  }
   return fn.entry;
 }
 

@@ -4,6 +4,7 @@
 
 #include "arch/arch.h"
 #include "src/definition/arg_resolver.h"
+#include "src/definition/point_text.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -109,9 +110,7 @@ class Builder {
     return bodies.empty() ? dwarf::InlineCopies::Include : dwarf::InlineCopies::Exclude;
   }
 
-  std::string file_suffix(const dwarf::Function &fn) {
-    return fn.decl_file.empty() ? "" : "@" + basename_of(fn.decl_file);
-  }
+  std::string file_suffix(const dwarf::Function &fn) { return perf_file_suffix(fn.decl_file); }
   std::string line_point(const dwarf::Function &fn, int absolute_line) {
     return fn.name + ":" + std::to_string(absolute_line - fn.decl_line) + file_suffix(fn);
   }

@@ -1,5 +1,7 @@
 #include "src/probes/list_format.h"
 
+#include "src/definition/point_text.h"
+
 #include <cinttypes>
 #include <cstdio>
 
@@ -34,7 +36,7 @@ std::string SourceLookup::point_of(const TraceDefinition &def) {
   std::string point = place->function;
   if (*address != place->function_entry && place->line > 0 && !def.is_return)
     point += ":" + std::to_string(place->line - place->function_line);
-  if (!place->file.empty()) point += "@" + basename_of(place->file);
+  point += perf_file_suffix(place->file);
   if (def.is_return) point += "%return";
   return point;
 }

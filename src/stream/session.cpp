@@ -153,8 +153,13 @@ Result<SessionSummary> run_session(const SessionOptions &opt, const std::vector<
       if (Status st = instance.set_buffer_size_kb(opt.buffer_size_kb); !st) return st;
     for (const auto &pattern : opt.events)
       if (auto r = instance.enable(pattern); !r) return std::move(r).error();
-    if (!opt.filter.empty())
-      if (Status st = instance.set_filter(opt.filter); !st) return st;
+    // Our own reads of the ring buffer are system calls too: a probe on the
+    // read path (vfs_read, ksys_read) would record every read we make and
+    // the buffer would never drain. The kernel filter drops our own events
+    // before they are recorded.
+    std::string own = "common_pid != " + std::to_string(getpid());
+    std::string filter = opt.filter.empty() ? own : "(" + opt.filter + ") && " + own;
+    if (Status st = instance.set_filter(filter); !st) return st;
     if (!opt.command.empty()) {
       if (Status st = command.spawn(opt.command); !st) return st;
       sum.command_pid = command.pid();
