@@ -25,7 +25,7 @@ struct AddressRange {
 struct Function {
   std::string name;              // source name ("walk")
   std::string symbol;            // ELF symbol that starts the body ("walk.isra.0"), may be empty
-  std::string decl_file;         // as DWARF names it ("prog.c" or "/src/prog.c")
+  std::string decl_file;         // the whole path, the unit's directory joined when relative
   int decl_line = 0;
   uint64_t entry = 0;            // link-time address of the first instruction
   std::vector<AddressRange> ranges;

@@ -96,7 +96,7 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   }
   const char *name = die.getSubroutineName(DINameKind::ShortName);
   fn.name = name ? name : "";
-  fn.decl_file = decl_file_of(die, DILineInfoSpecifier::FileLineInfoKind::RawValue);
+  fn.decl_file = decl_file_of(die, DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath);
   fn.decl_line = static_cast<int>(die.getDeclLine());
   fn.entry = low;
   if (auto ranges = die.getAddressRanges()) {

@@ -260,15 +260,9 @@ TEST_P(E2eBuild, FunctionEntryProbeSeesStateBeforeTheBody) {
     EXPECT_EQ(events[i].fields["a"], truth[i].fields["a"]) << "hit #" << i;
     EXPECT_EQ(events[i].fields["b"], truth[i].fields["b"]) << "hit #" << i;
     late |= events[i].fields["calls"] == std::to_string(std::stoi(truth[i].fields["calls"]) + 1);
-    if (GetParam() == "gcc_O0" || !late) {
-      EXPECT_EQ(events[i], truth[i]) << "hit #" << i;
-    }
+    EXPECT_EQ(events[i], truth[i]) << "hit #" << i;
   }
-  if (late && GetParam() != "gcc_O0")
-    GTEST_SKIP() << "known bug: on optimized code the function probe is put past the first statement, after "
-                    "s_calls++ ran (dwarf/functions.cpp probe_entry(): fn.optimized is false for a function whose "
-                    "parameters stay in registers without a location list, so the prologue is 'skipped'); perf "
-                    "probes the entry of optimized code";
+  EXPECT_FALSE(late) << "the probe ran after the function body had started";
 }
 
 // -D prints exactly what --add then writes to uprobe_events.
@@ -340,10 +334,7 @@ TEST_F(E2e, ListShowsTheProbeWithItsSourceLine) {
   // perf prints the DWARF file name cut to its last 30 characters.
   std::string perf_line = perf_list_line(
       group_ + ":walk", "on walk:" + std::to_string(rel) + "@" + perf_file_form(fixture_source) + " in " + fx + " with i s");
-  if (line != perf_line)
-    GTEST_SKIP() << "known bug: --list prints the source file's basename where perf prints its last 30 characters "
-                    "(src/probes/list_format.cpp basename_of)\n  ours: "
-                 << line << "\n  perf: " << perf_line;
+  EXPECT_EQ(line, perf_line);
 }
 
 TEST_F(E2e, ListJsonHasTheFields) {
