@@ -47,9 +47,13 @@ struct LineSite {
 struct Variable {
   std::string name;
   bool is_parameter = false;
+  bool is_global = false;        // a global or file static, not a local
   std::optional<Place> place;    // empty when no location covers the address
   std::string unavailable_why;   // set when `place` is empty
   TypeRef type;
+  // Where, inside the scope that declares it, the variable can be read
+  // (its location-list entries, or the whole scope); empty for globals.
+  std::vector<AddressRange> available;
 };
 
 // A code address described in source terms, for --list.
@@ -106,6 +110,12 @@ class DebugInfo {
   // offset and, for bitfields, bit position; nullopt when there is none.
   virtual std::optional<Member> member(TypeRef aggregate, const std::string &name) = 0;
   virtual std::vector<std::string> member_names(TypeRef aggregate) = 0;
+
+  // The names of the functions with code (from the symbol table, compiler
+  // suffixes cut), sorted and unique, for -F.
+  virtual std::vector<std::string> function_names() = 0;
+  // Every statement row of `fn`'s own file in its ranges, by address, for -L and -V --range.
+  virtual std::vector<LineSite> line_rows(const Function &fn) = 0;
 
   // The function and line at `address`, when DWARF covers it.
   virtual std::optional<SourcePlace> source_of(uint64_t address) = 0;

@@ -161,7 +161,8 @@ std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &nam
 }
 
 uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
-  if (fn.optimized) return fn.entry;
+  // An inlined copy has no prologue: its entry_pc is where its parameters are set.
+  if (fn.optimized || fn.inlined) return fn.entry;
   // The prologue ends where the line table starts its second statement:
   // clang marks it prologue_end, gcc starts a new row there (on the same
   // line when the whole function is on one line).

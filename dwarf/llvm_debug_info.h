@@ -52,6 +52,8 @@ class LlvmDebugInfo final : public DebugInfo {
   std::optional<Member> member(TypeRef aggregate, const std::string &name) override;
   std::vector<std::string> member_names(TypeRef aggregate) override;
 
+  std::vector<std::string> function_names() override;
+  std::vector<LineSite> line_rows(const Function &fn) override;
   std::optional<SourcePlace> source_of(uint64_t address) override;
   std::optional<uint64_t> address_of_file_offset(uint64_t offset) override;
   Result<uint64_t> file_offset(uint64_t address) override;
@@ -71,6 +73,8 @@ class LlvmDebugInfo final : public DebugInfo {
   std::string file_of_row(llvm::DWARFUnit *unit, const llvm::DWARFDebugLine::LineTable *table, uint64_t file_index);
   // Where the variable described by `die` lives at `pc`.
   Result<Place> locate(llvm::DWARFDie die, llvm::DWARFDie function, uint64_t pc);
+  // The address ranges inside `scope` where `die` has a location.
+  std::vector<AddressRange> available_ranges(llvm::DWARFDie die, llvm::DWARFDie scope);
   // The canonical frame address at `pc`, from .eh_frame or .debug_frame.
   Result<FetchExpr> frame_address(uint64_t pc, int64_t &addend);
   llvm::DWARFDie die_at(uint64_t offset) { return context_->getDIEForOffset(offset); }

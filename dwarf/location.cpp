@@ -2,11 +2,13 @@
 // each stack entry as "fetch expression + addend" so that what it computes
 // can be written as kernel fetch-args. Anything that needs arithmetic the
 // kernel cannot do is refused with the operation that caused it.
+#include <algorithm>
 #include <cstdio>
 
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/DebugInfo/DWARF/DWARFDebugFrame.h>
 #include <llvm/DebugInfo/DWARF/DWARFExpression.h>
+#include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 
 #include "dwarf/llvm_debug_info.h"
@@ -271,6 +273,35 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
   }
   if (top.kind == StackEntry::Kind::Expr) return Place::at(top.expr, top.addend);
   return Place::at_address(top.value + static_cast<uint64_t>(top.addend));
+}
+
+std::vector<AddressRange> LlvmDebugInfo::available_ranges(DWARFDie die, DWARFDie scope) {
+  std::vector<AddressRange> scope_ranges;
+  if (auto ranges = scope.getAddressRanges()) {
+    for (const auto &r : *ranges) scope_ranges.push_back({r.LowPC, r.HighPC});
+  } else {
+    consumeError(ranges.takeError());
+  }
+  auto loc = die.find(llvm::dwarf::DW_AT_location);
+  if (die.find(llvm::dwarf::DW_AT_const_value) ||
+      (loc && (loc->isFormClass(DWARFFormValue::FC_Exprloc) || loc->isFormClass(DWARFFormValue::FC_Block))))
+    return scope_ranges;
+  std::vector<AddressRange> out;
+  if (!loc) return out;
+  auto locations = die.getLocations(llvm::dwarf::DW_AT_location);
+  if (!locations) {
+    consumeError(locations.takeError());
+    return out;
+  }
+  for (const DWARFLocationExpression &entry : *locations) {
+    if (entry.Expr.empty()) continue;
+    if (!entry.Range) return scope_ranges;
+    for (const AddressRange &s : scope_ranges) {
+      uint64_t b = std::max(s.begin, entry.Range->LowPC), e = std::min(s.end, entry.Range->HighPC);
+      if (b < e) out.push_back({b, e});
+    }
+  }
+  return out;
 }
 
 }  // namespace kpp::dwarf

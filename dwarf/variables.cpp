@@ -57,12 +57,14 @@ std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t p
   }
 
   std::set<std::string> seen;  // an inner variable hides an outer one of the same name
-  auto add = [&](const DWARFDie &die, DWARFDie frame_function) {
+  auto add = [&](const DWARFDie &die, DWARFDie frame_function, const DWARFDie *scope) {
     const char *name = die.getName(DINameKind::ShortName);
     if (!name || !seen.insert(name).second) return;
     Variable var;
     var.name = name;
     var.is_parameter = die.getTag() == llvm::dwarf::DW_TAG_formal_parameter;
+    var.is_global = scope == nullptr;
+    if (scope) var.available = available_ranges(die, *scope);
     var.type = type_of(die);
     auto place = locate(die, frame_function, pc);
     if (place)
@@ -77,12 +79,12 @@ std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t p
     frame_function = frame_function.getParent();
   for (auto scope = scopes.rbegin(); scope != scopes.rend(); ++scope)
     for (const DWARFDie &child : scope->children())
-      if (is_variable(child.getTag())) add(child, frame_function);
+      if (is_variable(child.getTag())) add(child, frame_function, &*scope);
 
   // Then the globals and file statics of this unit.
   DWARFDie unit_die = function.getDwarfUnit()->getUnitDIE();
   for (const DWARFDie &child : unit_die.children())
-    if (child.getTag() == llvm::dwarf::DW_TAG_variable && child.find(llvm::dwarf::DW_AT_location)) add(child, frame_function);
+    if (child.getTag() == llvm::dwarf::DW_TAG_variable && child.find(llvm::dwarf::DW_AT_location)) add(child, frame_function, nullptr);
   return result;
 }
 

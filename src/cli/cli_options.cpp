@@ -9,7 +9,7 @@ namespace kpp {
 
 namespace {
 
-enum LongOnly { opt_max_probes = 1000, opt_no_inlines, opt_json, opt_duration, opt_filter, opt_pid_only, opt_version };
+enum LongOnly { opt_max_probes = 1000, opt_no_inlines, opt_externs, opt_range, opt_json, opt_duration, opt_filter, opt_pid_only, opt_version };
 
 // Options of record/report, numbered apart so the lists above stay as they are.
 enum EventsLongOnly { opt_file_version = 1100, opt_compression };
@@ -32,6 +32,11 @@ const option long_options[] = {
     {"output", required_argument, nullptr, 'o'},
     {"max-probes", required_argument, nullptr, opt_max_probes},
     {"no-inlines", no_argument, nullptr, opt_no_inlines},
+    {"funcs", optional_argument, nullptr, 'F'},
+    {"vars", required_argument, nullptr, 'V'},
+    {"line", required_argument, nullptr, 'L'},
+    {"externs", no_argument, nullptr, opt_externs},
+    {"range", no_argument, nullptr, opt_range},
     {"json", no_argument, nullptr, opt_json},
     {"duration", required_argument, nullptr, opt_duration},
     {"filter", required_argument, nullptr, opt_filter},
@@ -71,7 +76,7 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
   opterr = 0;
   int c;
   // report takes its FILE anywhere ("report f.dat --json"): let getopt permute.
-  const char *shorts = "+a:d:l::D:x:k:m:s:fnqvhe:o:";
+  const char *shorts = "+a:d:l::D:x:k:m:s:fnqvhe:o:F::V:L:";
   if (o.command == CliOptions::Command::Report) ++shorts;
   while ((c = getopt_long(n, args.data(), shorts, long_options, nullptr)) != -1) {
     switch (c) {
@@ -97,6 +102,15 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
       case 'o': o.output = optarg; break;
       case opt_json: o.json = true; break;
       case opt_no_inlines: o.no_inlines = true; break;
+      case 'F':
+        if (optarg) o.funcs = optarg;
+        else if (optind < n && args[optind][0] != '-' && o.command == CliOptions::Command::Probe) o.funcs = args[optind++];
+        else o.funcs = "";
+        break;
+      case 'V': o.vars.push_back(optarg); break;
+      case 'L': o.lines.push_back(optarg); break;
+      case opt_externs: o.externs = true; break;
+      case opt_range: o.range = true; break;
       case opt_pid_only: o.pid_only = true; break;
       case opt_filter: o.filter = optarg; break;
       case opt_version: o.command = CliOptions::Command::Version; break;
@@ -166,6 +180,9 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
 
   -a, --add PROBE        add a probe (a bare PROBE means --add)
   -D, --definition PROBE print the kernel definition of PROBE instead of adding it
+  -L, --line RANGE       show the lines of FUNC[:RLN[+N|-RLN2]] or SRC:ALN[+N|-ALN2] that can be probed
+  -V, --vars PROBEPOINT  show the variables that can be read at a probe point (--externs, --range)
+  -F, --funcs[=GLOB]     list the functions that can be probed
   -d, --del PATTERN      delete the probes matching [GROUP:]EVENT (globs allowed)
   -l, --list[=PATTERN]   list probes, perf's line form (--json: one object a line)
   -x, --exec PATH        probe a program or library (uprobes)

@@ -20,6 +20,11 @@ struct CliOptions {
   std::vector<std::string> definition;   // -D/--definition
   std::vector<std::string> del;          // -d/--del
   std::optional<std::string> list;       // -l/--list[=PATTERN] ("" = all)
+  std::optional<std::string> funcs;      // -F/--funcs[=GLOB] ("" = all but _*)
+  std::vector<std::string> vars;         // -V/--vars PROBEPOINT
+  std::vector<std::string> lines;        // -L/--line LINE-RANGE
+  bool externs = false;                  // --externs (-V)
+  bool range = false;                    // --range (-V)
   std::string exec;                      // -x/--exec
   std::string vmlinux;                   // -k/--vmlinux
   std::string module;                    // -m/--module

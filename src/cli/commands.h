@@ -8,6 +8,7 @@
 namespace kpp {
 
 Status run_probe_command(const CliOptions &options);   // --add, -D, -l, -d
+Status run_lookup_command(const CliOptions &options);  // -F, -V, -L
 Status run_trace_command(const CliOptions &options);   // trace
 Status run_record_command(const CliOptions &options);  // record
 Status run_demo_command(const CliOptions &options);    // demo

@@ -136,8 +136,13 @@ Status run_probe_command(const CliOptions &options) {
     Status s = add_or_define(options);
     if (!s) return s;
   }
+  if (options.funcs || !options.vars.empty() || !options.lines.empty()) {
+    Status s = run_lookup_command(options);
+    if (!s) return s;
+  }
   if (options.list) return list(options);
-  if (options.del.empty() && options.add.empty() && options.definition.empty())
+  if (options.del.empty() && options.add.empty() && options.definition.empty() && !options.funcs &&
+      options.vars.empty() && options.lines.empty())
     return Error("nothing to do", "add a probe ('kprobe-probe -x PROG FUNC'), list them (-l), or see --help");
   return Ok{};
 }

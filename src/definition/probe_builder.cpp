@@ -153,6 +153,7 @@ class Builder {
     ResolvedProbe probe;
     probe.address = site.address;
     probe.point = site.point;
+    probe.function = *site.function;
     TraceDefinition &def = probe.definition;
     def.is_return = spec_.point.is_return;
     FetchFormatter formatter{*regs_, debug_};

@@ -26,6 +26,7 @@ struct ResolvedProbe {
   TraceDefinition definition;
   std::string point;        // "walk:5@prog.c", "add@prog.c", "add%return@prog.c"
   uint64_t address = 0;     // link-time address
+  dwarf::Function function; // the function (or inlined copy) the site is in
 };
 
 // All sites of one spec; they share one event name (a multi-probe event).

@@ -573,3 +573,112 @@ TEST_F(E2e, DefinitionAsNonRootWorks) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------
+// Inlined copies: one probe on an inlined function fires in every copy,
+// each with the values its own caller gave it.
+
+std::vector<std::string> inline_builds() {
+  std::vector<std::string> out;
+  std::stringstream ss(KPP_E2E_INLINE_BUILDS);
+  for (std::string b; std::getline(ss, b, ',');)
+    if (!b.empty()) out.push_back(b);
+  return out;
+}
+
+class E2eInline : public E2e, public ::testing::WithParamInterface<std::string> {
+ protected:
+  std::string fixture() const { return fixture_dir + "/inline_fixture_" + GetParam(); }
+};
+
+TEST_P(E2eInline, ProbeOnAnInlinedFunctionFiresInEveryCopyWithItsOwnValues) {
+  run_result add = kpp({"-q", "-x", fixture(), "-a", ev("mix") + "mix v k"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  // One event, a probe point per inlined copy (first() and second()).
+  std::vector<std::string> defs = group_lines(group_);
+  ASSERT_EQ(defs.size(), 2u) << read_file(tracing_dir() + "/uprobe_events");
+  run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", fixture()});
+  ASSERT_EQ(trace.status, 0) << describe(trace);
+  std::vector<observation> truth = truth_lines(trace.out);
+  ASSERT_EQ(truth.size(), 6u) << trace.out;
+  std::vector<observation> events = json_events(trace.out, group_);
+  ASSERT_EQ(events.size(), truth.size()) << describe(trace);
+  for (size_t i = 0; i < truth.size(); ++i) EXPECT_EQ(events[i], truth[i]) << "hit #" << i;
+}
+
+TEST_P(E2eInline, NoInlinesLeavesOnlyOutOfLineBodies) {
+  // mix has no out-of-line body, so --no-inlines finds nothing to probe.
+  run_result d = kpp({"-x", fixture(), "--no-inlines", "-D", "mix v"});
+  EXPECT_EQ(d.status, 1) << describe(d);
+  EXPECT_TRUE(contains(d.err, "no function 'mix'")) << d.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, E2eInline, ::testing::ValuesIn(inline_builds()),
+                         [](const ::testing::TestParamInfo<std::string> &info) { return info.param; });
+
+// ---------------------------------------------------------------------------
+// Looking before probing: -F, -V, -L.
+
+TEST_F(E2e, FuncsListsTheFixtureFunctions) {
+  run_result r = kpp({"-x", fixture_path("gcc_O0"), "-F"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  std::vector<std::string> names = split_lines(r.out);
+  for (const char *fn : {"main", "scale", "walk", "truth_walk"})
+    EXPECT_NE(std::find(names.begin(), names.end(), fn), names.end()) << fn << " missing from:\n" << r.out;
+  for (const std::string &n : names) EXPECT_NE(n[0], '_') << "internal names are left out by default";
+  run_result glob = kpp({"-x", fixture_path("gcc_O0"), "--funcs=s*"});
+  ASSERT_EQ(glob.status, 0) << describe(glob);
+  EXPECT_EQ(split_lines(glob.out), std::vector<std::string>{"scale"});
+}
+
+TEST_F(E2e, VarsShowsWhatCanBeReadAtTheLine) {
+  std::string spec = "walk:" + std::to_string(walk_body_rel());
+  run_result r = kpp({"-x", fixture_path("gcc_O0"), "-V", spec});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "Available variables at " + spec)) << r.out;
+  // The locals of walk() at that line, by the fixture's source.
+  for (const char *v : {"\tp\n", "\ti\n", "\ts\n"}) EXPECT_TRUE(contains(r.out, v)) << v << " in:\n" << r.out;
+  EXPECT_FALSE(contains(r.out, "g_counter")) << "globals only with --externs";
+  run_result ext = kpp({"-x", fixture_path("gcc_O0"), "-V", spec, "--externs"});
+  EXPECT_TRUE(contains(ext.out, "\tg_counter\n")) << ext.out;
+  run_result range = kpp({"-x", fixture_path("gcc_O0"), "-V", spec, "--range"});
+  ASSERT_EQ(range.status, 0) << describe(range);
+  EXPECT_TRUE(contains(range.out, "[walk+0x")) << range.out;
+}
+
+TEST_F(E2e, LineShowsTheSourceWithTheLinesThatHaveCode) {
+  int rel = walk_body_rel();
+  run_result r = kpp({"-x", fixture_path("gcc_O0"), "-L", "walk"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  std::vector<std::string> lines = split_lines(r.out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], "<walk@" + fixture_source + ":0>");
+  // The probed line is numbered (it has code) and shows its source text.
+  std::string numbered = std::to_string(rel) + "  ";
+  bool found = false;
+  for (const std::string &l : lines)
+    if (contains(l, "probe:walk_body") && l.find(numbered) != std::string::npos) found = true;
+  EXPECT_TRUE(found) << r.out;
+  // The line without code is shown, unnumbered.
+  bool unnumbered = false;
+  for (const std::string &l : lines)
+    if (contains(l, "no-code-line") && l.rfind("         ", 0) == 0) unnumbered = true;
+  EXPECT_TRUE(unnumbered) << r.out;
+}
+
+TEST_F(E2e, LineWorksWithoutTheSourceAndSaysWhatItTried) {
+  // A copy of the fixture whose recorded source path does not exist.
+  std::string dir = "/tmp/kpp-e2e-nosrc-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::string src = dir + "/moved.c";
+  std::filesystem::copy_file(fixture_source, src);
+  std::string bin = dir + "/moved";
+  ASSERT_EQ(std::system(("gcc -O0 -g -o " + bin + " " + src).c_str()), 0);
+  std::filesystem::remove(src);
+  run_result r = kpp({"-x", bin, "-L", "walk"});
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(r.status, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, std::to_string(walk_body_rel()) + "  (walk+")) << r.out;
+  EXPECT_TRUE(contains(r.err, "tried:")) << r.err;
+  EXPECT_TRUE(contains(r.err, src)) << r.err;
+}

@@ -1,0 +1,22 @@
+// Listings for -F and -L: function names and a function's statement rows.
+#include <set>
+
+#include "dwarf/llvm_debug_info.h"
+#include "dwarf/names.h"
+
+namespace kpp::dwarf {
+
+std::vector<std::string> LlvmDebugInfo::function_names() {
+  std::set<std::string> names;
+  for (const ElfSymbol &sym : functions_) names.insert(source_name_of_symbol(sym.name));
+  return {names.begin(), names.end()};
+}
+
+std::vector<LineSite> LlvmDebugInfo::line_rows(const Function &fn) {
+  std::vector<LineSite> rows;
+  for (const LineRow &row : rows_of(fn))
+    if (row.is_stmt && row.same_file && row.line > 0) rows.push_back({row.address, fn.decl_file, row.line});
+  return rows;
+}
+
+}  // namespace kpp::dwarf

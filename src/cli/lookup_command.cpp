@@ -1,0 +1,175 @@
+// Looking before probing: -F (functions), -V (variables at a probe point),
+// -L (lines that can be probed, with their source when it can be found).
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+
+#include "src/cli/commands.h"
+#include "src/cli/probe_target.h"
+#include "src/definition/probe_builder.h"
+#include "src/lookup/line_range.h"
+#include "src/lookup/source_file.h"
+#include "src/spec/probe_spec.h"
+#include "src/util/strings.h"
+
+namespace kpp {
+
+namespace {
+
+// perf's default -F filter leaves out names starting with '_' (internals).
+Status list_functions(const CliOptions &options, dwarf::DebugInfo &debug) {
+  const std::string &glob = *options.funcs;
+  for (const std::string &name : debug.function_names()) {
+    bool shown = glob.empty() ? name[0] != '_' : fnmatch(glob.c_str(), name.c_str(), 0) == 0;
+    if (shown) std::printf("%s\n", name.c_str());
+  }
+  return Ok{};
+}
+
+std::string symbolic(dwarf::DebugInfo &debug, uint64_t address) {
+  auto sym = debug.symbolize(address);
+  return sym ? sym->first + "+" + std::to_string(sym->second) : hex(address);
+}
+
+// "walk+0x1e-0x40": a range inside one symbol, as offsets into it.
+std::string range_text(dwarf::DebugInfo &debug, const dwarf::AddressRange &r) {
+  auto sym = debug.symbolize(r.begin);
+  if (!sym) return hex(r.begin) + "-" + hex(r.end);
+  return sym->first + "+" + hex(sym->second) + "-" + hex(sym->second + (r.end - r.begin));
+}
+
+// "walk:4-6" for the lines of `fn` whose code lies in `ranges`.
+std::string lines_of_ranges(const std::vector<dwarf::LineSite> &rows, const dwarf::Function &fn,
+                            const std::vector<dwarf::AddressRange> &ranges) {
+  int lo = 0, hi = 0;
+  for (const dwarf::LineSite &row : rows) {
+    bool inside = std::any_of(ranges.begin(), ranges.end(), [&](const dwarf::AddressRange &r) { return r.contains(row.address); });
+    if (!inside) continue;
+    int rel = row.line - fn.decl_line;
+    if (rel < 0) continue;  // code inlined from a function above this one in the file
+    if (lo == 0 && hi == 0) lo = hi = rel;
+    lo = std::min(lo, rel);
+    hi = std::max(hi, rel);
+  }
+  if (lo == 0 && hi == 0) return "";
+  return fn.name + ":" + std::to_string(lo) + (hi != lo ? "-" + std::to_string(hi) : "");
+}
+
+Status show_variables(const CliOptions &options, ProbeTarget &target, const std::string &text) {
+  auto spec = parse_probe_spec(text);
+  if (!spec) return std::move(spec).error();
+  if (!spec->args.empty())
+    return Error("-V takes a probe point without arguments").at(text, spec->args.front().span);
+  BuildOptions build{target.path, options.module, options.max_probes, options.no_inlines};
+  auto resolved = build_probe(*spec, *target.debug, build);
+  if (!resolved) return std::move(resolved).error();
+  std::printf("Available variables at %s\n", text.c_str());
+  for (const ResolvedProbe &site : resolved->sites) {
+    std::printf("        @<%s>\n", symbolic(*target.debug, site.address).c_str());
+    std::vector<dwarf::LineSite> rows;
+    if (options.range) rows = target.debug->line_rows(site.function);
+    for (const dwarf::Variable &v : target.debug->variables_at(site.function, site.address)) {
+      if (v.is_global && !options.externs) continue;
+      std::string type = target.debug->describe(v.type).name;
+      if (!options.range) {
+        if (v.place) std::printf("                %s\t%s\n", type.c_str(), v.name.c_str());
+        continue;
+      }
+      // --range: where the variable can be read, as addresses and as lines,
+      // also for the ones that cannot be read here.
+      std::vector<dwarf::AddressRange> merged;  // location lists split ranges where only the location changes
+      for (const dwarf::AddressRange &r : v.available) {
+        if (!merged.empty() && merged.back().end == r.begin) merged.back().end = r.end;
+        else merged.push_back(r);
+      }
+      std::string where;
+      for (const dwarf::AddressRange &r : merged) where += (where.empty() ? "" : ",") + range_text(*target.debug, r);
+      std::string lines = lines_of_ranges(rows, site.function, v.available);
+      std::printf("                %s\t%s\t[%s]%s%s%s\n", type.c_str(), v.name.c_str(),
+                  v.is_global ? "global" : where.c_str(), lines.empty() ? "" : " lines ", lines.c_str(),
+                  v.place ? "" : ("  not here: " + v.unavailable_why).c_str());
+    }
+  }
+  return Ok{};
+}
+
+Status show_lines(const CliOptions &options, ProbeTarget &target, const std::string &text) {
+  auto range = parse_line_range(text);
+  if (!range) return std::move(range).error();
+  dwarf::DebugInfo &debug = *target.debug;
+  // Absolute line -> addresses with code there.
+  std::map<int, std::vector<uint64_t>> code;
+  std::string file;
+  int base = 0;  // printed numbers are line - base
+  int first = 0, last = 0;
+  std::string header;
+  if (!range->function.empty()) {
+    auto fns = debug.find_functions(range->function, range->file, dwarf::InlineCopies::Exclude);
+    if (fns.empty()) {
+      auto similar = debug.similar_functions(range->function, 5);
+      return Error("no function '" + range->function + "' in '" + debug.path() + "'",
+                   similar.empty() ? "list the functions with 'kprobe-probe -F'" : "did you mean: " + join(similar));
+    }
+    const dwarf::Function &fn = fns.front();
+    for (const dwarf::LineSite &row : debug.line_rows(fn)) {
+      std::vector<uint64_t> &addresses = code[row.line];
+      if (std::find(addresses.begin(), addresses.end(), row.address) == addresses.end()) addresses.push_back(row.address);
+    }
+    file = fn.decl_file;
+    base = fn.decl_line;
+    first = fn.decl_line + range->begin;
+    last = range->end ? fn.decl_line + *range->end : (code.empty() ? first : code.rbegin()->first);
+    header = "<" + fn.name + "@" + file + ":" + std::to_string(range->begin) + ">";
+  } else {
+    first = range->begin;
+    last = range->end.value_or(range->begin);
+    for (int line = first; line <= last; ++line)
+      for (auto &[site, fn] : debug.file_line_sites(range->file, line)) {
+        code[line].push_back(site.address);
+        if (file.empty()) file = fn.decl_file;
+      }
+    if (file.empty()) return Error("no code at " + text + " in '" + debug.path() + "'");
+    header = "<" + file + ":" + std::to_string(first) + ">";
+  }
+  auto source = read_source(file, options.source);
+  std::printf("%s\n", header.c_str());
+  for (int line = first; line <= last; ++line) {
+    auto it = code.find(line);
+    bool has_code = it != code.end();
+    if (source) {
+      if (line < 1 || line > static_cast<int>(source->lines.size())) break;
+      const std::string &t = source->lines[line - 1];
+      if (has_code) std::printf("%7d  %s\n", line - base, t.c_str());
+      else std::printf("         %s\n", t.c_str());
+    } else if (has_code) {
+      // Without the source, the numbers and where their code is: still
+      // enough to write FUNC:RLN probes.
+      std::string where;
+      for (uint64_t a : it->second) where += (where.empty() ? "" : " ") + symbolic(debug, a);
+      std::printf("%7d  (%s)\n", line - base, where.c_str());
+    }
+  }
+  if (!source && !options.quiet)
+    std::fprintf(stderr, "kprobe-probe: note: %s\n  hint: %s\n", source.error().message.c_str(),
+                 source.error().hint.c_str());
+  return Ok{};
+}
+
+}  // namespace
+
+Status run_lookup_command(const CliOptions &options) {
+  auto target = open_probe_target(options);
+  if (!target) return std::move(target).error();
+  if (options.funcs)
+    if (Status s = list_functions(options, *target->debug); !s) return s;
+  for (const std::string &text : options.vars)
+    if (Status s = show_variables(options, *target, text); !s) return s;
+  for (const std::string &text : options.lines)
+    if (Status s = show_lines(options, *target, text); !s) return s;
+  return Ok{};
+}
+
+}  // namespace kpp

@@ -1,0 +1,61 @@
+#include "src/lookup/line_range.h"
+
+#include <cctype>
+
+namespace kpp {
+
+namespace {
+
+// Reads a decimal number at `pos`; nullopt when there is none.
+std::optional<int> number_at(std::string_view s, size_t &pos) {
+  size_t start = pos;
+  long v = 0;
+  while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])) && v < 100000000)
+    v = v * 10 + (s[pos++] - '0');
+  if (pos == start) return std::nullopt;
+  return static_cast<int>(v);
+}
+
+Error at(std::string_view text, size_t begin, size_t end, const std::string &message) {
+  return Error(message).at(std::string(text), {begin, std::max(end, begin + 1)});
+}
+
+}  // namespace
+
+Result<LineRange> parse_line_range(std::string_view text) {
+  LineRange r;
+  size_t colon = text.find(':');
+  std::string_view head = text.substr(0, colon);
+  if (head.empty()) return at(text, 0, 1, "a line range starts with a function or a source file");
+  // As in probe specs: a word with a '.' and no '@' is a file.
+  bool is_file = head.find('.') != std::string_view::npos && head.find('@') == std::string_view::npos;
+  if (is_file) {
+    r.file = std::string(head);
+    if (colon == std::string_view::npos) return at(text, 0, text.size(), "a source file needs a line: SRC:ALN");
+  } else {
+    size_t atsign = head.find('@');
+    r.function = std::string(head.substr(0, atsign));
+    if (atsign != std::string_view::npos) r.file = std::string(head.substr(atsign + 1));
+    if (r.function.empty()) return at(text, 0, 1, "missing function name");
+  }
+  if (colon == std::string_view::npos) return r;  // the whole function
+  size_t pos = colon + 1;
+  auto first = number_at(text, pos);
+  if (!first) return at(text, colon + 1, text.size(), "expected a line number after ':'");
+  r.begin = *first;
+  if (pos == text.size()) {
+    if (is_file) r.end = r.begin;  // SRC:ALN alone is one line
+    return r;
+  }
+  char op = text[pos++];
+  size_t number_start = pos;
+  auto second = number_at(text, pos);
+  if ((op != '+' && op != '-') || !second)
+    return at(text, number_start - 1, text.size(), "expected '+NUM' or '-LAST' after the line number");
+  if (pos != text.size()) return at(text, pos, text.size(), "unexpected text after the line range");
+  r.end = op == '+' ? r.begin + *second : *second;
+  if (*r.end < r.begin) return at(text, number_start, pos, "the range ends before it starts");
+  return r;
+}
+
+}  // namespace kpp

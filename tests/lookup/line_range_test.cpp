@@ -1,0 +1,72 @@
+// -L's LINE SYNTAX, as perf-probe.txt defines it:
+//   FUNC[@SRC][:RLN[+NUM|-RLN2]] | SRC:ALN[+NUM|-ALN2]
+#include <gtest/gtest.h>
+
+#include "src/lookup/line_range.h"
+#include "src/spec/error_format.h"
+
+using kpp::parse_line_range;
+
+TEST(LineRange, WholeFunction) {
+  auto r = parse_line_range("vfs_read");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->function, "vfs_read");
+  EXPECT_EQ(r->begin, 0);
+  EXPECT_FALSE(r->end);
+}
+
+TEST(LineRange, FunctionFromALine) {
+  auto r = parse_line_range("walk:3");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->begin, 3);
+  EXPECT_FALSE(r->end) << "FUNC:RLN runs to the end of the function";
+}
+
+TEST(LineRange, PlusCountsLinesAfterTheFirst) {
+  auto r = parse_line_range("walk:3+2");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->begin, 3);
+  EXPECT_EQ(r->end, 5);
+}
+
+TEST(LineRange, MinusGivesTheLastLine) {
+  auto r = parse_line_range("walk@prog.c:2-7");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->function, "walk");
+  EXPECT_EQ(r->file, "prog.c");
+  EXPECT_EQ(r->begin, 2);
+  EXPECT_EQ(r->end, 7);
+}
+
+TEST(LineRange, SourceFileLineIsOneLine) {
+  auto r = parse_line_range("fs/read_write.c:450");
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->function.empty());
+  EXPECT_EQ(r->file, "fs/read_write.c");
+  EXPECT_EQ(r->begin, 450);
+  EXPECT_EQ(r->end, 450);
+}
+
+TEST(LineRange, SourceFileRange) {
+  auto r = parse_line_range("prog.c:10+5");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->begin, 10);
+  EXPECT_EQ(r->end, 15);
+}
+
+TEST(LineRange, ErrorsPointAtTheSpec) {
+  auto r = parse_line_range("walk:3+");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(kpp::format_error(r.error()),
+            "kprobe-probe: error: expected '+NUM' or '-LAST' after the line number\n"
+            "  walk:3+\n"
+            "        ^\n");
+}
+
+TEST(LineRange, RejectsBackwardsRangeAndFileWithoutLine) {
+  EXPECT_FALSE(parse_line_range("walk:7-3"));
+  EXPECT_FALSE(parse_line_range("prog.c"));
+  EXPECT_FALSE(parse_line_range(":3"));
+  EXPECT_FALSE(parse_line_range("walk:x"));
+  EXPECT_FALSE(parse_line_range("walk:3-5junk"));
+}
