@@ -114,6 +114,9 @@ class DebugInfo {
   // The names of the functions with code (from the symbol table, compiler
   // suffixes cut), sorted and unique, for -F.
   virtual std::vector<std::string> function_names() = 0;
+  // The whole recorded path of the first source file whose path ends with
+  // `suffix` (as line tables name it), or empty.
+  virtual std::string find_source_file(const std::string &suffix) = 0;
   // Every statement row of `fn`'s own file in its ranges, by address, for -L and -V --range.
   virtual std::vector<LineSite> line_rows(const Function &fn) = 0;
 

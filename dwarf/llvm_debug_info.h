@@ -54,6 +54,7 @@ class LlvmDebugInfo final : public DebugInfo {
 
   std::vector<std::string> function_names() override;
   std::vector<LineSite> line_rows(const Function &fn) override;
+  std::string find_source_file(const std::string &suffix) override;
   std::optional<SourcePlace> source_of(uint64_t address) override;
   std::optional<uint64_t> address_of_file_offset(uint64_t offset) override;
   Result<uint64_t> file_offset(uint64_t address) override;

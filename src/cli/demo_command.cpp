@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <set>
 
+#include "src/cli/build_options.h"
 #include "src/cli/commands.h"
 #include "src/cli/probe_target.h"
 #include "src/definition/probe_builder.h"
@@ -65,7 +66,7 @@ Status run_demo_command(const CliOptions &options) {
   for (const char *text : demo_specs) {
     auto spec = parse_probe_spec(text);
     if (!spec) return std::move(spec).error();
-    auto r = build_probe(*spec, *target->debug, BuildOptions{target->path, "", options.max_probes, false});
+    auto r = build_probe(*spec, *target->debug, build_options_for(options, *target));
     if (!r) return std::move(r).error();
     resolved.push_back(std::move(*r));
   }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "src/cli/build_options.h"
 #include "src/cli/commands.h"
 #include "src/cli/probe_target.h"
 #include "src/definition/probe_builder.h"
@@ -63,7 +64,7 @@ Status show_variables(const CliOptions &options, ProbeTarget &target, const std:
   if (!spec) return std::move(spec).error();
   if (!spec->args.empty())
     return Error("-V takes a probe point without arguments").at(text, spec->args.front().span);
-  BuildOptions build{target.path, options.module, options.max_probes, options.no_inlines};
+  BuildOptions build = build_options_for(options, target);
   auto resolved = build_probe(*spec, *target.debug, build);
   if (!resolved) return std::move(resolved).error();
   std::printf("Available variables at %s\n", text.c_str());

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <set>
 
+#include "src/cli/build_options.h"
 #include "src/cli/commands.h"
 #include "src/cli/probe_target.h"
 #include "src/definition/probe_builder.h"
@@ -18,7 +19,7 @@ namespace {
 Result<std::vector<ResolvedSpec>> resolve_specs(const std::vector<std::string> &texts, const CliOptions &options,
                                                  ProbeTarget &target) {
   std::vector<ResolvedSpec> resolved;
-  BuildOptions build{target.path, options.module, options.max_probes, options.no_inlines};
+  BuildOptions build = build_options_for(options, target);
   for (const std::string &text : texts) {
     auto spec = parse_probe_spec(text);
     if (!spec) return std::move(spec).error();

@@ -5,6 +5,8 @@
 #include "arch/arch.h"
 #include "src/definition/arg_resolver.h"
 #include "src/definition/point_text.h"
+#include "src/lookup/lazy_match.h"
+#include "src/lookup/source_file.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -19,6 +21,11 @@ Span point_span(const ProbeSpec &spec) {
   begin = (begin == std::string::npos || begin > end) ? 0 : begin + 1;
   return {begin, end};
 }
+
+struct AddressLine {
+  uint64_t address;
+  int line;
+};
 
 struct Site {
   const dwarf::Function *function;
@@ -37,11 +44,12 @@ class Builder {
       return Error("'" + debug_.path() + "' is for ELF machine " + std::to_string(debug_.machine()) +
                    ", which kprobe-probe has no register table for");
     const ProbePoint &p = spec_.point;
-    if (p.address) return fail("probing a raw address is not supported yet");
-    if (!p.lazy_pattern.empty()) return fail("lazy line patterns (;PTN) are not supported yet");
-
     std::vector<Site> sites;
-    if (!p.function.empty()) {
+    if (p.address) {
+      auto site = address_site(*p.address);
+      if (!site) return std::move(site).error();
+      sites.push_back(*site);
+    } else if (!p.function.empty()) {
       functions_ = debug_.find_functions(p.function, p.file, inline_copies());
       if (functions_.empty()) return no_such_function();
       for (const dwarf::Function &fn : functions_) {
@@ -49,6 +57,10 @@ class Builder {
         if (!found) return std::move(found).error();
         sites.insert(sites.end(), found->begin(), found->end());
       }
+    } else if (!p.lazy_pattern.empty()) {
+      auto found = file_pattern_sites();
+      if (!found) return std::move(found).error();
+      sites = std::move(*found);
     } else {
       for (auto &[line_site, fn] : debug_.file_line_sites(p.file, p.line)) {
         functions_.push_back(fn);
@@ -130,6 +142,7 @@ class Builder {
       if (!inside) return fail("offset +" + std::to_string(*p.offset) + " is outside " + fn.name);
       return std::vector<Site>{{&fn, address, fn.name + "+" + std::to_string(*p.offset) + file_suffix(fn)}};
     }
+    if (!p.lazy_pattern.empty()) return pattern_sites_in(fn);
     if (p.line == 0) return std::vector<Site>{{&fn, debug_.probe_entry(fn), fn.name + file_suffix(fn)}};
 
     int absolute = fn.decl_line + p.line;
@@ -147,6 +160,59 @@ class Builder {
                                : "lines with code near it: " + join(near));
     }
     return sites;
+  }
+
+  // FUNC;PTN: the lines of the function whose source matches the pattern.
+  Result<std::vector<Site>> pattern_sites_in(const dwarf::Function &fn) {
+    auto source = read_source(fn.decl_file, options_.source_dir);
+    if (!source) return fail(source.error().message, source.error().hint);
+    std::vector<int> code = debug_.lines_with_code(fn);
+    std::vector<Site> sites;
+    for (int line : code) {
+      if (line < fn.decl_line || line > static_cast<int>(source->lines.size())) continue;
+      if (!lazy_match(source->lines[line - 1], spec_.point.lazy_pattern)) continue;
+      for (const dwarf::LineSite &ls : debug_.line_sites_in(fn, line)) sites.push_back({&fn, ls.address, line_point(fn, line)});
+    }
+    if (sites.empty())
+      return fail("no line of " + fn.name + " with code matches the pattern '" + spec_.point.lazy_pattern + "'",
+                  "see its lines with 'kprobe-probe -L " + fn.name + "'");
+    return sites;
+  }
+
+  // SRC;PTN: every line of the file with code whose source matches.
+  Result<std::vector<Site>> file_pattern_sites() {
+    const ProbePoint &p = spec_.point;
+    std::string path = debug_.find_source_file(p.file);
+    if (path.empty()) return fail("no source file '" + p.file + "' in '" + debug_.path() + "'");
+    auto source = read_source(path, options_.source_dir);
+    if (!source) return fail(source.error().message, source.error().hint);
+    std::vector<std::pair<AddressLine, dwarf::Function>> found;
+    for (int line = 1; line <= static_cast<int>(source->lines.size()); ++line) {
+      if (!lazy_match(source->lines[line - 1], p.lazy_pattern)) continue;
+      for (auto &[site, fn] : debug_.file_line_sites(p.file, line)) found.push_back({{site.address, line}, fn});
+    }
+    if (found.empty()) return fail("no line of " + p.file + " with code matches the pattern '" + p.lazy_pattern + "'");
+    for (auto &f : found) functions_.push_back(f.second);
+    // Pointers into functions_ only once it has stopped growing.
+    std::vector<Site> sites;
+    for (size_t i = 0; i < found.size(); ++i)
+      sites.push_back({&functions_[i], found[i].first.address, line_point(functions_[i], found[i].first.line)});
+    return sites;
+  }
+
+  // A raw address: its function gives the variables and the name.
+  Result<Site> address_site(uint64_t address) {
+    auto place = debug_.source_of(address);
+    if (!place) return fail("no function covers address " + hex(address));
+    auto fns = debug_.find_functions(place->function, "", dwarf::InlineCopies::Include);
+    for (const dwarf::Function &fn : fns) {
+      for (const dwarf::AddressRange &r : fn.ranges) {
+        if (!r.contains(address)) continue;
+        functions_.push_back(fn);
+        return Site{&functions_.back(), address, fn.name + "+" + std::to_string(address - fn.entry) + file_suffix(fn)};
+      }
+    }
+    return fail("no function covers address " + hex(address));
   }
 
   Result<ResolvedProbe> definition_at(const Site &site) {

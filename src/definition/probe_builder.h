@@ -19,6 +19,7 @@ struct BuildOptions {
   std::string module;       // -m: kernel module name; empty for vmlinux
   size_t max_probes = 128;  // --max-probes: bound on the sites one spec may expand to
   bool no_inlines = false;  // --no-inlines: out-of-line bodies only
+  std::string source_dir;   // -s: where sources are, for lazy patterns (;PTN)
 };
 
 // One site of one probe: the definition and, in perf syntax, where it is.

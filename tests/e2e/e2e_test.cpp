@@ -682,3 +682,17 @@ TEST_F(E2e, LineWorksWithoutTheSourceAndSaysWhatItTried) {
   EXPECT_TRUE(contains(r.err, "tried:")) << r.err;
   EXPECT_TRUE(contains(r.err, src)) << r.err;
 }
+
+TEST_F(E2e, LazyPatternFindsTheSameLineAsItsNumber) {
+  std::string fx = fixture_path("gcc_O0");
+  run_result by_number = kpp({"-x", fx, "-D", "walk:" + std::to_string(walk_body_rel())});
+  run_result by_pattern = kpp({"-x", fx, "-D", "walk;truth_walk(p,*"});
+  ASSERT_EQ(by_number.status, 0) << describe(by_number);
+  ASSERT_EQ(by_pattern.status, 0) << describe(by_pattern);
+  // The same place (the event names differ: perf gives lazy probes no _L suffix).
+  auto place = [](const std::string &def) { return def.substr(def.find(' ')); };
+  EXPECT_EQ(place(by_pattern.out), place(by_number.out));
+  run_result none = kpp({"-x", fx, "-D", "walk;no_such_text*"});
+  EXPECT_EQ(none.status, 1);
+  EXPECT_TRUE(contains(none.err, "matches the pattern")) << none.err;
+}

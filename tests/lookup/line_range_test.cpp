@@ -70,3 +70,14 @@ TEST(LineRange, RejectsBackwardsRangeAndFileWithoutLine) {
   EXPECT_FALSE(parse_line_range("walk:x"));
   EXPECT_FALSE(parse_line_range("walk:3-5junk"));
 }
+
+// perf-probe.txt LAZY MATCHING: a glob against the whole line, white space
+// ignored in both.
+#include "src/lookup/lazy_match.h"
+
+TEST(LazyMatch, IgnoresWhiteSpaceInBoth) {
+  EXPECT_TRUE(kpp::lazy_match("  rq = cpu_rq(cpu);", "rq=*"));
+  EXPECT_TRUE(kpp::lazy_match("\tif (a  >  b)", "if (a>b)"));
+  EXPECT_FALSE(kpp::lazy_match("  x = rq;", "rq=*")) << "the pattern matches the whole line";
+  EXPECT_TRUE(kpp::lazy_match("  x = rq;", "*rq*"));
+}

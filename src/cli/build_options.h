@@ -1,0 +1,20 @@
+// The resolver's options from the command line's.
+#pragma once
+
+#include "src/cli/cli_options.h"
+#include "src/cli/probe_target.h"
+#include "src/definition/probe_builder.h"
+
+namespace kpp {
+
+inline BuildOptions build_options_for(const CliOptions &options, const ProbeTarget &target) {
+  BuildOptions b;
+  b.target_path = target.path;
+  b.module = options.module;
+  b.max_probes = options.max_probes;
+  b.no_inlines = options.no_inlines;
+  b.source_dir = options.source;
+  return b;
+}
+
+}  // namespace kpp
