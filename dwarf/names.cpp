@@ -14,7 +14,8 @@ std::string source_name_of_symbol(const std::string &symbol) {
 bool path_ends_with(const std::string &path, const std::string &suffix) {
   if (suffix.size() > path.size()) return false;
   if (path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
-  return path.size() == suffix.size() || path[path.size() - suffix.size() - 1] == '/' || suffix.front() == '/';
+  return path.size() == suffix.size() || path[path.size() - suffix.size() - 1] == '/' ||
+         (!suffix.empty() && suffix.front() == '/');
 }
 
 namespace {

@@ -9,7 +9,7 @@ namespace kpp {
 
 namespace {
 
-constexpr size_t max_event_name = 64;  // the kernel's MAX_EVENT_NAME_LEN
+constexpr size_t max_event_name = 64;  // the kernel's MAX_EVENT_NAME_LEN, NUL included
 constexpr int max_event_index = 1024;  // perf's MAX_EVENT_INDEX
 
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -59,9 +59,6 @@ Status assign_event_names(std::vector<ResolvedSpec> &specs, const std::string &t
     if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0])))
       return Error("cannot make an event name for '" + r.spec.text + "'",
                    "name it yourself: 'EVENT=" + r.spec.text + "'");
-    if (base.size() > max_event_name)
-      return Error("the event name '" + base + "' is too long (the kernel takes at most 64 bytes)",
-                   "name it yourself: 'EVENT=" + r.spec.text + "'");
     std::string event = base;
     if (taken.count(group + ":" + event)) {
       if (!allow_suffix)
@@ -75,6 +72,12 @@ Status assign_event_names(std::vector<ResolvedSpec> &specs, const std::string &t
       }
       if (index == max_event_index) return Error("too many events on the same function ('" + base + "')");
     }
+    // The kernel refuses len >= MAX_EVENT_NAME_LEN (traceprobe_parse_event_name), as
+    // perf's snprintf into a 64-byte buffer does: at most 63 bytes, suffix included.
+    if (event.size() >= max_event_name)
+      return Error("the event name '" + event + "' is too long (the kernel takes at most " +
+                       std::to_string(max_event_name - 1) + " bytes)",
+                   "name it yourself: 'EVENT=" + r.spec.text + "'");
     taken.insert(group + ":" + event);
     for (ResolvedProbe &site : r.sites) {
       site.definition.group = group;

@@ -1,7 +1,5 @@
 #include "src/definition/trace_definition.h"
 
-#include <cinttypes>
-#include <cstdio>
 #include <cstdlib>
 
 #include "src/util/strings.h"
@@ -10,13 +8,16 @@ namespace kpp {
 
 namespace {
 
+// Lines read from kprobe_events end in '\n' (and may come with '\r' from a file).
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 std::vector<std::string_view> split_words(std::string_view s) {
   std::vector<std::string_view> words;
   size_t i = 0;
   while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    while (i < s.size() && is_blank(s[i])) ++i;
     size_t start = i;
-    while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\n') ++i;
+    while (i < s.size() && !is_blank(s[i])) ++i;
     if (i > start) words.push_back(s.substr(start, i - start));
   }
   return words;

@@ -1,0 +1,156 @@
+// perf probe's group and event names, from /work/shared/REFERENCE.md 1.1 and
+// 1.2 (convert_exec_to_group(), probe_trace_event__set_name() and
+// get_new_event_name() in tools/perf/util/probe-event.c), and the kernel's
+// MAX_EVENT_NAME_LEN of 64 bytes with the NUL (traceprobe_parse_event_name()
+// refuses len >= 64).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "src/definition/probe_builder.h"
+
+namespace kpp {
+namespace {
+
+TEST(DefaultGroup, IsProbeUnderscoreTheExecutable) {
+  EXPECT_EQ(default_group("/usr/lib64/libc.so.6"), "probe_libc");
+  EXPECT_EQ(default_group("/lib64/libc.so.6"), "probe_libc");
+  EXPECT_EQ(default_group("/bin/zsh"), "probe_zsh");
+  EXPECT_EQ(default_group("task_interval"), "probe_task_interval");
+  EXPECT_EQ(default_group("/opt/app/my-server"), "probe_my");
+}
+
+TEST(DefaultGroup, IsProbeForTheKernel) { EXPECT_EQ(default_group(""), "probe"); }
+
+// A spec as the parser would give it, with one resolved site.
+ResolvedSpec spec(std::string text, std::string function, int line = 0) {
+  ResolvedSpec r;
+  r.spec.text = std::move(text);
+  r.spec.point.function = std::move(function);
+  r.spec.point.line = line;
+  ResolvedProbe site;
+  site.definition.kind = TraceDefinition::Kind::Uprobe;
+  site.definition.path = "/usr/bin/prog";
+  site.point = r.spec.text;
+  r.sites.push_back(site);
+  return r;
+}
+
+ResolvedSpec returning(ResolvedSpec r) {
+  r.spec.point.is_return = true;
+  return r;
+}
+
+ResolvedSpec at_offset(ResolvedSpec r, uint64_t offset) {
+  r.spec.point.offset = offset;
+  return r;
+}
+
+ResolvedSpec named(ResolvedSpec r, std::string group, std::string event) {
+  r.spec.group = std::move(group);
+  r.spec.event = std::move(event);
+  return r;
+}
+
+// "group:event" of every site of every spec, after naming them for /usr/bin/prog.
+std::vector<std::string> names_of(std::vector<ResolvedSpec> specs, std::set<std::string> taken = {},
+                                  bool allow_suffix = false) {
+  Status s = assign_event_names(specs, "/usr/bin/prog", std::move(taken), allow_suffix);
+  if (!s) return {"error: " + s.error().message};
+  std::vector<std::string> out;
+  for (const ResolvedSpec &r : specs)
+    for (const ResolvedProbe &site : r.sites) out.push_back(site.definition.qualified_name());
+  return out;
+}
+
+using Names = std::vector<std::string>;
+
+TEST(EventName, IsTheFunction) { EXPECT_EQ(names_of({spec("walk", "walk")}), Names{"probe_prog:walk"}); }
+
+TEST(EventName, LineProbeGetsL) {
+  EXPECT_EQ(names_of({spec("walk:5", "walk", 5)}), Names{"probe_prog:walk_L5"});
+  EXPECT_EQ(names_of({spec("walk:0", "walk", 0)}), Names{"probe_prog:walk"});
+}
+
+TEST(EventName, ReturnProbeGetsReturn) {
+  EXPECT_EQ(names_of({returning(spec("walk%return", "walk"))}), Names{"probe_prog:walk__return"});
+}
+
+TEST(EventName, OffsetProbeHasNoSuffix) {
+  EXPECT_EQ(names_of({at_offset(spec("walk+4", "walk"), 4)}), Names{"probe_prog:walk"});
+}
+
+TEST(EventName, LazyPatternHasNoSuffix) {
+  ResolvedSpec r = spec("walk;p = *", "walk");
+  r.spec.point.lazy_pattern = "p = *";
+  EXPECT_EQ(names_of({r}), Names{"probe_prog:walk"});
+}
+
+TEST(EventName, CompilerSuffixesAreCut) {
+  EXPECT_EQ(names_of({spec("walk.isra.0", "walk.isra.0")}), Names{"probe_prog:walk"});
+  EXPECT_EQ(names_of({spec("malloc@GLIBC_2.2.5", "malloc@GLIBC_2.2.5")}), Names{"probe_prog:malloc"});
+}
+
+TEST(EventName, ExplicitGroupAndEvent) {
+  EXPECT_EQ(names_of({named(spec("grp:ev=walk", "walk"), "grp", "ev")}), Names{"grp:ev"});
+  EXPECT_EQ(names_of({named(spec("ev=walk:5", "walk", 5), "", "ev")}), Names{"probe_prog:ev"});
+}
+
+TEST(EventName, EverySiteOfASpecSharesTheName) {
+  ResolvedSpec r = spec("walk:5", "walk", 5);
+  r.sites.push_back(r.sites.front());  // an inlined copy: one multi-probe event
+  EXPECT_EQ(names_of({r}), (Names{"probe_prog:walk_L5", "probe_prog:walk_L5"}));
+}
+
+TEST(EventName, ClashWithoutSuffixesIsAnError) {
+  std::vector<ResolvedSpec> specs{spec("walk", "walk")};
+  Status s = assign_event_names(specs, "/usr/bin/prog", {"probe_prog:walk"}, false);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("already exists"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("probe_prog:walk"), std::string::npos) << s.error().message;
+  EXPECT_FALSE(s.error().hint.empty());
+}
+
+TEST(EventName, ClashWithinOneCallWithoutSuffixesIsAnError) {
+  std::vector<ResolvedSpec> specs{spec("walk", "walk"), spec("walk", "walk")};
+  Status s = assign_event_names(specs, "/usr/bin/prog", {}, false);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("already exists"), std::string::npos) << s.error().message;
+}
+
+TEST(EventName, ClashWithSuffixesCountsUp) {
+  EXPECT_EQ(names_of({spec("walk", "walk")}, {"probe_prog:walk"}, true), Names{"probe_prog:walk_1"});
+  EXPECT_EQ(names_of({spec("walk", "walk")}, {"probe_prog:walk", "probe_prog:walk_1"}, true),
+            Names{"probe_prog:walk_2"});
+  EXPECT_EQ(names_of({spec("walk", "walk"), spec("walk", "walk"), spec("walk", "walk")}, {}, true),
+            (Names{"probe_prog:walk", "probe_prog:walk_1", "probe_prog:walk_2"}));
+  // The same event name in another group is no clash.
+  EXPECT_EQ(names_of({spec("walk", "walk")}, {"probe:walk"}, false), Names{"probe_prog:walk"});
+}
+
+TEST(EventName, At63BytesIsAccepted) {
+  std::string name(63, 'f');
+  EXPECT_EQ(names_of({spec(name, name)}), Names{"probe_prog:" + name});
+}
+
+TEST(EventName, LongerThan63BytesIsRefused) {
+  for (size_t size : {64, 100}) {
+    std::string name(size, 'f');
+    std::vector<ResolvedSpec> specs{spec(name, name)};
+    Status s = assign_event_names(specs, "/usr/bin/prog", {}, false);
+    ASSERT_FALSE(s) << size << " bytes accepted";
+    EXPECT_NE(s.error().message.find("too long"), std::string::npos) << s.error().message;
+    EXPECT_NE(s.error().hint.find("EVENT="), std::string::npos) << s.error().hint;
+  }
+}
+
+TEST(EventName, SuffixThatMakesItTooLongIsRefused) {
+  std::string name(62, 'f');  // fits; name_1 would be 64 bytes
+  std::vector<ResolvedSpec> specs{spec(name, name)};
+  Status s = assign_event_names(specs, "/usr/bin/prog", {"probe_prog:" + name}, true);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("too long"), std::string::npos) << s.error().message;
+}
+
+}  // namespace
+}  // namespace kpp

@@ -1,0 +1,84 @@
+// Name matching without DWARF: compiler-made symbols back to source names
+// (perf cuts C symbols at the first '.' or '@', REFERENCE.md 1.2), path
+// suffixes on component boundaries, and "did you mean" candidates.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "dwarf/names.h"
+
+namespace kpp {
+namespace {
+
+using dwarf::closest_names;
+using dwarf::path_ends_with;
+using dwarf::source_name_of_symbol;
+
+TEST(SourceNameOfSymbol, CutsCompilerSuffixes) {
+  EXPECT_EQ(source_name_of_symbol("walk.isra.0"), "walk");
+  EXPECT_EQ(source_name_of_symbol("walk.constprop.1"), "walk");
+  EXPECT_EQ(source_name_of_symbol("walk.part.0"), "walk");
+  EXPECT_EQ(source_name_of_symbol("walk.cold"), "walk");
+  EXPECT_EQ(source_name_of_symbol("walk.llvm.1234567890"), "walk");
+  EXPECT_EQ(source_name_of_symbol("walk.constprop.0.isra.0"), "walk");
+}
+
+TEST(SourceNameOfSymbol, CutsSymbolVersions) {
+  EXPECT_EQ(source_name_of_symbol("memcpy@GLIBC_2.2.5"), "memcpy");
+  EXPECT_EQ(source_name_of_symbol("memcpy@@GLIBC_2.14"), "memcpy");
+}
+
+TEST(SourceNameOfSymbol, KeepsPlainNames) {
+  EXPECT_EQ(source_name_of_symbol("walk"), "walk");
+  EXPECT_EQ(source_name_of_symbol("do_sys_open"), "do_sys_open");
+  EXPECT_EQ(source_name_of_symbol(""), "");
+}
+
+TEST(PathEndsWith, OnComponentBoundaries) {
+  EXPECT_TRUE(path_ends_with("src/app/prog.c", "prog.c"));
+  EXPECT_TRUE(path_ends_with("src/app/prog.c", "app/prog.c"));
+  EXPECT_TRUE(path_ends_with("src/app/prog.c", "src/app/prog.c"));
+  EXPECT_TRUE(path_ends_with("/build/src/app/prog.c", "/build/src/app/prog.c"));
+  EXPECT_TRUE(path_ends_with("prog.c", "prog.c"));
+  EXPECT_FALSE(path_ends_with("src/app/prog.c", "og.c"));
+  EXPECT_FALSE(path_ends_with("src/app/prog.c", "pp/prog.c"));
+  EXPECT_FALSE(path_ends_with("src/app/myprog.c", "prog.c"));
+  EXPECT_FALSE(path_ends_with("prog.c", "app/prog.c"));
+  EXPECT_FALSE(path_ends_with("src/app/prog.c", "prog.h"));
+  EXPECT_FALSE(path_ends_with("src/app/prog.c", ""));
+}
+
+TEST(PathEndsWith, SuffixStartingWithSlashIsItsOwnBoundary) {
+  EXPECT_TRUE(path_ends_with("/build/src/app/prog.c", "/app/prog.c"));
+  EXPECT_FALSE(path_ends_with("/build/src/myapp/prog.c", "/app/prog.c"));
+}
+
+TEST(ClosestNames, FindsAOneLetterTypoFirst) {
+  std::vector<std::string> functions{"walk_tree_all", "main", "walk_tree", "free_tree", "usage"};
+  auto names = closest_names("walk_tre", functions, 5);
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.front(), "walk_tree");
+  EXPECT_NE(std::find(names.begin(), names.end(), "walk_tree_all"), names.end());  // contains what was typed
+  EXPECT_EQ(std::find(names.begin(), names.end(), "main"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "usage"), names.end());
+}
+
+TEST(ClosestNames, SubstitutionAndTransposition) {
+  std::vector<std::string> functions{"do_sys_open", "vfs_read", "vfs_write", "ksys_read"};
+  auto names = closest_names("vfs_raed", functions, 3);
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.front(), "vfs_read");
+  names = closest_names("vfs_reed", functions, 3);
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.front(), "vfs_read");
+}
+
+TEST(ClosestNames, AtMostMaxAndNothingForUnrelatedNames) {
+  std::vector<std::string> functions{"walk1", "walk2", "walk3", "walk4"};
+  EXPECT_EQ(closest_names("walk", functions, 2).size(), 2u);
+  EXPECT_TRUE(closest_names("zzzzzzzz", functions, 5).empty());
+  EXPECT_TRUE(closest_names("walk", {}, 5).empty());
+}
+
+}  // namespace
+}  // namespace kpp
