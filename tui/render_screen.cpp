@@ -57,9 +57,9 @@ std::string log_info(const LiveModel &model) {
 Line status_line(const LiveModel &model, size_t width) {
   const SessionFacts &f = model.facts();
   std::string lost = std::to_string(model.lost()) + (model.lost_unknown() ? "+" : "");
-  Line l{{" kprobe-probe live ", Style::Title}};
-  std::string s = " instance " + f.instance + " | " + std::to_string(f.cpus) + " CPUs | " +
-                  std::to_string(model.events()) + " events, " + format_rate(model.events_rate()) + "/s | ";
+  Line l{{" live ", Style::Title}};
+  std::string s = "| " + f.instance + " | " + std::to_string(f.cpus) + " CPUs | " + std::to_string(model.events()) +
+                  " events " + format_rate(model.events_rate()) + "/s | ";
   l.push_back({s, Style::Title});
   l.push_back({"lost " + lost, model.lost() || model.lost_unknown() ? Style::Bad : Style::Title});
   std::string tail;

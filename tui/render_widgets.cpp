@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 
 #include "tui/render.h"
 
@@ -11,15 +10,17 @@ namespace kpp::tui {
 std::string format_count(uint64_t n, size_t width) {
   std::string exact = std::to_string(n);
   if (exact.size() <= width) return exact;
+  // The largest unit that leaves a number below 1000: 1234567890 -> 1.2G.
   const char *units = "kMGTPE";
-  double v = static_cast<double>(n);
-  for (int i = 0; units[i]; ++i) {
+  double v = static_cast<double>(n) / 1000;
+  int u = 0;
+  while (v >= 1000 && units[u + 1]) {
     v /= 1000;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, v < 100 ? "%.1f%c" : "%.0f%c", v, units[i]);
-    if (std::strlen(buf) <= width || v < 1000) return buf;
+    ++u;
   }
-  return exact;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 100 ? "%.1f%c" : "%.0f%c", v, units[u]);
+  return buf;
 }
 
 std::string format_rate(double r) {

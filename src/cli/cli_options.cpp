@@ -14,6 +14,9 @@ enum LongOnly { opt_max_probes = 1000, opt_no_inlines, opt_externs, opt_range, o
 // Options of record/report, numbered apart so the lists above stay as they are.
 enum EventsLongOnly { opt_file_version = 1100, opt_compression };
 
+// Options of live.
+enum LiveLongOnly { opt_keep = 1200 };
+
 const option long_options[] = {
     {"add", required_argument, nullptr, 'a'},
     {"del", required_argument, nullptr, 'd'},
@@ -44,6 +47,7 @@ const option long_options[] = {
     {"version", no_argument, nullptr, opt_version},
     {"file-version", required_argument, nullptr, opt_file_version},
     {"compression", required_argument, nullptr, opt_compression},
+    {"keep", no_argument, nullptr, opt_keep},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -52,6 +56,7 @@ std::optional<CliOptions::Command> subcommand(const char *word) {
   if (!std::strcmp(word, "trace")) return CliOptions::Command::Trace;
   if (!std::strcmp(word, "record")) return CliOptions::Command::Record;
   if (!std::strcmp(word, "report")) return CliOptions::Command::Report;
+  if (!std::strcmp(word, "live")) return CliOptions::Command::Live;
   return std::nullopt;
 }
 
@@ -99,7 +104,8 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
       case 'v': ++o.verbose; break;
       case 'h': o.command = CliOptions::Command::Help; break;
       case 'e': o.events.push_back(optarg); break;
-      case 'o': o.output = optarg; break;
+      case 'o': o.output = optarg; o.output_given = true; break;
+      case opt_keep: o.keep = true; break;
       case opt_json: o.json = true; break;
       case opt_no_inlines: o.no_inlines = true; break;
       case 'F':
@@ -148,7 +154,8 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
   // made of all the words, as perf probe joins them.
   std::vector<std::string> rest(args.begin() + optind, args.begin() + n);
   bool after_dashes = optind > 1 && std::strcmp(args[optind - 1], "--") == 0;
-  if (o.command == CliOptions::Command::Trace || o.command == CliOptions::Command::Record) {
+  if (o.command == CliOptions::Command::Trace || o.command == CliOptions::Command::Record ||
+      o.command == CliOptions::Command::Live) {
     if (!rest.empty() && !after_dashes)
       return Error("unexpected '" + rest.front() + "'", "give the command to trace after '--'");
     o.command_line = rest;
@@ -173,6 +180,8 @@ const char *usage_text() {
        kprobe-probe trace -e GROUP:EVENT [--json] [--duration S] [-- COMMAND...]
        kprobe-probe record -e GROUP:EVENT [-o trace.dat] [--duration S] [-- COMMAND...]
        kprobe-probe report FILE [--json]      print a trace.dat's events as trace does
+       kprobe-probe live [-e GROUP:EVENT | [-x PROG] --add PROBE...] [-o trace.dat] [--keep] [-- COMMAND...]
+                                              watch probes fire in the terminal
        kprobe-probe demo                      the bundled demo
 
 PROBE: [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return] [ARG ...]  or  SRC:ALN [ARG ...]
@@ -203,6 +212,7 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
       --duration S       (trace) stop after S seconds
       --filter EXPR      (trace) tracefs event filter
       --pid-only         (trace) only the traced command and its children
+      --keep             (live) leave the probes it added when it quits
   -h, --help             this text; the manual: Documentation/kprobe-probe.txt
 )";
 }

@@ -12,7 +12,7 @@
 namespace kpp {
 
 struct CliOptions {
-  enum class Command { Probe, Demo, Trace, Record, Report, Help, Version };
+  enum class Command { Probe, Demo, Trace, Record, Report, Live, Help, Version };
   Command command = Command::Probe;
 
   // probe (perf probe's options)
@@ -40,12 +40,16 @@ struct CliOptions {
   // trace / record
   std::vector<std::string> events;       // -e/--event GLOB
   std::string output = "trace.dat";      // -o/--output
+  bool output_given = false;             // -o was given (live records only then)
   double duration = 0;                   // --duration S
   std::string filter;                    // --filter EXPR
   bool pid_only = false;                 // --pid-only
   std::vector<std::string> command_line; // after "--"
   int file_version = 6;                  // --file-version 6|7 (record)
   std::string compression;               // --compression zstd|zlib|none (record, version 7)
+
+  // live
+  bool keep = false;                      // --keep: leave the probes live added
 
   // report
   std::string input;                     // the trace.dat to read

@@ -1,14 +1,16 @@
 // demo: probes on the bundled demo program by source line and by variable,
-// runs it, prints each hit decoded and a count per probe, and removes its
-// probes again, whatever happens in between.
+// runs it, prints each hit decoded and a count per probe (in the live view
+// when it has a terminal), and removes its probes again, whatever happens
+// in between.
 #include <unistd.h>
 
 #include <climits>
 #include <cstdio>
-#include <set>
+#include <iterator>
 
 #include "src/cli/build_options.h"
 #include "src/cli/commands.h"
+#include "src/cli/probe_adder.h"
 #include "src/cli/probe_target.h"
 #include "src/definition/probe_builder.h"
 #include "src/output/printer_sink.h"
@@ -30,20 +32,6 @@ std::string find_demo_program() {
   return {};
 }
 
-// Removes the events the demo added when it goes out of scope.
-class AddedEvents {
- public:
-  AddedEvents(ProbeEngine &engine) : engine_(engine) {}
-  ~AddedEvents() {
-    for (const std::string &name : names_) (void)engine_.remove(name);
-  }
-  void add(const std::string &name) { names_.push_back(name); }
-
- private:
-  ProbeEngine &engine_;
-  std::vector<std::string> names_;
-};
-
 const char *const demo_specs[] = {
     "walk:5 p->name:string i s",  // a line inside the loop: the item, its index, the sum so far
     "add a b",                    // a function entry, by parameter
@@ -62,31 +50,21 @@ Status run_demo_command(const CliOptions &options) {
   auto engine = ProbeEngine::open();
   if (!engine) return std::move(engine).error();
 
-  std::vector<ResolvedSpec> resolved;
-  for (const char *text : demo_specs) {
-    auto spec = parse_probe_spec(text);
-    if (!spec) return std::move(spec).error();
-    auto r = build_probe(*spec, *target->debug, build_options_for(options, *target));
-    if (!r) return std::move(r).error();
-    resolved.push_back(std::move(*r));
+  std::vector<std::string> specs(std::begin(demo_specs), std::end(demo_specs));
+  if (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
+    // With a terminal the demo is the live view; scripts and CI get lines.
+    CliOptions live = probe_options;
+    live.add = specs;
+    live.command_line = {program};
+    return run_live_command(live);
   }
-  std::set<std::string> taken;
-  if (auto defs = engine->list())
-    for (const TraceDefinition &d : *defs) taken.insert(d.qualified_name());
-  Status named = assign_event_names(resolved, target->path, taken, false);
-  if (!named) return named;
-
-  std::vector<TraceDefinition> defs;
-  for (const ResolvedSpec &r : resolved)
-    for (const ResolvedProbe &p : r.sites) defs.push_back(p.definition);
-  Status added = engine->add(defs);
-  if (!added) return added;
-  AddedEvents cleanup(*engine);
-  for (const TraceDefinition &d : defs) cleanup.add(d.qualified_name());
+  AddedProbes added(*engine);
+  auto resolved = add_probe_specs(*engine, *target, specs, build_options_for(options, *target), added);
+  if (!resolved) return std::move(resolved).error();
 
   std::printf("kprobe-probe demo: probing %s\n", program.c_str());
-  for (size_t i = 0; i < resolved.size(); ++i)
-    std::printf("  %-28s -> %s\n", demo_specs[i], format_definition(resolved[i].sites.front().definition).c_str());
+  for (size_t i = 0; i < resolved->size(); ++i)
+    std::printf("  %-28s -> %s\n", demo_specs[i], format_definition((*resolved)[i].sites.front().definition).c_str());
   std::printf("\n");
   std::fflush(stdout);
 

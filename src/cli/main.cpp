@@ -23,6 +23,7 @@ int main(int argc, char **argv) {
     case CliOptions::Command::Trace: status = kpp::run_trace_command(*options); break;
     case CliOptions::Command::Record: status = kpp::run_record_command(*options); break;
     case CliOptions::Command::Demo: status = kpp::run_demo_command(*options); break;
+    case CliOptions::Command::Live: status = kpp::run_live_command(*options); break;
   }
   if (!status) {
     std::fputs(kpp::format_error(status.error()).c_str(), stderr);

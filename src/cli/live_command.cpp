@@ -1,0 +1,312 @@
+// live: the probes, their hits and rates, the latest events, latencies and
+// argument values in a terminal, updated as the probes fire. This file is
+// the loop that owns the pieces: probes it added, our tracefs instance,
+// the event stream feeding the model, the terminal, a traced command.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <cstdio>
+#include <optional>
+#include <set>
+
+#include "src/cli/build_options.h"
+#include "src/cli/commands.h"
+#include "src/cli/live_pages.h"
+#include "src/cli/live_probes.h"
+#include "src/cli/probe_adder.h"
+#include "src/stream/event_stream.h"
+#include "src/stream/stop_signal.h"
+#include "src/stream/tracefs_cxx.h"
+#include "src/tracedat/tracedat_writer.h"
+#include "src/util/strings.h"
+#include "tui/keys.h"
+#include "tui/render.h"
+#include "tui/terminal.h"
+
+extern char **environ;
+
+namespace kpp {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kDrawInterval = std::chrono::milliseconds(100);  // at most 10 frames/s
+constexpr auto kTickInterval = std::chrono::seconds(1);          // rate samples
+constexpr size_t kPageBudget = 32u << 20;                        // raw pages kept for `w`
+
+// Feeds the model from the stream: every event counts, drawn or not.
+class ModelSink : public EventSink {
+ public:
+  explicit ModelSink(tui::LiveModel &model) : model_(model) {}
+  Status on_event(const Event &event) override {
+    model_.on_event(event);
+    return Ok{};
+  }
+  void on_lost(int cpu, int64_t count) override { model_.on_lost(cpu, count); }
+
+ private:
+  tui::LiveModel &model_;
+};
+
+// SIGHUP (the terminal went away) stops the view like SIGINT/SIGTERM do.
+class HangupStops {
+ public:
+  HangupStops() {
+    struct sigaction sa {};
+    sa.sa_handler = [](int) { request_stop(); };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGHUP, &sa, &old_);
+  }
+  ~HangupStops() { sigaction(SIGHUP, &old_, nullptr); }
+
+ private:
+  struct sigaction old_ {};
+};
+
+// The command after "--", started once tracing is on, with its terminal
+// I/O sent to /dev/null so it cannot scribble over the view.
+class LiveCommand {
+ public:
+  ~LiveCommand() { stop(); }
+
+  Status start(const std::vector<std::string> &argv) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    for (int fd = 0; fd < 3; ++fd) posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", O_RDWR, 0);
+    std::vector<char *> args;
+    for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    int err = posix_spawnp(&pid_, args[0], &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (err) return Error("cannot run '" + argv[0] + "': " + std::strerror(err), "check the command name and PATH");
+    name_ = basename_of(argv[0]);
+    return Ok{};
+  }
+
+  // "prog running" / "prog exited 0" / "prog killed by signal 9"; empty without a command.
+  std::string state() {
+    if (pid_ <= 0) return {};
+    if (!reap(false)) return name_ + " running";
+    if (WIFSIGNALED(status_)) return name_ + " killed by signal " + std::to_string(WTERMSIG(status_));
+    return name_ + " exited " + std::to_string(WEXITSTATUS(status_));
+  }
+
+  // Ends a command still running when the view quits: SIGTERM, then SIGKILL after 1 s.
+  void stop() {
+    if (pid_ <= 0 || reap(false)) return;
+    ::kill(pid_, SIGTERM);
+    for (int i = 0; i < 100 && !reap(false); ++i) usleep(10000);
+    if (!reap(false)) {
+      ::kill(pid_, SIGKILL);
+      reap(true);
+    }
+  }
+
+ private:
+  bool reap(bool block) {
+    if (reaped_) return true;
+    if (waitpid(pid_, &status_, block ? 0 : WNOHANG) == pid_) reaped_ = true;
+    return reaped_;
+  }
+  pid_t pid_ = -1;
+  int status_ = 0;
+  bool reaped_ = false;
+  std::string name_;
+};
+
+// A name for `w` that does not overwrite anything: trace-live-1.dat, -2, ...
+std::string next_snapshot_name() {
+  for (int n = 1;; ++n) {
+    std::string name = "trace-live-" + std::to_string(n) + ".dat";
+    struct stat st;
+    if (stat(name.c_str(), &st) != 0) return name;
+  }
+}
+
+// The events to enable: the probes added, then -e patterns, else every
+// dynamic event that exists.
+std::vector<std::string> event_patterns(const CliOptions &options, const AddedProbes &added,
+                                        const std::vector<TraceDefinition> &defs) {
+  std::vector<std::string> patterns = added.names();
+  patterns.insert(patterns.end(), options.events.begin(), options.events.end());
+  if (!patterns.empty()) return patterns;
+  std::set<std::string> seen;
+  for (const TraceDefinition &d : defs)
+    if (seen.insert(d.qualified_name()).second) patterns.push_back(d.qualified_name());
+  return patterns;
+}
+
+// Reads events, keys and ticks until q, a stop signal or an error; draws
+// at most every kDrawInterval, and only when something changed. Drawing
+// happens between polls: the kernel's ring buffers hold what arrives
+// meanwhile, and counts come from the stream, so none are missed.
+Status run_loop(tui::Terminal &term, EventStream &stream, tui::LiveModel &model, LiveProbes &probes,
+                LivePages &pages, LiveCommand &command) {
+  int ep = epoll_create1(EPOLL_CLOEXEC);
+  if (ep < 0) return Error(std::string("epoll: ") + std::strerror(errno));
+  struct epoll_event in {};
+  in.events = EPOLLIN;
+  in.data.fd = term.input_fd();
+  epoll_ctl(ep, EPOLL_CTL_ADD, term.input_fd(), &in);
+
+  tui::UiState ui;
+  ui.unicode = term.unicode();
+  auto now = Clock::now();
+  auto next_tick = now, last_draw = now - kDrawInterval;
+  bool dirty = true;
+  Status result = Ok{};
+  auto ns_of = [](Clock::time_point t) {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+  };
+  while (!stop_requested()) {
+    bool quit = false;
+    while (auto key = term.read_key()) {
+      tui::Intent intent = tui::handle_key(ui, model, *key, tui::pane_lines(model, term.size()));
+      switch (intent.kind) {
+        case tui::Intent::Kind::Ignored: break;
+        case tui::Intent::Kind::Redraw: dirty = true; break;
+        case tui::Intent::Kind::Quit: quit = true; break;
+        case tui::Intent::Kind::ToggleProbe: {
+          auto s = probes.toggle(intent.probe, model);
+          ui.message = s ? intent.probe + " " + tui::status_name(*s) : s.error().message;
+          dirty = true;
+          break;
+        }
+        case tui::Intent::Kind::WriteTrace: {
+          std::string name = next_snapshot_name();
+          auto n = pages.write(name);
+          ui.message = n ? "wrote " + std::to_string(*n) + " buffered pages to " + name +
+                               " (open it with 'trace-cmd report " + name + "')"
+                         : "cannot write " + name + ": " + n.error().message;
+          dirty = true;
+          break;
+        }
+      }
+      if (quit) break;
+    }
+    if (quit) break;
+    now = Clock::now();
+    if (now >= next_tick) {
+      model.tick(ns_of(now));
+      probes.refresh(model);
+      model.facts().command = command.state();
+      next_tick = std::max(next_tick + kTickInterval, now);
+      dirty = true;
+    }
+    if (dirty && now - last_draw >= kDrawInterval) {
+      term.draw(tui::render_screen(model, ui, term.size()));
+      last_draw = now;
+      dirty = false;
+    }
+    auto until = next_tick;
+    if (dirty) until = std::min(until, last_draw + kDrawInterval);
+    long wait = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    auto got = stream.poll(static_cast<int>(std::clamp(wait, 0L, 100L)), ep);
+    if (!got) {
+      result = std::move(got).error();
+      break;
+    }
+    if (*got) dirty = true;
+  }
+  ::close(ep);
+  return result;
+}
+
+}  // namespace
+
+Status run_live_command(const CliOptions &options) {
+  if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+    return Error("the live view needs a terminal (stdin and stdout are not both a TTY)",
+                 "use 'kprobe-probe trace' for decoded lines or 'kprobe-probe record' for a trace.dat");
+  auto engine = ProbeEngine::open();
+  if (!engine) return std::move(engine).error();
+  AddedProbes added(*engine);  // before the instance: removed after it is gone
+  if (!options.add.empty()) {
+    auto target = open_probe_target(options);
+    if (!target) return std::move(target).error();
+    auto resolved = add_probe_specs(*engine, *target, options.add, build_options_for(options, *target), added);
+    if (!resolved) return std::move(resolved).error();
+  }
+  if (options.keep) added.keep();
+  auto defs = engine->list();
+  if (!defs) return std::move(defs).error();
+  std::vector<std::string> patterns = event_patterns(options, added, *defs);
+  if (patterns.empty())
+    return Error("there are no probe events to watch",
+                 "add some with --add (e.g. kprobe-probe live -x PROG --add FUNC), or try 'kprobe-probe demo'");
+
+  StopSignalScope signals;  // before the terminal: ncurses keeps handlers that are set
+  HangupStops hangup;
+  auto instance = TraceInstance::create();
+  if (!instance) return std::move(instance).error();
+  tracefs_trace_off(instance->raw());
+  (void)instance->set_clock("mono");  // exact merging of CPUs; other clocks work too
+  for (const std::string &p : patterns)
+    if (auto r = instance->enable(p); !r) return std::move(r).error();
+  if (!options.filter.empty())
+    if (Status st = instance->set_filter(options.filter); !st) return st;
+
+  tui::LiveModel model;
+  LiveProbes probes(*engine, *instance, *defs);
+  probes.add_rows(model);
+  ModelSink feed(model);
+  LivePages pages(kPageBudget);
+  std::vector<EventSink *> sinks{&feed, &pages};
+  std::unique_ptr<TraceDatWriter> recording;
+  if (options.output_given) {
+    auto w = TraceDatWriter::create(options.output);
+    if (!w) return std::move(w).error();
+    recording = std::move(*w);
+    sinks.push_back(recording.get());
+    model.facts().recording = options.output;
+  }
+  auto stream = EventStream::open(*instance, sinks);
+  if (!stream) return std::move(stream).error();
+  if (Status st = (*stream)->start(); !st) return st;
+  model.facts().instance = instance->name();
+  model.facts().cpus = (*stream)->cpus();
+  if (tracefs_trace_on(instance->raw()) != 0) return Error("cannot turn tracing on in instance " + instance->name());
+  LiveCommand command;
+  if (!options.command_line.empty())
+    if (Status st = command.start(options.command_line); !st) return st;
+
+  Status loop = Ok{};
+  {
+    auto term = tui::Terminal::open();
+    if (!term) return std::move(term).error();
+    loop = run_loop(**term, **stream, model, probes, pages, command);
+  }  // the terminal is the user's again before anything is printed
+
+  // Teardown on every path that got here: stop tracing, drain, finish the
+  // recording, close the readers, remove the instance; the probes this
+  // view added go when `added` is destroyed.
+  (void)instance->disable_all();
+  tracefs_trace_off(instance->raw());
+  Status end = Ok{};
+  if (auto r = (*stream)->flush(); !r) end = std::move(r).error();
+  if (Status st = (*stream)->finish(); !st && end) end = st;
+  (*stream)->close();
+  command.stop();
+  if (Status st = instance->close(); !st && end) end = st;
+  if (!loop) return loop;
+  if (!end) return end;
+  if (!options.quiet) {
+    std::fprintf(stderr, "%llu events, %llu lost", static_cast<unsigned long long>(model.events()),
+                 static_cast<unsigned long long>(model.lost()));
+    if (recording) std::fprintf(stderr, "; recorded to %s", options.output.c_str());
+    if (options.keep && !options.add.empty()) std::fprintf(stderr, "; probes kept (--keep)");
+    std::fprintf(stderr, "\n");
+  }
+  return Ok{};
+}
+
+}  // namespace kpp

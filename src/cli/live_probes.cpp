@@ -1,0 +1,129 @@
+#include "src/cli/live_probes.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "src/probes/list_format.h"
+#include "src/stream/tracefs_cxx.h"
+#include "src/util/strings.h"
+#include "tui/kprobes_list.h"
+
+namespace kpp {
+
+namespace {
+
+// The pairing key of a probe: its binary and function when it is a return
+// probe or sits at the function's entry ("add", "add:0", "add+0"; perf
+// puts entry probes after the prologue, so their address differs from the
+// return probe's), else its address (probes without debug info).
+std::string site_of(const TraceDefinition &d, const std::string &where) {
+  std::string binary = d.kind == TraceDefinition::Kind::Uprobe ? d.path : "kernel";
+  std::string place = where.substr(0, where.find('@'));
+  size_t cut = place.find_first_of(":+%");
+  std::string func = place.substr(0, cut), rest = cut == std::string::npos ? "" : place.substr(cut);
+  bool entry = rest.empty() || rest == ":0" || rest == "+0" || rest == "+0x0";
+  if (!func.empty() && func.find_first_not_of("0123456789abcdefx") != std::string::npos && (d.is_return || entry))
+    return binary + "#" + func;
+  if (d.kind == TraceDefinition::Kind::Uprobe) return d.path + ":" + hex(d.offset);
+  return d.symbol + "+" + hex(d.offset);
+}
+
+// "walk:5@/src/prog/prog.c" -> "walk:5@prog.c": the table has little room.
+std::string short_place(const std::string &where) {
+  size_t at = where.find('@');
+  if (at == std::string::npos) return where;
+  return where.substr(0, at + 1) + basename_of(where.substr(at + 1));
+}
+
+// "vfs_read+0x0" as debugfs kprobes/list names it (no "module:" prefix).
+std::string kprobe_place(const TraceDefinition &d) {
+  std::string sym = d.symbol.substr(d.symbol.find(':') == std::string::npos ? 0 : d.symbol.find(':') + 1);
+  return sym + "+" + hex(d.offset);
+}
+
+std::string read_text(const std::string &path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::pair<std::string, std::string> split_id(const std::string &id) {
+  size_t colon = id.find(':');
+  return {id.substr(0, colon), id.substr(colon + 1)};
+}
+
+}  // namespace
+
+LiveProbes::LiveProbes(ProbeEngine &engine, TraceInstance &instance, std::vector<TraceDefinition> definitions)
+    : engine_(engine), instance_(instance), defs_(std::move(definitions)) {}
+
+const TraceDefinition *LiveProbes::definition_of(const std::string &id) const {
+  for (const TraceDefinition &d : defs_)
+    if (d.qualified_name() == id) return &d;
+  return nullptr;
+}
+
+void LiveProbes::add_rows(tui::LiveModel &model) {
+  SourceLookup lookup;
+  for (const EventId &e : instance_.enabled()) {
+    tui::ProbeInfo info{e.system, e.name, "tracepoint", "", false};
+    if (const TraceDefinition *d = definition_of(e.system + ":" + e.name)) {
+      std::string where = lookup.point_of(*d);
+      info.site = site_of(*d, where);
+      info.where = short_place(where);
+      info.is_return = d->is_return;
+    }
+    model.add_probe(std::move(info));
+  }
+}
+
+void LiveProbes::refresh(tui::LiveModel &model) const {
+  // Kprobe flags and misses cost a file read each; skip them without kprobes.
+  std::map<std::string, tui::KprobeFlags> flags;
+  std::vector<TraceDefinition> kprobes;
+  for (const TraceDefinition &d : defs_)
+    if (d.kind == TraceDefinition::Kind::Kprobe) kprobes.push_back(d);
+  std::map<std::string, ProbeEngine::Counts> counts;
+  if (!kprobes.empty()) {
+    flags = tui::parse_kprobes_list(read_text("/sys/kernel/debug/kprobes/list"));
+    counts = engine_.counts(kprobes);
+  }
+  for (const tui::ProbeRow &row : model.probes()) {
+    auto [sys, ev] = split_id(row.id);
+    tui::ProbeStatus status = tui::ProbeStatus::Gone;
+    if (tracefs_event_file_exists(instance_.raw(), sys.c_str(), ev.c_str(), "enable")) {
+      char *text = tracefs_event_file_read(instance_.raw(), sys.c_str(), ev.c_str(), "enable", nullptr);
+      status = text && text[0] == '1' ? tui::ProbeStatus::Enabled : tui::ProbeStatus::Disabled;
+      free(text);
+    }
+    const TraceDefinition *d = definition_of(row.id);
+    if (d && d->kind == TraceDefinition::Kind::Kprobe) {
+      auto f = flags.find(kprobe_place(*d));
+      if (f != flags.end() && status == tui::ProbeStatus::Enabled) {
+        if (f->second.gone) status = tui::ProbeStatus::Gone;
+        else if (f->second.optimized) status = tui::ProbeStatus::Optimized;
+        else if (f->second.ftrace) status = tui::ProbeStatus::Ftrace;
+      }
+      model.set_missed(row.id, counts[row.id].misses);
+    }
+    model.set_status(row.id, status);
+  }
+}
+
+Result<tui::ProbeStatus> LiveProbes::toggle(const std::string &id, tui::LiveModel &model) {
+  int row = model.find(id);
+  if (row < 0) return Error("no probe " + id);
+  auto [sys, ev] = split_id(id);
+  if (!tracefs_event_file_exists(instance_.raw(), sys.c_str(), ev.c_str(), "enable")) {
+    model.set_status(id, tui::ProbeStatus::Gone);
+    return Error(id + " no longer exists");
+  }
+  bool on = model.probes()[static_cast<size_t>(row)].status == tui::ProbeStatus::Disabled;
+  if (tracefs_event_file_write(instance_.raw(), sys.c_str(), ev.c_str(), "enable", on ? "1" : "0") < 0)
+    return Error("cannot " + std::string(on ? "enable " : "disable ") + id + " in instance " + instance_.name());
+  refresh(model);
+  return model.probes()[static_cast<size_t>(row)].status;
+}
+
+}  // namespace kpp

@@ -1,0 +1,44 @@
+// The live view's link between its model rows and tracefs: what each row
+// is (place, attach site from the definition), whether it is enabled in
+// our instance, gone, or optimized/on ftrace (kprobes), its kprobe misses,
+// and turning it on and off in our instance only.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "src/definition/trace_definition.h"
+#include "src/probes/probe_engine.h"
+#include "src/stream/trace_instance.h"
+#include "src/util/result.h"
+#include "tui/live_model.h"
+
+namespace kpp {
+
+class LiveProbes {
+ public:
+  // `definitions`: the dynamic events that exist (ProbeEngine::list()).
+  LiveProbes(ProbeEngine &engine, TraceInstance &instance, std::vector<TraceDefinition> definitions);
+
+  // Adds a row for every event the instance enabled, with its place
+  // ("walk:5@prog.c" from DWARF, the definition without it, "tracepoint"
+  // for static events) and its entry/return pairing site.
+  void add_rows(tui::LiveModel &model);
+
+  // Re-reads statuses (enable files of our instance, [GONE], debugfs
+  // kprobes/list flags) and kprobe misses into the model.
+  void refresh(tui::LiveModel &model) const;
+
+  // Enables or disables "group:event" in our instance; returns the new status.
+  Result<tui::ProbeStatus> toggle(const std::string &id, tui::LiveModel &model);
+
+ private:
+  const TraceDefinition *definition_of(const std::string &id) const;
+
+  ProbeEngine &engine_;
+  TraceInstance &instance_;
+  std::vector<TraceDefinition> defs_;
+};
+
+}  // namespace kpp
