@@ -11,6 +11,7 @@ Status run_probe_command(const CliOptions &options);   // --add, -D, -l, -d
 Status run_lookup_command(const CliOptions &options);  // -F, -V, -L
 Status run_trace_command(const CliOptions &options);   // trace
 Status run_record_command(const CliOptions &options);  // record
+Status run_report_command(const CliOptions &options);  // report
 Status run_demo_command(const CliOptions &options);    // demo
 Status run_live_command(const CliOptions &options);    // live
 

@@ -22,6 +22,7 @@ int main(int argc, char **argv) {
     case CliOptions::Command::Probe: status = kpp::run_probe_command(*options); break;
     case CliOptions::Command::Trace: status = kpp::run_trace_command(*options); break;
     case CliOptions::Command::Record: status = kpp::run_record_command(*options); break;
+    case CliOptions::Command::Report: status = kpp::run_report_command(*options); break;
     case CliOptions::Command::Demo: status = kpp::run_demo_command(*options); break;
     case CliOptions::Command::Live: status = kpp::run_live_command(*options); break;
   }

@@ -37,7 +37,10 @@ Status require_events(const CliOptions &options, const char *command) {
 
 Status run_record_command(const CliOptions &options) {
   if (Status s = require_events(options, "record"); !s) return s;
-  auto writer = TraceDatWriter::create(options.output);
+  TraceDatOptions file;
+  file.file_version = options.file_version;
+  file.compression = options.compression;
+  auto writer = TraceDatWriter::create(options.output, file);
   if (!writer) return std::move(writer).error();
   auto summary = run_session(session_options_from(options), {writer->get()});
   if (!summary) return std::move(summary).error();

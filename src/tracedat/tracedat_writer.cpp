@@ -7,71 +7,17 @@
 #include <cerrno>
 #include <cstring>
 
+#include "src/tracedat/tracedat_io.h"
+#include "src/tracedat/tracedat_layout.h"
+#include "src/tracedat/tracedat_v7.h"
+
 namespace kpp {
 
 namespace {
 
-// trace.dat integers are in the file's byte order; we write the host's
-// (little-endian on every target we build for, declared in the header).
-template <class T>
-void put(std::string &out, T v) {
-  out.append(reinterpret_cast<const char *>(&v), sizeof v);
-}
-
-void put_cstr(std::string &out, const std::string &s) {
-  out += s;
-  out += '\0';
-}
-
-constexpr uint16_t kOptionDone = 0;
-constexpr uint16_t kOptionTraceClock = 4;
-constexpr uint16_t kOptionUname = 5;
-constexpr uint16_t kOptionCpuCount = 8;
-
-void put_option(std::string &out, uint16_t id, const std::string &data) {
-  put<uint16_t>(out, id);
-  put<uint32_t>(out, static_cast<uint32_t>(data.size()));
-  out += data;
-}
-
-bool host_is_big_endian() {
-  const uint16_t one = 1;
-  return *reinterpret_cast<const uint8_t *>(&one) == 0;
-}
-
-Status write_all(int fd, const char *data, size_t len, const std::string &what) {
-  while (len) {
-    ssize_t n = ::write(fd, data, len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error("cannot write " + what + ": " + std::strerror(errno));
-    data += n;
-    len -= static_cast<size_t>(n);
-  }
-  return Ok{};
-}
-
-// Copies `len` bytes of `in` (from offset 0) to the end of `out`.
-Status copy_block(int in, int out, uint64_t len, const std::string &what) {
-  loff_t off = 0;
-  while (static_cast<uint64_t>(off) < len) {
-    ssize_t n = copy_file_range(in, &off, out, nullptr, len - static_cast<uint64_t>(off), 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n > 0) continue;
-    if (n == 0) return Error("cannot copy CPU data into " + what + ": short temporary file");
-    if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-      return Error("cannot copy CPU data into " + what + ": " + std::strerror(errno));
-    // Fallback: plain read/write.
-    char buf[1 << 16];
-    while (static_cast<uint64_t>(off) < len) {
-      ssize_t r = pread(in, buf, std::min<uint64_t>(sizeof buf, len - static_cast<uint64_t>(off)), off);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return Error("cannot read temporary CPU data: " + std::string(std::strerror(errno)));
-      if (Status st = write_all(out, buf, static_cast<size_t>(r), what); !st) return st;
-      off += r;
-    }
-  }
-  return Ok{};
-}
+using tracedat::put;
+using tracedat::put_option;
+using tracedat::write_all;
 
 std::string dir_of(const std::string &path) {
   auto slash = path.rfind('/');
@@ -95,42 +41,14 @@ int open_temp(const std::string &dir) {
 
 std::string build_tracedat_v6_head(const tracedat::Metadata &meta, int page_size,
                                    const std::vector<uint64_t> &cpu_bytes, std::vector<uint64_t> &cpu_offsets) {
-  std::string h;
-  h += "\x17\x08\x44tracing";
-  put_cstr(h, "6");
-  put<uint8_t>(h, host_is_big_endian() ? 1 : 0);
-  put<uint8_t>(h, static_cast<uint8_t>(sizeof(long)));
-  put<uint32_t>(h, static_cast<uint32_t>(page_size));
-
-  put_cstr(h, "header_page");
-  put<uint64_t>(h, meta.header_page.size());
-  h += meta.header_page;
-  put_cstr(h, "header_event");
-  put<uint64_t>(h, meta.header_event.size());
-  h += meta.header_event;
-
-  put<uint32_t>(h, static_cast<uint32_t>(meta.ftrace_formats.size()));
-  for (const auto &f : meta.ftrace_formats) {
-    put<uint64_t>(h, f.text.size());
-    h += f.text;
-  }
-
-  put<uint32_t>(h, static_cast<uint32_t>(meta.systems.size()));
-  for (const auto &sys : meta.systems) {
-    put_cstr(h, sys.system);
-    put<uint32_t>(h, static_cast<uint32_t>(sys.events.size()));
-    for (const auto &f : sys.events) {
-      put<uint64_t>(h, f.text.size());
-      h += f.text;
-    }
-  }
-
-  put<uint32_t>(h, static_cast<uint32_t>(meta.kallsyms.size()));
-  h += meta.kallsyms;
-  put<uint32_t>(h, static_cast<uint32_t>(meta.printk_formats.size()));
-  h += meta.printk_formats;
-  put<uint64_t>(h, meta.cmdlines.size());
-  h += meta.cmdlines;
+  using namespace tracedat;
+  std::string h = initial_header(6, page_size);
+  h += header_info_body(meta);
+  h += ftrace_formats_body(meta);
+  h += event_formats_body(meta);
+  h += kallsyms_body(meta);
+  h += printk_body(meta);
+  h += cmdlines_body(meta);
 
   const uint32_t cpus = static_cast<uint32_t>(cpu_bytes.size());
   put<uint32_t>(h, cpus);
@@ -159,9 +77,13 @@ std::string build_tracedat_v6_head(const tracedat::Metadata &meta, int page_size
 }
 
 Result<std::unique_ptr<TraceDatWriter>> TraceDatWriter::create(const std::string &path, TraceDatOptions options) {
-  if (options.file_version != 6)
-    return Error("trace.dat version " + std::to_string(options.file_version) + " is not supported yet",
-                 "use --file-version 6 (every reader opens it)");
+  if (options.file_version != 6 && options.file_version != 7)
+    return Error("trace.dat version " + std::to_string(options.file_version) + " does not exist",
+                 "use --file-version 6 (every reader opens it) or 7");
+  auto compression = tracedat::compression_from_name(options.compression);
+  if (!compression) return std::move(compression).error();
+  if (*compression != tracedat::Compression::None && options.file_version != 7)
+    return Error("trace.dat version 6 cannot be compressed", "add --file-version 7 to compress");
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Error("cannot create " + path + ": " + std::strerror(errno));
   return std::unique_ptr<TraceDatWriter>(new TraceDatWriter(path, fd, options));
@@ -204,6 +126,13 @@ Status TraceDatWriter::on_page(int cpu, std::span<const uint8_t> page) {
 Status TraceDatWriter::write_file() {
   if (!started_) return Error("nothing was recorded into " + path_ + " (the stream never started)");
   if (Status st = tracedat::read_late_metadata(info_, options_.with_kallsyms, meta_); !st) return st;
+  if (options_.file_version == 7) {
+    auto compression = tracedat::compression_from_name(options_.compression);
+    if (!compression) return std::move(compression).error();
+    if (Status st = tracedat::write_v7(out_fd_, path_, meta_, info_.page_size, cpu_fds_, cpu_bytes_, *compression); !st)
+      return st;
+    return sync_output();
+  }
   std::vector<uint64_t> offsets;
   std::string head = build_tracedat_v6_head(meta_, info_.page_size, cpu_bytes_, offsets);
   if (Status st = write_all(out_fd_, head.data(), head.size(), path_); !st) return st;
@@ -214,9 +143,13 @@ Status TraceDatWriter::write_file() {
       if (Status st = write_all(out_fd_, pad.data(), pad.size(), path_); !st) return st;
       at = offsets[c];
     }
-    if (Status st = copy_block(cpu_fds_[c], out_fd_, cpu_bytes_[c], path_); !st) return st;
+    if (Status st = tracedat::copy_block(cpu_fds_[c], out_fd_, cpu_bytes_[c], path_); !st) return st;
     at += cpu_bytes_[c];
   }
+  return sync_output();
+}
+
+Status TraceDatWriter::sync_output() {
   if (fsync(out_fd_) != 0 && errno != EINVAL) return Error("cannot sync " + path_ + ": " + std::strerror(errno));
   return Ok{};
 }

@@ -15,7 +15,8 @@
 // copies the blocks in. So the file is complete and valid after finish(),
 // which the session calls on every stop path (command exit, --duration,
 // SIGINT/SIGTERM, errors). A process killed with SIGKILL leaves an empty
-// file. Version 7 is not written yet (FIXME(#5)).
+// file. Version 7 (sections, optional zstd/zlib compression) is written by
+// tracedat_v7.h from the same temporary files.
 #pragma once
 
 #include <cstdint>
@@ -31,13 +32,15 @@ namespace kpp {
 
 struct TraceDatOptions {
   bool with_kallsyms = true;  // kernel symbols, to resolve kernel probe addresses
-  int file_version = 6;       // only 6 for now
+  int file_version = 6;       // 6 or 7
+  std::string compression;    // version 7 only: "zstd", "zlib", "none" or "" (none)
 };
 
 class TraceDatWriter : public EventSink {
  public:
   // Creates (truncates) `path` now, so a bad path fails before tracing
-  // starts. Errors: cannot create the file, unsupported file version.
+  // starts. Errors: cannot create the file, unsupported file version or
+  // compression, compression asked for version 6.
   static Result<std::unique_ptr<TraceDatWriter>> create(const std::string &path, TraceDatOptions options = {});
   ~TraceDatWriter() override;
 
@@ -60,6 +63,7 @@ class TraceDatWriter : public EventSink {
   TraceDatWriter(std::string path, int fd, TraceDatOptions options)
       : path_(std::move(path)), out_fd_(fd), options_(options) {}
   Status write_file();
+  Status sync_output();
 
   std::string path_;
   int out_fd_ = -1;

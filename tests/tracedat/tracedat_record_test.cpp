@@ -14,13 +14,12 @@
 #include <sstream>
 #include <thread>
 
-#include "src/stream/tracefs_cxx.h"  // before trace-cmd.h: C++-safe tracefs.h
-#include <trace-cmd/trace-cmd.h>
-
 #include "src/output/printer_sink.h"
 #include "src/stream/session.h"
 #include "src/tracedat/tracedat_writer.h"
 #include "tests/stream/uprobe_helper.h"
+#include "tests/tracedat/recording_test.h"
+#include "tests/tracedat/tracedat_readers.h"
 
 namespace kpp {
 namespace {
@@ -37,92 +36,16 @@ class CollectSink : public test::CollectSink {
   }
 };
 
-// The hits `trace-cmd report` prints for our event, in file order.
+using test::LibReadResult;
+using test::libtracecmd_hits;
+
+// The fixture values `trace-cmd report` prints for our event, in file order.
 std::vector<Hit> report_hits(const std::string &path, int *status, std::string *text) {
-  *text = test::run_capture("trace-cmd report -i " + path + " 2>&1", status);
-  std::vector<Hit> out;
-  std::istringstream in(*text);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto at = line.find(" hit: ");
-    if (at == std::string::npos) continue;
-    auto args = line.find(" i=", at);
-    if (args == std::string::npos) continue;
-    // trace-cmd prints the string between quotes without escaping, so
-    // take what lies between name=" and the last " tag=.
-    auto name_at = line.find(" name=\"", args);
-    auto tag_at = line.rfind("\" tag=0x");
-    if (name_at == std::string::npos || tag_at == std::string::npos || tag_at < name_at) continue;
-    Hit h;
-    if (std::sscanf(line.c_str() + args, " i=%ld sq=%lu", &h.i, &h.sq) != 2) continue;
-    h.name = line.substr(name_at + 7, tag_at - name_at - 7);
-    h.tag = std::strtoul(line.c_str() + tag_at + 8, nullptr, 16);
-    out.push_back(h);
-  }
-  return out;
+  return test::hits_of(test::trace_cmd_report(path, status, text));
 }
 
-// The hits libtracecmd reads from the file, in its timestamp order.
-struct LibReadResult {
-  bool opened = false;
-  std::vector<Hit> hits;
-  std::vector<unsigned long long> ts;
-};
-int collect_record(tracecmd_input *handle, tep_record *rec, int, void *data) {
-  auto *out = static_cast<LibReadResult *>(data);
-  tep_handle *tep = tracecmd_get_tep(handle);
-  tep_event *ev = tep_find_event_by_record(tep, rec);
-  if (!ev || std::string(ev->name) != "hit") return 0;
-  Hit h;
-  unsigned long long v = 0;
-  trace_seq s;
-  trace_seq_init(&s);
-  tep_get_field_val(&s, ev, "i", rec, &v, 0);
-  h.i = static_cast<long>(v);
-  tep_get_field_val(&s, ev, "sq", rec, &v, 0);
-  h.sq = v;
-  tep_get_field_val(&s, ev, "tag", rec, &v, 0);
-  h.tag = v;
-  int len = 0;
-  if (const char *p = static_cast<const char *>(tep_get_field_raw(&s, ev, "name", rec, &len, 0)))
-    h.name.assign(p, strnlen(p, static_cast<size_t>(len)));
-  trace_seq_destroy(&s);
-  out->hits.push_back(h);
-  out->ts.push_back(rec->ts);
-  return 0;
-}
-LibReadResult libtracecmd_hits(const std::string &path) {
-  LibReadResult r;
-  tracecmd_input *handle = tracecmd_open(path.c_str(), 0);
-  if (!handle) return r;
-  r.opened = true;
-  tracecmd_iterate_events(handle, nullptr, 0, collect_record, &r);
-  tracecmd_close(handle);
-  return r;
-}
-
-class TraceDatTest : public ::testing::Test {
+class TraceDatTest : public test::RecordingTest {
  protected:
-  void SetUp() override {
-    if (auto why = test::kernel_skip_reason(); !why.empty()) GTEST_SKIP() << why;
-    if (access("/usr/bin/trace-cmd", X_OK) != 0) GTEST_SKIP() << "trace-cmd is not installed";
-    probe_ = std::make_unique<test::FixtureUprobe>(test::fixture_path(), "tracedat");
-    if (!probe_->ok()) GTEST_SKIP() << "cannot create the fixture uprobe: " << probe_->error();
-    base_ = "/tmp/kpp-tracedat-test-" + std::to_string(getpid());
-    instance_name_ = "kpp-test-" + std::to_string(getpid());
-  }
-  void TearDown() override {
-    if (probe_) {
-      auto names = test::tracefs_instance_names();
-      EXPECT_EQ(std::count(names.begin(), names.end(), instance_name_), 0) << "instance left behind";
-      if (probe_->ok()) {
-        EXPECT_EQ(test::top_level_enable(probe_->group(), "hit"), "0");
-      }
-    }
-    probe_.reset();  // also proves nothing still uses the event (EBUSY otherwise)
-    for (const char *ext : {".dat", ".out", ".txt", ".started"}) std::remove((base_ + ext).c_str());
-  }
-
   // Runs a session in a child process, SIGINTs it after `after`, returns
   // the child's exit status (0 = run_session returned a summary).
   int interrupted_session(bool record) {
@@ -160,9 +83,6 @@ class TraceDatTest : public ::testing::Test {
     waitpid(child, &status, 0);
     return status;
   }
-
-  std::unique_ptr<test::FixtureUprobe> probe_;
-  std::string base_, instance_name_;
 };
 
 TEST_F(TraceDatTest, RecordedFileIsReadByTraceCmdReportAndLibtracecmdWithTheSameValues) {

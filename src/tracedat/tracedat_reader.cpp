@@ -1,0 +1,117 @@
+#include "src/tracedat/tracedat_reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "src/stream/tracefs_cxx.h"  // before trace-cmd.h: C++-safe tracefs.h
+#include <trace-cmd/trace-cmd.h>
+
+#include "src/stream/event_decoder.h"
+
+namespace kpp {
+
+namespace {
+
+// Closes the libtracecmd handle on every return path.
+struct InputCloser {
+  tracecmd_input *handle;
+  ~InputCloser() { tracecmd_close(handle); }
+};
+
+// pid -> comm from the file's cmdlines. tep's own lookup searches on every
+// call; events of one process come in long runs, so cache.
+class FileComms {
+ public:
+  explicit FileComms(tep_handle *tep) : tep_(tep) {}
+  const std::string &comm(int pid) {
+    auto it = cache_.find(pid);
+    if (it != cache_.end()) return it->second;
+    const char *c = tep_data_comm_from_pid(tep_, pid);
+    // libtraceevent answers "<...>" for pids the file does not name.
+    return cache_.emplace(pid, pid == 0 ? "<idle>" : c ? c : "<...>").first->second;
+  }
+
+ private:
+  tep_handle *tep_;
+  std::unordered_map<int, std::string> cache_;
+};
+
+// libtracecmd says little on failure; tell a missing file from a bad one.
+Error open_error(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error("cannot open " + path + ": " + std::strerror(errno));
+  char magic[10] = {};
+  ssize_t n = ::read(fd, magic, sizeof magic);
+  ::close(fd);
+  if (n != static_cast<ssize_t>(sizeof magic) || std::memcmp(magic, "\x17\x08\x44tracing", 10) != 0)
+    return Error(path + " is not a trace.dat (no trace-cmd magic at its start)");
+  return Error("libtracecmd cannot read " + path + " (truncated, or a version or compression it does not know)",
+               "check it with 'trace-cmd dump --summary " + path + "'");
+}
+
+}  // namespace
+
+namespace {
+
+// State for libtracecmd's per-record callback.
+struct ReadState {
+  EventSink *sink;
+  EventDecoder decoder;
+  FileComms comms;
+  Event event;
+  TraceDatSummary sum;
+  std::vector<bool> lost_unknown;
+  Status failure = Ok{};
+
+  void note_lost(int cpu, long long missed) {
+    auto c = static_cast<size_t>(cpu);
+    if (c >= sum.lost_per_cpu.size()) {
+      sum.lost_per_cpu.resize(c + 1, 0);
+      lost_unknown.resize(c + 1, false);
+    }
+    // > 0: the page stored the count; < 0: dropped, count unknown.
+    if (missed > 0) sum.lost_per_cpu[c] += static_cast<uint64_t>(missed);
+    else lost_unknown[c] = true;
+    sink->on_lost(cpu, missed > 0 ? missed : -1);
+  }
+};
+
+int on_record(tracecmd_input *, tep_record *rec, int, void *data) {
+  auto *st = static_cast<ReadState *>(data);
+  if (rec->missed_events && rec->cpu >= 0) st->note_lost(rec->cpu, rec->missed_events);
+  st->decoder.decode(rec->data, rec->size, rec->ts, rec->cpu, st->event);
+  st->event.comm = st->comms.comm(st->event.pid);
+  st->sum.cpus = std::max(st->sum.cpus, rec->cpu + 1);
+  ++st->sum.events;
+  st->failure = st->sink->on_event(st->event);
+  return st->failure ? 0 : 1;  // non-zero stops the iteration
+}
+
+}  // namespace
+
+Result<TraceDatSummary> read_tracedat(const std::string &path, EventSink &sink) {
+  tracecmd_input *handle = tracecmd_open(path.c_str(), 0);
+  if (!handle) return open_error(path);
+  InputCloser closer{handle};
+  tep_handle *tep = tracecmd_get_tep(handle);
+  ReadState st{&sink, EventDecoder(tep, nullptr), FileComms(tep), Event{}, TraceDatSummary{}, {}, Ok{}};
+  // In timestamp order across all CPUs, as the live stream delivers them.
+  tracecmd_iterate_events(handle, nullptr, 0, on_record, &st);
+  if (!st.failure) return std::move(st.failure).error();
+  TraceDatSummary &sum = st.sum;
+  for (size_t c = 0; c < sum.lost_per_cpu.size(); ++c) {
+    if (sum.lost_per_cpu[c])
+      sum.warnings.push_back("lost " + std::to_string(sum.lost_per_cpu[c]) + " events on cpu" + std::to_string(c));
+    else if (st.lost_unknown[c])
+      sum.warnings.push_back("lost events on cpu" + std::to_string(c) + " (the recording did not say how many)");
+  }
+  if (Status fin = sink.on_finish(); !fin) return std::move(fin).error();
+  return std::move(sum);
+}
+
+}  // namespace kpp
