@@ -125,6 +125,32 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
   std::optional<int> register_location;
   bool stack_value = false;
   std::optional<Place> implicit;
+  std::vector<Piece> pieces;
+  // The location the operations so far describe; reset after each piece.
+  auto finish = [&]() -> Result<Place> {
+    if (implicit) return *implicit;
+    if (register_location) return Place::in_register(*register_location);
+    if (stack.empty()) return Error("its location expression is empty");
+    const StackEntry &top = stack.back();
+    if (stack_value) {
+      if (top.kind == StackEntry::Kind::Constant) return Place::known(static_cast<int64_t>(top.value) + top.addend);
+      if (top.kind == StackEntry::Kind::Address)
+        return Error("its value is an address computed from a global, which kernel fetch-args cannot express");
+      if (top.addend != 0)
+        return Error("its value here is computed (" + describe_sum(top.expr, top.addend) +
+                     "), and kernel fetch-args cannot add");
+      if (top.expr.root == FetchExpr::Root::Register && top.expr.loads.empty())
+        return Place::in_register(top.expr.dwarf_reg);
+      if (top.expr.root == FetchExpr::Root::GlobalMemory && top.expr.loads.empty())
+        return Place::at_address(top.expr.address);
+      FetchExpr base = top.expr;
+      int64_t last = base.loads.back();
+      base.loads.pop_back();
+      return Place::at(base, last);
+    }
+    if (top.kind == StackEntry::Kind::Expr) return Place::at(top.expr, top.addend);
+    return Place::at_address(top.value + static_cast<uint64_t>(top.addend));
+  };
   for (const DWARFExpression::Operation &op : expression) {
     uint8_t code = op.getCode();
     if (op.isError()) return Error("its location expression is malformed");
@@ -226,9 +252,21 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
         value |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[i])) << (8 * i);
       implicit = Place::known(static_cast<int64_t>(value));
     } else if (code == llvm::dwarf::DW_OP_piece) {
-      // A variable split into pieces: only the common case of one piece that
-      // is the whole variable is taken for now.
-      if (op.getEndOffset() != data.getData().size()) return unsupported(code, "(a variable split into pieces)");
+      // A variable split into pieces (a struct in two registers, say): each
+      // piece is kept, and a member is later read from the piece holding it.
+      Piece piece;
+      piece.size = op.getRawOperand(0);
+      bool empty = !implicit && !register_location && stack.empty();  // the compiler dropped these bytes
+      if (!empty) {
+        auto place = finish();
+        if (!place) return std::move(place).error();
+        piece.place.push_back(std::move(*place));
+      }
+      pieces.push_back(std::move(piece));
+      stack.clear();
+      register_location.reset();
+      implicit.reset();
+      stack_value = false;
     } else if (code == llvm::dwarf::DW_OP_entry_value || code == llvm::dwarf::DW_OP_GNU_entry_value) {
       // The value a register had when the function was entered. At the
       // entry itself that is the register now; elsewhere it needs a second
@@ -251,28 +289,13 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
     }
   }
 
-  if (implicit) return *implicit;
-  if (register_location) return Place::in_register(*register_location);
-  if (stack.empty()) return Error("its location expression is empty");
-  const StackEntry &top = stack.back();
-  if (stack_value) {
-    if (top.kind == StackEntry::Kind::Constant) return Place::known(static_cast<int64_t>(top.value) + top.addend);
-    if (top.kind == StackEntry::Kind::Address)
-      return Error("its value is an address computed from a global, which kernel fetch-args cannot express");
-    if (top.addend != 0)
-      return Error("its value here is computed (" + describe_sum(top.expr, top.addend) +
-                   "), and kernel fetch-args cannot add");
-    if (top.expr.root == FetchExpr::Root::Register && top.expr.loads.empty())
-      return Place::in_register(top.expr.dwarf_reg);
-    if (top.expr.root == FetchExpr::Root::GlobalMemory && top.expr.loads.empty())
-      return Place::at_address(top.expr.address);
-    FetchExpr base = top.expr;
-    int64_t last = base.loads.back();
-    base.loads.pop_back();
-    return Place::at(base, last);
+  if (!pieces.empty()) {
+    Place split;
+    split.kind = Place::Kind::Pieces;
+    split.pieces = std::move(pieces);
+    return split;
   }
-  if (top.kind == StackEntry::Kind::Expr) return Place::at(top.expr, top.addend);
-  return Place::at_address(top.value + static_cast<uint64_t>(top.addend));
+  return finish();
 }
 
 std::vector<AddressRange> LlvmDebugInfo::available_ranges(DWARFDie die, DWARFDie scope) {

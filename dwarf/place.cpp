@@ -13,6 +13,9 @@ FetchExpr value_of(const Place &place) {
       v.root = FetchExpr::Root::Constant;
       v.constant = place.constant;
       return v;
+    case Place::Kind::Pieces:  // callers narrow a split place first; the first piece is the best guess
+      if (!place.pieces.empty() && !place.pieces.front().place.empty()) return value_of(place.pieces.front().place.front());
+      return v;
     case Place::Kind::Memory:
       break;
   }
@@ -27,6 +30,17 @@ FetchExpr value_of(const Place &place) {
 }
 
 std::optional<Place> offset_into(const Place &place, int64_t offset) {
+  if (place.kind == Place::Kind::Pieces) {
+    uint64_t start = 0;
+    for (const Piece &piece : place.pieces) {
+      if (offset >= 0 && static_cast<uint64_t>(offset) < start + piece.size) {
+        if (piece.place.empty()) return std::nullopt;
+        return offset_into(piece.place.front(), offset - static_cast<int64_t>(start));
+      }
+      start += piece.size;
+    }
+    return std::nullopt;
+  }
   if (place.kind != Place::Kind::Memory) {
     if (offset == 0) return place;
     return std::nullopt;
@@ -34,6 +48,13 @@ std::optional<Place> offset_into(const Place &place, int64_t offset) {
   Place p = place;
   p.offset += offset;
   return p;
+}
+
+std::optional<Place> whole(const Place &place, uint64_t size) {
+  if (place.kind != Place::Kind::Pieces) return place;
+  if (place.pieces.empty() || place.pieces.front().place.empty() || place.pieces.front().size < size)
+    return std::nullopt;
+  return place.pieces.front().place.front();
 }
 
 Place pointee(const Place &place, int64_t offset) { return Place::at(value_of(place), offset); }

@@ -26,18 +26,30 @@ struct FetchExpr {
   bool operator==(const FetchExpr &) const = default;
 };
 
+struct Place;
+
+// One part of a variable split into pieces (DW_OP_piece): `size` bytes that
+// live in `place`, or nowhere when the compiler dropped them.
+struct Piece {
+  uint64_t size = 0;
+  std::vector<Place> place;  // one element, or none when optimized out (a vector: Place is incomplete here)
+  bool operator==(const Piece &) const = default;
+};
+
 // Where an object lives.
 struct Place {
   enum class Kind {
     Register,  // in DWARF register `dwarf_reg`
     Memory,    // at value(base) + offset, or at link-time address `offset` when !base
     Constant,  // has the known value `constant` (DW_OP_implicit_value/stack_value of a literal)
+    Pieces,    // split: `pieces` in order, from byte 0
   };
   Kind kind = Kind::Memory;
   int dwarf_reg = -1;
   std::optional<FetchExpr> base;
   int64_t offset = 0;
   int64_t constant = 0;
+  std::vector<Piece> pieces;
 
   static Place in_register(int reg) { Place p; p.kind = Kind::Register; p.dwarf_reg = reg; return p; }
   static Place at(FetchExpr base, int64_t offset) { Place p; p.base = std::move(base); p.offset = offset; return p; }
@@ -46,10 +58,16 @@ struct Place {
   bool operator==(const Place &) const = default;
 };
 
-// The value stored in `place`.
+// The value stored in `place`. A split place (Kind::Pieces) must first be
+// narrowed with offset_into() or whole().
 FetchExpr value_of(const Place &place);
+// The place that holds all `size` bytes of a split object, when one piece
+// does (a variable split into pieces of which only the first is asked for);
+// other places are returned as they are.
+std::optional<Place> whole(const Place &place, uint64_t size);
 // The object `offset` bytes into the object at `place`; nullopt when the
-// place is a register or constant and offset != 0 (no memory to index).
+// place is a register or constant and offset != 0 (no memory to index), or
+// the piece that holds it was optimized out.
 std::optional<Place> offset_into(const Place &place, int64_t offset);
 // The object a pointer stored at `place` points to, plus `offset`.
 Place pointee(const Place &place, int64_t offset = 0);

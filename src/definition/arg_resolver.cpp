@@ -114,7 +114,9 @@ class Resolver {
       TypeInfo element = site_.debug.describe(t.target);
       int64_t offset = step.index * static_cast<int64_t>(element.size);
       if (t.kind == TypeInfo::Kind::Pointer) {
-        next.place = dwarf::pointee(value.place, offset);
+        auto pointer = whole(value, t.size);
+        if (!pointer) return std::move(pointer).error();
+        next.place = dwarf::pointee(*pointer, offset);
       } else if (t.kind == TypeInfo::Kind::Array) {
         auto p = dwarf::offset_into(value.place, offset);
         if (!p) return Error("'" + value.expr + "' is held in a register at " + site_.where + "; it cannot be indexed");
@@ -132,7 +134,9 @@ class Resolver {
       if (t.kind != TypeInfo::Kind::Pointer)
         return Error("'" + value.expr + "' is " + t.name + ", not a pointer", "use '.' for a member of a struct");
       aggregate = t.target;
-      next.place = dwarf::pointee(value.place);
+      auto pointer = whole(value, t.size);
+      if (!pointer) return std::move(pointer).error();
+      next.place = dwarf::pointee(*pointer);
     } else if (t.kind == TypeInfo::Kind::Pointer) {
       return Error("'" + value.expr + "' is a pointer (" + t.name + ")", "use '->" + step.member + "'");
     }
@@ -149,6 +153,15 @@ class Resolver {
     next.type = m->type;
     if (m->bit_size) next.bitfield = m;
     return next;
+  }
+
+  // The place holding all `size` bytes of the value; a value split into
+  // pieces (DW_OP_piece) qualifies when its first piece holds them all.
+  Result<Place> whole(const Value &value, uint64_t size) {
+    if (auto p = dwarf::whole(value.place, size)) return *p;
+    return Error("'" + value.expr + "' is split into pieces at " + site_.where +
+                 " and no single piece holds its " + std::to_string(size) + " bytes",
+                 "read one of its members, each lives in one piece");
   }
 
   // The kernel type perf would use for a value of type `t`, with no type given.
@@ -188,7 +201,11 @@ class Resolver {
       // A string is fetched by the address of its first character, written
       // as a load from it: "+0(%si):string" reads the string at %si.
       Place first_char;
-      if (t.kind == TypeInfo::Kind::Pointer) first_char = dwarf::pointee(value.place);
+      if (t.kind == TypeInfo::Kind::Pointer) {
+        auto pointer = whole(value, t.size);
+        if (!pointer) return std::move(pointer).error();
+        first_char = dwarf::pointee(*pointer);
+      }
       else if (t.kind == TypeInfo::Kind::Array && value.place.kind == Place::Kind::Memory) first_char = value.place;
       else
         return Error("':" + (user_type.empty() ? std::string("string") : user_type) + "' needs a char pointer or array; '" +
@@ -213,7 +230,9 @@ class Resolver {
       if (!deduced) return std::move(deduced).error();
       type = *deduced;
     }
-    auto fetch = site_.formatter.format(dwarf::value_of(value.place));
+    auto place = whole(value, t.size);
+    if (!place) return std::move(place).error();
+    auto fetch = site_.formatter.format(dwarf::value_of(*place));
     if (!fetch) return std::move(fetch).error();
     return FetchArg{"", *fetch, type};
   }
