@@ -38,6 +38,7 @@ class FakeDebugInfo : public dwarf::DebugInfo {
   std::vector<std::string> member_names(dwarf::TypeRef) override { return {}; }
   std::vector<std::string> function_names() override { return {}; }
   std::vector<dwarf::LineSite> line_rows(const dwarf::Function &) override { return {}; }
+  std::string find_source_file(const std::string &) override { return {}; }
   std::optional<dwarf::SourcePlace> source_of(uint64_t) override { return std::nullopt; }
   std::optional<uint64_t> address_of_file_offset(uint64_t) override { return std::nullopt; }
   Result<uint64_t> file_offset(uint64_t) override { return Error("no file"); }

@@ -105,5 +105,42 @@ TEST(Pointee, OfAConstantAddress) {
   EXPECT_EQ(fetch(dwarf::value_of(dwarf::pointee(Place::known(0x1000), 4))), "+4(\\4096)");
 }
 
+// DW_OP_piece: struct pair { long a; long b; } passed in rdi:rsi is
+// "DW_OP_reg5, DW_OP_piece 8, DW_OP_reg4, DW_OP_piece 8".
+Place split_pair() {
+  Place p;
+  p.kind = Place::Kind::Pieces;
+  p.pieces.push_back({8, {Place::in_register(rdi)}});
+  p.pieces.push_back({8, {Place::in_register(4)}});
+  return p;
+}
+
+TEST(Pieces, AMemberIsReadFromThePieceThatHoldsIt) {
+  auto a = dwarf::offset_into(split_pair(), 0);
+  auto b = dwarf::offset_into(split_pair(), 8);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(fetch(dwarf::value_of(*a)), "%di");
+  EXPECT_EQ(fetch(dwarf::value_of(*b)), "%si");
+  EXPECT_FALSE(dwarf::offset_into(split_pair(), 12)) << "inside a register piece, not at its start";
+  EXPECT_FALSE(dwarf::offset_into(split_pair(), 16)) << "past the last piece";
+}
+
+TEST(Pieces, AnOptimizedOutPieceHasNoPlace) {
+  Place p;
+  p.kind = Place::Kind::Pieces;
+  p.pieces.push_back({4, {}});
+  p.pieces.push_back({4, {Place::in_register(rdi)}});
+  EXPECT_FALSE(dwarf::offset_into(p, 0));
+  ASSERT_TRUE(dwarf::offset_into(p, 4));
+  EXPECT_EQ(fetch(dwarf::value_of(*dwarf::offset_into(p, 4))), "%di");
+}
+
+TEST(Pieces, WholeNeedsOnePieceThatHoldsEveryByte) {
+  ASSERT_TRUE(dwarf::whole(split_pair(), 8));
+  EXPECT_EQ(fetch(dwarf::value_of(*dwarf::whole(split_pair(), 8))), "%di");
+  EXPECT_FALSE(dwarf::whole(split_pair(), 16)) << "16 bytes span two registers";
+  EXPECT_TRUE(dwarf::whole(Place::in_register(rdi), 8)) << "an unsplit place is whole";
+}
+
 }  // namespace
 }  // namespace kpp
