@@ -235,6 +235,9 @@ def run_build(args, exe, probes, group, log):
         for i, rc, defs, err in ex.map(sites_of, range(len(probes))):
             probes[i]["sites"] = sorted({offset_to_vaddr(segs, d[2]) for d in defs}) if rc == 0 else []
             probes[i]["point_error"] = None if rc == 0 and defs else first_message(err)
+            if rc < 0 or rc >= 128:
+                probes[i]["point_error"] = "kprobe-probe crashed (exit %d, %s)" % (rc, err.strip()[-200:])
+                probes[i]["crashed"] = True
 
     # 2. gdb
     with tempfile.TemporaryDirectory(prefix="kpp-corpus-") as wd:
@@ -272,6 +275,9 @@ def run_build(args, exe, probes, group, log):
         else:
             it["defined"] = False
             it["error"] = first_message(err) if rc != 0 else "no definition printed"
+            if rc < 0 or rc >= 128:
+                it["error"] = "kprobe-probe crashed (exit %d, %s)" % (rc, err.strip()[-200:])
+                it["crashed"] = True
         return it
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
@@ -315,6 +321,7 @@ def run_build(args, exe, probes, group, log):
         if added:
             run([args.kpp, "-q", "-d", group + ":*"], timeout=60)
 
+    rec["crashes"] = sum(1 for it in items if it.get("crashed")) + sum(1 for p in probes if p.get("crashed"))
     # 5. compare
     def case(kind, it, gdb_val, tool, why):
         rec["cases"].append({"kind": kind, "spec": it["spec"], "gdb": gdb_val, "tool": tool, "why": why,
@@ -378,6 +385,11 @@ def run_build(args, exe, probes, group, log):
 
 def normalise_reason(why):
     s = why or ""
+    s = re.sub(r"kpptest_corpus_\d+_\d+", "G", s)
+    s = re.sub(r"\[\s*\d+\.\d+\]", "", s)
+    s = re.sub(r"/\S+/bin/(\w+)", "BUILD", s)
+    s = re.sub(r"\bp\d+a\d+\b", "EV", s)
+    s = re.sub(r"\(p:G/EV .*?\)", "(DEF)", s)
     s = re.sub(r"'[^']*'", "'X'", s)
     s = re.sub(r"\b0x[0-9a-fA-F]+\b", "0xN", s)
     s = re.sub(r"\b[\w.]+\+0xN\b", "F+0xN", s)
@@ -435,11 +447,11 @@ def summarise(records, perf_rows=None, out=sys.stdout):
             ("  fetch=" + ";".join(c["fetch"])) if c.get("fetch") else ""))
         if kind != "wrong":
             w("      tool says: %s\n" % c["why"])
-    if kind_count(records, "wrong"):
-        w("\nwrong values (all):\n")
-        for r in records:
-            for c in r["cases"]:
-                if c["kind"] == "wrong":
+    if kind_count(records, "wrong") or kind_count(records, "suspicious"):
+        w("\nwrong and suspicious values (first 40):\n")
+        listed = [c for r in records for c in r["cases"] if c["kind"] in ("wrong", "suspicious")]
+        for c in listed[:40]:
+                if True:
                     w("  %s: '%s' gdb=%r tool=%r fetch=%s (%s)\n" % (c["build"], c["spec"], c["gdb"], c["tool"],
                                                                   ";".join(c.get("fetch") or []), c["why"]))
     if perf_rows is not None:
@@ -509,8 +521,11 @@ def main():
             json.dump({"records": records, "perf": perf_rows}, f, indent=1, default=list)
     tot = summarise(records, perf_rows)
     errors = [r for r in records if r.get("error")]
-    if args.fail_on_wrong and (tot["wrong"] or errors):
-        print("FAIL: %d wrong values, %d builds in error" % (tot["wrong"], len(errors)))
+    crashes = sum(r.get("crashes", 0) for r in records)
+    if crashes:
+        print("kprobe-probe crashed %d times (see the cases)" % crashes)
+    if args.fail_on_wrong and (tot["wrong"] or errors or crashes):
+        print("FAIL: %d wrong values, %d crashes, %d builds in error" % (tot["wrong"], crashes, len(errors)))
         return 1
     return 0
 
