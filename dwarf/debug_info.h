@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -129,6 +130,22 @@ class DebugInfo {
   virtual Result<uint64_t> file_offset(uint64_t address) = 0;
   // The ELF symbol that contains `address`, and the offset into it.
   virtual std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) = 0;
+
+  // Whether an instruction starts at `address` inside `fn`, as far as the
+  // line table tells: a row's address or the function's entry. (A kprobe in
+  // the middle of an instruction would corrupt it; the kernel's own check
+  // exists only on some architectures.)
+  virtual bool is_instruction_start(const Function &fn, uint64_t address) {
+    (void)fn;
+    (void)address;
+    return true;
+  }
+  // The link-time addresses of those of `names` that are symbols of any type
+  // (section markers such as __noinstr_text_start included).
+  virtual std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) {
+    (void)names;
+    return {};
+  }
 };
 
 }  // namespace kpp::dwarf

@@ -42,6 +42,19 @@ void read_segments_and_notes(const object::ELFFile<ELFT> &elf, std::vector<LoadS
       consumeError(std::move(err));
     }
   }
+  // A relocatable file (a module's .ko) has no program headers: its notes are sections.
+  auto sections = elf.sections();
+  if (!sections) {
+    consumeError(sections.takeError());
+    return;
+  }
+  for (const auto &sh : *sections) {
+    if (sh.sh_type != ELF::SHT_NOTE || !build_id.empty()) continue;
+    llvm::Error err = llvm::Error::success();
+    for (const auto &note : elf.notes(sh, err))
+      if (note.getType() == ELF::NT_GNU_BUILD_ID && note.getName() == "GNU") build_id = hex(note.getDesc(4));
+    consumeError(std::move(err));
+  }
 }
 
 }  // namespace
@@ -65,8 +78,9 @@ LlvmDebugInfo::LlvmDebugInfo(std::string path, object::OwningBinary<object::Obje
     : path_(std::move(path)), binary_(std::move(binary)) {
   // Problems in the DWARF are reported by the queries that meet them; the
   // handlers keep LLVM from printing to stderr on its own.
+  layout_ = SectionLayout::of(*binary_.getBinary());
   context_ = DWARFContext::create(*binary_.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
-                                  nullptr, "", [](llvm::Error e) { consumeError(std::move(e)); },
+                                  layout_->empty() ? nullptr : layout_.get(), "", [](llvm::Error e) { consumeError(std::move(e)); },
                                   [](llvm::Error e) { consumeError(std::move(e)); });
   read_elf_facts();
 }
@@ -92,7 +106,18 @@ void LlvmDebugInfo::read_elf_facts() {
       continue;
     }
     if (*name == "linux_banner") is_kernel_ = true;
-    if (*address == 0 || name->empty()) continue;
+    if (*address == 0 && layout_->empty()) continue;
+    if (name->empty()) continue;
+    // In a .ko, values are offsets into their section: add the section's base.
+    if (!layout_->empty()) {
+      auto section = sym.getSection();
+      if (!section) {
+        consumeError(section.takeError());
+        continue;
+      }
+      if (*section == obj.section_end() || layout_->base_of((*section)->getIndex()) == 0) continue;
+      *address += layout_->base_of((*section)->getIndex());
+    }
     uint64_t size = object::ELFSymbolRef(sym).getSize();
     if (*type == object::SymbolRef::ST_Function) functions_.push_back({name->str(), *address, size});
     if (*type == object::SymbolRef::ST_Function || *type == object::SymbolRef::ST_Data)

@@ -11,6 +11,7 @@
 #include <llvm/Object/ObjectFile.h>
 
 #include "dwarf/debug_info.h"
+#include "dwarf/section_layout.h"
 
 namespace kpp::dwarf {
 
@@ -59,6 +60,8 @@ class LlvmDebugInfo final : public DebugInfo {
   std::optional<uint64_t> address_of_file_offset(uint64_t offset) override;
   Result<uint64_t> file_offset(uint64_t address) override;
   std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) override;
+  bool is_instruction_start(const Function &fn, uint64_t address) override;
+  std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override;
 
   bool has_debug_info() { return context_->getNumCompileUnits() > 0; }
 
@@ -84,6 +87,7 @@ class LlvmDebugInfo final : public DebugInfo {
 
   std::string path_;
   llvm::object::OwningBinary<llvm::object::ObjectFile> binary_;
+  std::unique_ptr<SectionLayout> layout_;  // a .ko's section bases (empty for linked files)
   std::unique_ptr<llvm::DWARFContext> context_;
   uint16_t machine_ = 0;
   bool is_kernel_ = false;

@@ -10,10 +10,12 @@ namespace kpp {
 inline BuildOptions build_options_for(const CliOptions &options, const ProbeTarget &target) {
   BuildOptions b;
   b.target_path = target.path;
-  b.module = options.module;
+  b.module = target.module;  // the name the kernel knows, also for -m PATH
   b.max_probes = options.max_probes;
   b.no_inlines = options.no_inlines;
   b.source_dir = options.source;
+  b.force = options.force;
+  b.maxactive = options.maxactive;
   return b;
 }
 

@@ -17,6 +17,9 @@ enum EventsLongOnly { opt_file_version = 1100, opt_compression };
 // Options of live.
 enum LiveLongOnly { opt_keep = 1200 };
 
+// Options of kernel probes.
+enum KernelLongOnly { opt_maxactive = 1300, opt_enable, opt_disable };
+
 const option long_options[] = {
     {"add", required_argument, nullptr, 'a'},
     {"del", required_argument, nullptr, 'd'},
@@ -48,6 +51,9 @@ const option long_options[] = {
     {"file-version", required_argument, nullptr, opt_file_version},
     {"compression", required_argument, nullptr, opt_compression},
     {"keep", no_argument, nullptr, opt_keep},
+    {"maxactive", required_argument, nullptr, opt_maxactive},
+    {"enable", required_argument, nullptr, opt_enable},
+    {"disable", required_argument, nullptr, opt_disable},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -106,6 +112,16 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
       case 'e': o.events.push_back(optarg); break;
       case 'o': o.output = optarg; o.output_given = true; break;
       case opt_keep: o.keep = true; break;
+      case opt_enable: o.enable.push_back(optarg); break;
+      case opt_disable: o.disable.push_back(optarg); break;
+      case opt_maxactive: {
+        char *end = nullptr;
+        long v = std::strtol(optarg, &end, 10);
+        if (*end || v <= 0 || v > 4096)
+          return Error(std::string("--maxactive: expected a number from 1 to 4096, got '") + optarg + "'");
+        o.maxactive = static_cast<unsigned>(v);
+        break;
+      }
       case opt_json: o.json = true; break;
       case opt_no_inlines: o.no_inlines = true; break;
       case 'F':
@@ -196,9 +212,13 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
   -l, --list[=PATTERN]   list probes, perf's line form (--json: one object a line)
   -x, --exec PATH        probe a program or library (uprobes)
   -k, --vmlinux PATH     the kernel's DWARF vmlinux
-  -m, --module NAME      probe a kernel module
+  -m, --module NAME|PATH probe a kernel module (its debug .ko found by name, or given)
   -s, --source DIR       where to find source files
-  -f, --force            add even if the event exists, with a _N suffix
+  -f, --force            add even if the event exists, with a _N suffix; accept a vmlinux
+                         or module of another build-id, a +OFFS not at a line start
+      --maxactive N      (kernel %return) kretprobe instances at once (definition rN:)
+      --enable PATTERN   enable the matching events (top-level tracefs switch)
+      --disable PATTERN  disable them again
   -n, --dry-run          do everything but change the kernel
   -q, --quiet            print only errors
   -v, --verbose          say more

@@ -36,6 +36,9 @@ struct CliOptions {
   size_t max_probes = 128;               // --max-probes
   bool no_inlines = false;               // --no-inlines
   bool json = false;                     // --json (list, trace)
+  std::optional<unsigned> maxactive;     // --maxactive N (kretprobes)
+  std::vector<std::string> enable;       // --enable GLOB
+  std::vector<std::string> disable;      // --disable GLOB
 
   // trace / record
   std::vector<std::string> events;       // -e/--event GLOB

@@ -2,10 +2,15 @@
 #include <cstdio>
 #include <set>
 
-#include "src/cli/build_options.h"
 #include "src/cli/commands.h"
 #include "src/cli/probe_target.h"
+#include "arch/arch.h"
+#include "src/cli/build_options.h"
+#include "src/definition/btf_probe.h"
 #include "src/definition/probe_builder.h"
+#include "src/kernel/build_id.h"
+#include "src/kernel/kernel_refusals.h"
+#include "src/kernel/kprobe_lists.h"
 #include "src/probes/list_format.h"
 #include "src/probes/probe_engine.h"
 #include "src/spec/probe_spec.h"
@@ -20,10 +25,13 @@ Result<std::vector<ResolvedSpec>> resolve_specs(const std::vector<std::string> &
                                                  ProbeTarget &target) {
   std::vector<ResolvedSpec> resolved;
   BuildOptions build = build_options_for(options, target);
+  const arch::Registers *running_regs = arch::for_machine(running_machine());
   for (const std::string &text : texts) {
     auto spec = parse_probe_spec(text);
     if (!spec) return std::move(spec).error();
-    auto r = build_probe(*spec, *target.debug, build);
+    if (!target.debug && !running_regs) return Error("no register table for this machine, which BTF probes need");
+    auto r = target.debug ? build_probe(*spec, *target.debug, build)
+                          : build_btf_probe(*spec, *target.btf, *running_regs, build);
     if (!r) return std::move(r).error();
     if (!options.quiet)
       for (const std::string &w : r->warnings) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());
@@ -68,7 +76,7 @@ void print_added(const std::vector<ResolvedSpec> &specs, const ProbeTarget &targ
 Status add_or_define(const CliOptions &options) {
   bool define_only = !options.definition.empty();
   const std::vector<std::string> &texts = define_only ? options.definition : options.add;
-  auto target = open_probe_target(options);
+  auto target = open_probe_target(options, true);
   if (!target) return std::move(target).error();
   auto resolved = resolve_specs(texts, options, *target);
   if (!resolved) return std::move(resolved).error();
@@ -84,6 +92,14 @@ Status add_or_define(const CliOptions &options) {
     for (const TraceDefinition &def : definitions_of(*resolved)) std::printf("%s\n", format_definition(def).c_str());
     return Ok{};
   }
+  if (target->path.empty()) {
+    // What the kernel's blacklist names is refused here, with the reason,
+    // rather than by the kernel's bare EINVAL half-way through the adds.
+    if (auto text = read_kprobes_debugfs("blacklist")) {
+      Status allowed = check_not_blacklisted(definitions_of(*resolved), parse_kprobe_blacklist(*text));
+      if (!allowed) return allowed;
+    }
+  }
   if (!options.dry_run) {
     Status added = engine->add(definitions_of(*resolved));
     if (!added) return added;
@@ -98,17 +114,21 @@ Status list(const CliOptions &options) {
   auto defs = engine->list();
   if (!defs) return std::move(defs).error();
   auto counts = engine->counts(*defs);
+  std::vector<KprobeStatus> statuses;
+  if (auto text = read_kprobes_debugfs("list")) statuses = parse_kprobe_list(*text);
   SourceLookup lookup;
   for (const TraceDefinition &def : *defs) {
     if (!options.list->empty() && !event_matches(*options.list, def.qualified_name())) continue;
     std::string point = lookup.point_of(def);
+    ProbeEngine::Counts c = counts[def.qualified_name()];
+    std::optional<uint64_t> misses;
+    if (def.kind == TraceDefinition::Kind::Kprobe) misses = c.misses;
+    std::vector<std::string> flags;
+    if (auto status = status_of(statuses, def)) flags = status->flags;
     if (options.json) {
-      ProbeEngine::Counts c = counts[def.qualified_name()];
-      std::optional<uint64_t> misses;
-      if (def.kind == TraceDefinition::Kind::Kprobe) misses = c.misses;
-      std::printf("%s\n", format_list_json(def, point, c.hits, misses).c_str());
+      std::printf("%s\n", format_list_json(def, point, c.hits, misses, flags).c_str());
     } else {
-      std::printf("%s\n", format_list_line(def, point).c_str());
+      std::printf("%s%s\n", format_list_line(def, point).c_str(), format_list_status(flags, c.hits, misses).c_str());
     }
   }
   return Ok{};
@@ -126,6 +146,21 @@ Status del(const CliOptions &options) {
   return Ok{};
 }
 
+Status enable_or_disable(const CliOptions &options) {
+  auto engine = ProbeEngine::open();
+  if (!engine) return std::move(engine).error();
+  for (bool enable : {true, false}) {
+    for (const std::string &pattern : enable ? options.enable : options.disable) {
+      auto changed = engine->set_enabled(pattern, enable);
+      if (!changed) return std::move(changed).error();
+      if (!options.quiet)
+        for (const std::string &name : *changed)
+          std::fprintf(stderr, "%s event: %s\n", enable ? "Enabled" : "Disabled", name.c_str());
+    }
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Status run_probe_command(const CliOptions &options) {
@@ -137,13 +172,17 @@ Status run_probe_command(const CliOptions &options) {
     Status s = add_or_define(options);
     if (!s) return s;
   }
+  if (!options.enable.empty() || !options.disable.empty()) {
+    Status s = enable_or_disable(options);
+    if (!s) return s;
+  }
   if (options.funcs || !options.vars.empty() || !options.lines.empty()) {
     Status s = run_lookup_command(options);
     if (!s) return s;
   }
   if (options.list) return list(options);
-  if (options.del.empty() && options.add.empty() && options.definition.empty() && !options.funcs &&
-      options.vars.empty() && options.lines.empty())
+  if (options.del.empty() && options.add.empty() && options.definition.empty() && options.enable.empty() &&
+      options.disable.empty() && !options.funcs && options.vars.empty() && options.lines.empty())
     return Error("nothing to do", "add a probe ('kprobe-probe -x PROG FUNC'), list them (-l), or see --help");
   return Ok{};
 }

@@ -1,53 +1,123 @@
 #include "src/cli/probe_target.h"
 
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <climits>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "src/kernel/build_id.h"
+#include "src/kernel/debug_paths.h"
+#include "src/util/strings.h"
 
 namespace kpp {
 
 namespace {
 
-// Where Debian, Fedora and kernel builds put the DWARF vmlinux.
-std::vector<std::string> vmlinux_candidates() {
-  utsname u{};
-  uname(&u);
-  std::string release = u.release;
-  return {"/usr/lib/debug/boot/vmlinux-" + release, "/usr/lib/debug/lib/modules/" + release + "/vmlinux",
-          "/boot/vmlinux-" + release, "/lib/modules/" + release + "/build/vmlinux"};
+std::string read_text(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool ends_with(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A vmlinux or .ko built from other sources than what runs would put probes
+// at wrong places: refuse it unless forced. -D works offline, on any files.
+Status check_build_id(const CliOptions &options, const dwarf::DebugInfo &debug, const std::string &running,
+                      const std::string &what) {
+  if (!options.definition.empty() || options.force || running.empty() || debug.build_id().empty()) return Ok{};
+  if (debug.build_id() == running) return Ok{};
+  return Error("'" + debug.path() + "' does not match the running " + what + ": its build-id is " + debug.build_id() +
+                   ", the running " + what + "'s is " + running,
+               "give the matching file (-k/-m PATH), or -f to use it anyway (probes may land at wrong places)");
+}
+
+Result<std::unique_ptr<dwarf::DebugInfo>> open_first(const std::vector<std::string> &candidates, std::string &tried) {
+  for (const std::string &candidate : candidates) {
+    if (access(candidate.c_str(), R_OK) == 0) return dwarf::DebugInfo::open(candidate);
+    tried += "\n    " + candidate;
+  }
+  return std::unique_ptr<dwarf::DebugInfo>();
+}
+
+Result<ProbeTarget> open_module(const CliOptions &options) {
+  ProbeTarget target;
+  std::string release = kernel_release();
+  const std::string &given = options.module;
+  std::unique_ptr<dwarf::DebugInfo> debug;
+  if (given.find('/') != std::string::npos || ends_with(given, ".ko")) {
+    std::string base = basename_of(given);
+    target.module = canonical_module_name(base.substr(0, base.find('.')));
+    auto d = dwarf::DebugInfo::open(given);
+    if (!d) return std::move(d).error();
+    debug = std::move(*d);
+  } else {
+    target.module = canonical_module_name(given);
+    std::string dep = module_path_in_dep(read_text("/lib/modules/" + release + "/modules.dep"), given);
+    std::string tried;
+    auto d = open_first(module_debug_candidates(release, dep, loaded_module_build_id(target.module)), tried);
+    if (!d) return std::move(d).error();
+    if (!*d)
+      return Error("no debug information for module '" + given + "'" +
+                       (dep.empty() ? " (it is not in /lib/modules/" + release + "/modules.dep)" : "") +
+                       (tried.empty() ? std::string() : "; tried:" + tried),
+                   "give the module's debug .ko with -m PATH (Debian: apt install linux-image-" + release + "-dbg)");
+    debug = std::move(*d);
+  }
+  Status matches = check_build_id(options, *debug, loaded_module_build_id(target.module), "module " + target.module);
+  if (!matches) return std::move(matches).error();
+  target.debug = std::move(debug);
+  return target;
 }
 
 }  // namespace
 
-Result<ProbeTarget> open_probe_target(const CliOptions &options) {
+Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf) {
+  dwarf::DebugInfo::set_default_options({.use_cache = !options.no_cache, .cache_directory = {}});
   ProbeTarget target;
-  std::string debug_path;
   if (!options.exec.empty()) {
     char resolved[PATH_MAX];
     if (!realpath(options.exec.c_str(), resolved))
       return Error("cannot find the program '" + options.exec + "'");
     target.path = resolved;
-    debug_path = resolved;
-  } else if (!options.vmlinux.empty()) {
-    debug_path = options.vmlinux;
+    auto debug = dwarf::DebugInfo::open(resolved);
+    if (!debug) return std::move(debug).error();
+    target.debug = std::move(*debug);
+    return target;
+  }
+  if (!options.module.empty()) return open_module(options);
+
+  std::string running = running_kernel_build_id();
+  std::unique_ptr<dwarf::DebugInfo> debug;
+  if (!options.vmlinux.empty()) {
+    auto d = dwarf::DebugInfo::open(options.vmlinux);
+    if (!d) return std::move(d).error();
+    debug = std::move(*d);
   } else {
     std::string tried;
-    for (const std::string &candidate : vmlinux_candidates()) {
-      if (access(candidate.c_str(), R_OK) == 0) {
-        debug_path = candidate;
-        break;
+    auto d = open_first(vmlinux_candidates(kernel_release(), running), tried);
+    if (!d) return std::move(d).error();
+    debug = std::move(*d);
+    if (!debug) {
+      const char *btf_path = "/sys/kernel/btf/vmlinux";
+      if (allow_btf && access(btf_path, R_OK) == 0) {
+        auto btf = btf::Btf::load(btf_path);
+        if (!btf) return std::move(btf).error();
+        target.btf = std::make_unique<btf::Btf>(std::move(*btf));
+        return target;
       }
-      tried += "\n    " + candidate;
-    }
-    if (debug_path.empty())
       return Error("no DWARF vmlinux for the running kernel; tried:" + tried,
                    "give one with -k PATH (Debian: apt install linux-image-$(uname -r)-dbg), or probe a program with -x");
+    }
   }
-  auto debug = dwarf::DebugInfo::open(debug_path);
-  if (!debug) return std::move(debug).error();
-  target.debug = std::move(*debug);
+  Status matches = check_build_id(options, *debug, running, "kernel");
+  if (!matches) return std::move(matches).error();
+  target.debug = std::move(debug);
   return target;
 }
 

@@ -1,11 +1,13 @@
-// Which binary's DWARF a probe command reads: the -x program, or the
-// kernel's vmlinux (-k, else where distributions put it).
+// Which binary's DWARF a probe command reads: the -x program, the -m
+// module's debug .ko, or the kernel's vmlinux (-k, else where distributions
+// put it); without any DWARF vmlinux, the running kernel's BTF.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "dwarf/debug_info.h"
+#include "src/btf/btf.h"
 #include "src/cli/cli_options.h"
 #include "src/util/result.h"
 
@@ -13,11 +15,16 @@ namespace kpp {
 
 struct ProbeTarget {
   std::string path;        // absolute path of the -x program; empty for the kernel
-  std::unique_ptr<dwarf::DebugInfo> debug;
+  std::string module;      // -m: the module's name as the kernel knows it ("loop"); empty otherwise
+  std::unique_ptr<dwarf::DebugInfo> debug;  // null when only BTF was found
+  std::unique_ptr<btf::Btf> btf;            // the running kernel's BTF, when debug is null
 };
 
 // Opens the target's debug info. Errors: a program that does not exist or
-// has no DWARF; no vmlinux found (every path tried is listed).
-Result<ProbeTarget> open_probe_target(const CliOptions &options);
+// has no DWARF; no vmlinux or module debug info found (every path tried is
+// listed); a vmlinux or module whose build-id is not the running one's
+// (unless -f, and not for -D, which works offline on any kernel's files).
+// `allow_btf`: fall back to /sys/kernel/btf/vmlinux when no DWARF vmlinux exists.
+Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf = false);
 
 }  // namespace kpp

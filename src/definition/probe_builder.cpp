@@ -4,6 +4,7 @@
 
 #include "arch/arch.h"
 #include "src/definition/arg_resolver.h"
+#include "src/definition/kernel_areas.h"
 #include "src/definition/point_text.h"
 #include "src/lookup/lazy_match.h"
 #include "src/lookup/source_file.h"
@@ -140,6 +141,12 @@ class Builder {
       bool inside = false;
       for (const dwarf::AddressRange &r : fn.ranges) inside = inside || r.contains(address);
       if (!inside) return fail("offset +" + std::to_string(*p.offset) + " is outside " + fn.name);
+      // A probe in the middle of an instruction corrupts it (x86 kprobes
+      // check; uprobes and other architectures do not).
+      if (!options_.force && !debug_.is_instruction_start(fn, address))
+        return fail("offset +" + std::to_string(*p.offset) + " of " + fn.name + " (" + hex(address) +
+                        ") is not where the line table starts an instruction",
+                    "use an offset of a line start (kprobe-probe -D 'FUNC:LINE' shows them), or -f if you know it is one");
       return std::vector<Site>{{&fn, address, fn.name + "+" + std::to_string(*p.offset) + file_suffix(fn)}};
     }
     if (!p.lazy_pattern.empty()) return pattern_sites_in(fn);
@@ -236,6 +243,11 @@ class Builder {
       // By symbol and offset, which survive KASLR.
       auto sym = debug_.symbolize(site.address);
       if (!sym) return fail("no symbol covers " + hex(site.address) + " (" + site.point + ")");
+      if (!areas_) areas_ = KernelAreas::of(debug_);
+      if (auto area = areas_->area_of(site.address))
+        return fail("cannot probe " + site.point + ": it is in the kernel's " + *area + ", which kprobes refuse",
+                    "that code runs where a kprobe would recurse or is not yet safe to instrument; probe its caller");
+      if (def.is_return) def.maxactive = options_.maxactive;
       def.kind = TraceDefinition::Kind::Kprobe;
       def.symbol = options_.module.empty() ? sym->first : options_.module + ":" + sym->first;
       def.offset = sym->second;
@@ -256,6 +268,7 @@ class Builder {
   const arch::Registers *regs_ = nullptr;
   std::vector<dwarf::Function> functions_;
   std::vector<uint64_t> line_addresses_;
+  std::optional<KernelAreas> areas_;  // read once, at the first kernel site
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 // result is printed by -D or handed to the probe engine by --add.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@ struct BuildOptions {
   std::string module;       // -m: kernel module name; empty for vmlinux
   size_t max_probes = 128;  // --max-probes: bound on the sites one spec may expand to
   bool no_inlines = false;  // --no-inlines: out-of-line bodies only
+  bool force = false;       // -f: allow a +OFFS the line table does not show to start an instruction
+  std::optional<unsigned> maxactive;  // --maxactive: kretprobe instances (definition rN:)
   std::string source_dir;   // -s: where sources are, for lazy patterns (;PTN)
 };
 

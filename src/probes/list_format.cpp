@@ -24,7 +24,9 @@ dwarf::DebugInfo *SourceLookup::debug_for(const std::string &path) {
 std::string SourceLookup::point_of(const TraceDefinition &def) {
   std::string fallback = def.kind == TraceDefinition::Kind::Uprobe
                              ? hex(def.offset)
-                             : def.symbol + (def.offset ? "+" + std::to_string(def.offset) : "");
+                             // The module of "loop:lo_ioctl" is shown as " in loop", as perf does.
+                             : def.symbol.substr(def.symbol.find(':') + 1) +
+                                   (def.offset ? "+" + std::to_string(def.offset) : "");
   if (def.kind != TraceDefinition::Kind::Uprobe) return fallback + (def.is_return ? "%return" : "");
   dwarf::DebugInfo *debug = debug_for(def.path);
   if (!debug) return fallback;
@@ -75,8 +77,21 @@ std::string json_quote(const std::string &s) {
   return out + "\"";
 }
 
+std::string format_list_status(const std::vector<std::string> &flags, uint64_t hits, std::optional<uint64_t> misses) {
+  std::string out;
+  if (!flags.empty()) {
+    out += " ";
+    for (const std::string &f : flags) out += "[" + f + "]";
+  }
+  if (hits || misses.value_or(0)) {
+    out += " hits=" + std::to_string(hits);
+    if (misses) out += " misses=" + std::to_string(*misses);
+  }
+  return out;
+}
+
 std::string format_list_json(const TraceDefinition &def, const std::string &point, uint64_t hits,
-                             std::optional<uint64_t> misses) {
+                             std::optional<uint64_t> misses, const std::vector<std::string> &flags) {
   bool uprobe = def.kind == TraceDefinition::Kind::Uprobe;
   std::string out = "{\"group\":" + json_quote(def.group) + ",\"event\":" + json_quote(def.event) +
                     ",\"type\":\"" + (uprobe ? "uprobe" : "kprobe") + "\",\"return\":" +
@@ -91,6 +106,11 @@ std::string format_list_json(const TraceDefinition &def, const std::string &poin
   }
   out += "],\"hits\":" + std::to_string(hits);
   if (misses) out += ",\"misses\":" + std::to_string(*misses);
+  if (!flags.empty()) {
+    out += ",\"flags\":[";
+    for (size_t i = 0; i < flags.size(); ++i) out += (i ? "," : "") + json_quote(flags[i]);
+    out += "]";
+  }
   out += ",\"definition\":" + json_quote(format_definition(def)) + "}";
   return out;
 }

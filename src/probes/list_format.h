@@ -5,6 +5,7 @@
 #include <optional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "dwarf/debug_info.h"
 #include "src/definition/trace_definition.h"
@@ -29,8 +30,15 @@ std::string format_list_line(const TraceDefinition &def, const std::string &poin
 
 // One JSON object (no newline) describing the probe; the schema is in
 // Documentation/kprobe-probe.txt (LIST FORMAT) and is stable.
+// `flags` are the kernel's status words for a kprobe (debugfs kprobes/list:
+// GONE, DISABLED, OPTIMIZED, FTRACE), as "flags":[...]; absent when empty.
 std::string format_list_json(const TraceDefinition &def, const std::string &point, uint64_t hits,
-                             std::optional<uint64_t> misses);
+                             std::optional<uint64_t> misses, const std::vector<std::string> &flags = {});
+
+// What --list appends after perf's line: " [DISABLED][FTRACE]" when the kernel
+// lists flags, then " hits=N" (" hits=N misses=M" for kprobes) once the probe
+// has been hit or missed; "" for a fresh probe, whose line stays perf's.
+std::string format_list_status(const std::vector<std::string> &flags, uint64_t hits, std::optional<uint64_t> misses);
 
 // A JSON string literal for `s`, quotes included.
 std::string json_quote(const std::string &s);

@@ -112,8 +112,15 @@ Status ProbeEngine::add(const std::vector<TraceDefinition> &definitions) {
   if (auto defs = list())
     for (const TraceDefinition &d : *defs) existing.insert(d.qualified_name());
   for (const TraceDefinition &def : definitions) {
-    DyneventPtr e = allocate(def);
-    int rc = e ? tracefs_dynevent_create(e.get()) : -1;
+    int rc;
+    if (def.kind == TraceDefinition::Kind::Kprobe && def.is_return && def.maxactive) {
+      // libtracefs 1.6 writes a maxactive as "r8::GROUP/EVENT", which the kernel refuses.
+      errno = 0;
+      rc = tracefs_instance_file_append(nullptr, "kprobe_events", format_definition(def).c_str()) < 0 ? -1 : 0;
+    } else {
+      DyneventPtr e = allocate(def);
+      rc = e ? tracefs_dynevent_create(e.get()) : -1;
+    }
     if (rc != 0) {
       int err = errno;
       std::string reason = kernel_reason();

@@ -30,6 +30,10 @@ class ProbeEngine {
   // Error when nothing matches, or when the kernel refuses (an event in use).
   Result<std::vector<std::string>> remove(const std::string &pattern);
 
+  // Sets the top-level enable switch (events/GROUP/EVENT/enable) of the
+  // events matching `pattern`. Returns their names; error when none matches.
+  Result<std::vector<std::string>> set_enabled(const std::string &pattern, bool enable);
+
   // Hit counts by "group:event" for uprobes, and hits and misses for kprobes
   // (kprobe_profile, uprobe_profile). The profiles name events without their
   // group, so `definitions` supplies it.

@@ -44,3 +44,13 @@ kpp_notes_build_id() {   # $1: notes file
       }
     }'
 }
+
+# For a case's exit trap: stop and remove the tracefs instances a killed
+# 'kprobe-probe trace' would leave behind (an enabled event cannot be deleted).
+kpp_remove_instances() {
+  for i in "$KPP_TRACING"/instances/kprobe-probe-*; do
+    [ -d "$i" ] || continue
+    echo 0 >"$i/events/enable" 2>/dev/null
+    rmdir "$i" 2>/dev/null
+  done
+}

@@ -1,0 +1,43 @@
+// Addresses for a relocatable object (a kernel module's .ko, ET_REL): every
+// section starts at 0 there, so .text, .init.text and .exit.text overlap and
+// an address would name several functions at once. We lay the allocated
+// sections out one after another, as the module loader does, and give both
+// the DWARF (through LLVM's LoadedObjectInfo, which DWARFContext consults
+// when it applies the debug relocations) and the symbol table those bases.
+// Definitions are symbol+offset, so the bases never reach the kernel.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include <llvm/DebugInfo/DIContext.h>
+#include <llvm/Object/ObjectFile.h>
+
+namespace kpp::dwarf {
+
+class SectionLayout final : public llvm::LoadedObjectInfo {
+ public:
+  // The layout of `object`'s SHF_ALLOC sections; empty unless it is ET_REL.
+  static std::unique_ptr<SectionLayout> of(const llvm::object::ObjectFile &object);
+
+  uint64_t getSectionLoadAddress(const llvm::object::SectionRef &section) const override {
+    return base_of(section.getIndex());
+  }
+  std::unique_ptr<llvm::LoadedObjectInfo> clone() const override { return std::make_unique<SectionLayout>(*this); }
+
+  // The base given to section `index` (0 for sections that are not laid out).
+  uint64_t base_of(uint64_t index) const {
+    auto it = bases_.find(index);
+    return it == bases_.end() ? 0 : it->second;
+  }
+  bool empty() const { return bases_.empty(); }
+
+  SectionLayout() = default;
+  SectionLayout(const SectionLayout &) = default;
+
+ private:
+  std::map<uint64_t, uint64_t> bases_;  // section index -> base address
+};
+
+}  // namespace kpp::dwarf

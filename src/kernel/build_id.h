@@ -1,0 +1,29 @@
+// Build-ids of the running kernel and its modules, read from the ELF notes
+// the kernel exports (/sys/kernel/notes, /sys/module/NAME/notes/), so that a
+// vmlinux or .ko on disk can be checked against what actually runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kpp {
+
+// The GNU build-id (lower-case hex) in a blob of ELF notes (namesz, descsz,
+// type as native u32s, then name and desc padded to 4 bytes); "" when absent.
+std::string build_id_from_notes(std::string_view notes);
+
+// The running kernel's build-id; "" when /sys/kernel/notes cannot be read.
+std::string running_kernel_build_id();
+
+// A loaded module's build-id; "" when the module is not loaded or has none.
+std::string loaded_module_build_id(const std::string &module);
+
+// The kernel's release (uname -r).
+std::string kernel_release();
+
+// The running machine as an ELF e_machine (uname -m: x86_64 -> 62), for
+// probes that have no ELF file to tell it (BTF); 0 when unknown.
+uint16_t running_machine();
+
+}  // namespace kpp
