@@ -1,1 +1,255 @@
+// Screen tests: the real kprobe-probe live in tmux (send-keys to type,
+// capture-pane to read) on the demo program, whose walk:5 fires exactly 6
+// times. Each test has its own probe group (kpptest_tui_<pid>_<n>) and tmux
+// server, and removes what it added also when it fails. Needs root, tmux
+// and uprobes; skipped otherwise.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+namespace {
+
+const std::string tracing = "/sys/kernel/tracing";
+
+std::string run(const std::string &cmd) {
+  std::string out;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+std::string slurp(const std::string &path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> lines_of(const std::string &text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+std::vector<std::string> words_of(const std::string &line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+class LiveScreen : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root (uprobes, tracefs instances)";
+    if (run("command -v tmux").empty()) GTEST_SKIP() << "needs tmux";
+    if (!exists(tracing + "/uprobe_events")) GTEST_SKIP() << "kernel has no uprobe_events";
+    static int n = 0;
+    group_ = "kpptest_tui_" + std::to_string(getpid()) + "_" + std::to_string(++n);
+    tmux_ = "tmux -L " + group_ + " -f /dev/null ";
+    dir_ = "/tmp/" + group_;
+    run("mkdir -p " + dir_);
+  }
+
+  void TearDown() override {
+    if (group_.empty()) return;
+    run(tmux_ + "kill-server 2>/dev/null");  // SIGHUP: the view cleans up itself
+    std::string inst = tracing + "/instances/" + instance_;
+    wait_for([&] { return instance_.empty() || !exists(inst); }, 5000);
+    // If it could not, remove what it left so the machine stays clean.
+    if (!instance_.empty() && exists(inst)) run("rmdir " + inst + " 2>/dev/null");
+    run(std::string(KPP_BINARY) + " -q -d '" + group_ + ":*' 2>/dev/null");
+    run("rm -rf " + dir_);
+  }
+
+  // Starts `args` of kprobe-probe in a cols x rows tmux pane; stderr and
+  // the exit code go to files in dir_.
+  void start(const std::string &args, int cols = 80, int rows = 24) {
+    std::string cmd = std::string(KPP_BINARY) + " " + args + " 2>" + dir_ + "/stderr; echo $? >" + dir_ + "/rc";
+    run(tmux_ + "new-session -d -s live -x " + std::to_string(cols) + " -y " + std::to_string(rows) + " \"" + cmd +
+        "\"");
+  }
+  std::string live_demo_args() {
+    return std::string("live -x ") + KPP_DEMO + " --add '" + group_ + ":w=walk:5 p->name:string i s' -- " + KPP_DEMO;
+  }
+
+  std::string screen() { return run(tmux_ + "capture-pane -p -t live 2>/dev/null"); }
+  void keys(const std::string &k) { run(tmux_ + "send-keys -t live " + k); }
+  bool alive() { return run(tmux_ + "has-session -t live 2>/dev/null && echo yes") == "yes\n"; }
+  void resize(int cols, int rows) {
+    run(tmux_ + "resize-window -t live -x " + std::to_string(cols) + " -y " + std::to_string(rows));
+  }
+
+  bool wait_for(const std::function<bool()> &ok, int ms) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (std::chrono::steady_clock::now() < end) {
+      if (ok()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return ok();
+  }
+
+  // The probe's table row split in words, or empty.
+  std::vector<std::string> row(const std::string &text) {
+    for (const std::string &l : lines_of(text))
+      if (l.find(":w ") != std::string::npos && l.find("walk:5@") != std::string::npos) return words_of(l);
+    return {};
+  }
+  // Waits until the row shows `status` and `hits`; remembers the instance.
+  bool shows(const std::string &status, const std::string &hits, int ms = 10000) {
+    return wait_for(
+        [&] {
+          std::string s = screen();
+          auto r = row(s);
+          if (instance_.empty())
+            for (const std::string &w : words_of(s))
+              if (w.rfind("kprobe-probe-", 0) == 0) instance_ = w;
+          return r.size() >= 4 && r[2] == status && r[3] == hits;
+        },
+        ms);
+  }
+  std::string enable_file() {
+    std::string e = slurp(tracing + "/instances/" + instance_ + "/events/" + group_ + "/w/enable");
+    return e.empty() ? e : e.substr(0, 1);
+  }
+
+  std::string group_, tmux_, dir_, instance_;
+};
+
+TEST_F(LiveScreen, TableShowsTheExactHitCount) {
+  start(live_demo_args());
+  ASSERT_TRUE(shows("enabled", "6")) << screen() << slurp(dir_ + "/stderr");
+  // The demo has exited: the count stays exactly 6 and the view stays.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  auto r = row(screen());
+  ASSERT_GE(r.size(), 4u);
+  EXPECT_EQ(r[3], "6");
+  EXPECT_TRUE(alive());
+  EXPECT_NE(screen().find("name=\"three\" i=2 s=3"), std::string::npos) << screen();
+}
+
+TEST_F(LiveScreen, ToggleChangesTheViewAndTracefs) {
+  start(live_demo_args());
+  ASSERT_TRUE(shows("enabled", "6")) << screen();
+  ASSERT_FALSE(instance_.empty()) << screen();
+  EXPECT_EQ(enable_file(), "1");
+  keys("Space");
+  ASSERT_TRUE(shows("disabled", "6", 3000)) << screen();
+  EXPECT_EQ(enable_file(), "0");
+  keys("e");
+  ASSERT_TRUE(shows("enabled", "6", 3000)) << screen();
+  EXPECT_EQ(enable_file(), "1");
+}
+
+TEST_F(LiveScreen, FilterHidesLogLines) {
+  start(live_demo_args());
+  ASSERT_TRUE(shows("enabled", "6")) << screen();
+  auto count = [&](const std::string &needle) {
+    size_t n = 0;
+    for (const std::string &l : lines_of(screen()))
+      if (l.find(needle) != std::string::npos) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("name=\"one\""), 2u) << screen();
+  keys("/ t h r e e Enter");
+  ASSERT_TRUE(wait_for([&] { return count("name=\"one\"") == 0; }, 3000)) << screen();
+  EXPECT_EQ(count("name=\"three\""), 2u) << screen();
+  EXPECT_NE(screen().find("filter \"three\""), std::string::npos);
+  keys("Escape");
+  ASSERT_TRUE(wait_for([&] { return count("name=\"one\"") == 2; }, 3000)) << screen();
+}
+
+TEST_F(LiveScreen, ResizeKeepsTheLayout) {
+  start(live_demo_args());
+  ASSERT_TRUE(shows("enabled", "6")) << screen();
+  auto layout_ok = [&](size_t rows, size_t cols) {
+    auto ls = lines_of(screen());
+    if (ls.size() != rows) return false;
+    return ls[0].rfind(" live | kprobe-probe-", 0) == 0 && ls[1].rfind("EVENT", 0) == 0 &&
+           ls[1].find("HISTORY") != std::string::npos && ls.back().rfind(" q quit", 0) == 0 &&
+           ls[1].size() <= cols && row(screen()).size() >= 4;
+  };
+  EXPECT_TRUE(wait_for([&] { return layout_ok(24, 80); }, 3000)) << screen();
+  resize(200, 60);
+  ASSERT_TRUE(wait_for([&] { return layout_ok(60, 200) && screen().find("Latency") != std::string::npos; }, 3000))
+      << screen();
+  EXPECT_EQ(row(screen())[3], "6");
+  resize(80, 24);
+  EXPECT_TRUE(wait_for([&] { return layout_ok(24, 80) && screen().find("Latency") == std::string::npos; }, 3000))
+      << screen();
+}
+
+TEST_F(LiveScreen, QuitLeavesNoInstanceAndNoProbe) {
+  start(live_demo_args());
+  ASSERT_TRUE(shows("enabled", "6")) << screen();
+  ASSERT_FALSE(instance_.empty());
+  EXPECT_TRUE(exists(tracing + "/instances/" + instance_));
+  EXPECT_NE(slurp(tracing + "/uprobe_events").find(group_ + "/w "), std::string::npos);
+  keys("q");
+  ASSERT_TRUE(wait_for([&] { return !alive(); }, 5000));
+  EXPECT_EQ(slurp(dir_ + "/rc"), "0\n") << slurp(dir_ + "/stderr");
+  EXPECT_FALSE(exists(tracing + "/instances/" + instance_));
+  EXPECT_EQ(slurp(tracing + "/uprobe_events").find(group_ + "/"), std::string::npos);
+  EXPECT_NE(slurp(dir_ + "/stderr").find("6 events, 0 lost"), std::string::npos) << slurp(dir_ + "/stderr");
+}
+
+TEST_F(LiveScreen, KeepLeavesTheProbes) {
+  start("live --keep" + live_demo_args().substr(4));  // "live -x ..." -> "live --keep -x ..."
+  ASSERT_TRUE(shows("enabled", "6")) << screen();
+  keys("q");
+  ASSERT_TRUE(wait_for([&] { return !alive(); }, 5000));
+  EXPECT_FALSE(exists(tracing + "/instances/" + instance_));
+  EXPECT_NE(slurp(tracing + "/uprobe_events").find(group_ + "/w "), std::string::npos);
+}
+
+TEST_F(LiveScreen, TerminalClosedCleansUp) {
+  start(live_demo_args());
+  ASSERT_TRUE(shows("enabled", "6")) << screen();
+  run(tmux_ + "kill-server");  // the pane's terminal goes away: SIGHUP
+  ASSERT_TRUE(wait_for([&] { return !exists(tracing + "/instances/" + instance_); }, 5000));
+  EXPECT_TRUE(wait_for([&] { return slurp(tracing + "/uprobe_events").find(group_ + "/") == std::string::npos; }, 5000));
+}
+
+TEST_F(LiveScreen, DemoRunsTheLiveViewOnATerminal) {
+  if (slurp(tracing + "/uprobe_events").find("probe_kpp_demo/") != std::string::npos)
+    GTEST_SKIP() << "probe_kpp_demo events exist already (another demo is running)";
+  start("demo");
+  bool shown = wait_for(
+      [&] {
+        for (const std::string &l : lines_of(screen()))
+          if (l.find("walk:5@") != std::string::npos && words_of(l).size() >= 4 && words_of(l)[3] == "6") return true;
+        return false;
+      },
+      10000);
+  EXPECT_TRUE(shown) << screen() << slurp(dir_ + "/stderr");
+  keys("q");
+  ASSERT_TRUE(wait_for([&] { return !alive(); }, 5000));
+  EXPECT_EQ(slurp(tracing + "/uprobe_events").find("probe_kpp_demo/"), std::string::npos);
+}
+
+TEST(LiveWithoutTerminal, RefusesAndPointsToTraceAndRecord) {
+  std::string out = run(std::string(KPP_BINARY) + " live -e 'x:*' </dev/null 2>&1; echo rc=$?");
+  EXPECT_NE(out.find("rc=1"), std::string::npos) << out;
+  EXPECT_NE(out.find("needs a terminal"), std::string::npos) << out;
+  EXPECT_NE(out.find("kprobe-probe trace"), std::string::npos) << out;
+  EXPECT_NE(out.find("kprobe-probe record"), std::string::npos) << out;
+}
+
+}  // namespace
