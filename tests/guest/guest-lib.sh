@@ -10,6 +10,13 @@ kpp_fail() { echo "FAIL: $*"; exit 1; }
 kpp_skip() { echo "SKIP: $*"; exit 77; }
 kpp_ok() { echo "ok: $*"; }
 
+# Send files back to the host (run-guest.sh --host-check): copied to /kpp/out, which
+# /init writes onto the kppout disk after the script ends.
+kpp_save() {   # $@: files
+  [ -n "${KPP_OUT_SERIAL:-}" ] || kpp_fail "kpp_save needs run-guest.sh --host-check (no kppout disk)"
+  cp "$@" /kpp/out/ || kpp_fail "cannot save $* for the host"
+}
+
 # Append one line to a tracefs control file; on refusal show the kernel's reason from
 # error_log, which is where kprobe_events explains a rejected definition.
 kpp_trace_write() {   # $1: line, $2: file under $KPP_TRACING

@@ -12,6 +12,9 @@
 #   --timeout S         kill qemu after S seconds and fail (default 300)
 #   --memory MB         guest memory (default 1024)
 #   --expect-exit N     succeed only when the guest script exits N (harness self-test)
+#   --host-check CMD    files the guest saved with kpp_save (guest-lib.sh) come back to the
+#                       host in a directory DIR; once the guest script has exited 0, run
+#                       CMD DIR on the host and exit with its status
 #
 # HOST_FILEs are copied to /kpp/files/<basename> in the guest, which is on PATH; an ELF
 # executable or library takes along the shared libraries ldd lists and its ELF
@@ -21,7 +24,8 @@
 # /dev, /tmp (tmpfs, the working directory), tracefs at /sys/kernel/tracing and debugfs
 # at /sys/kernel/debug mounted. /kpp/lib.sh has helpers (see guest-lib.sh). Guest
 # output goes to stdout; the exit status travels back on the serial console as a line
-# KPP-GUEST-EXIT=<n>.
+# KPP-GUEST-EXIT=<n>. Saved files travel on a second virtio disk (serial kppout): /init
+# writes /kpp/out as a tar archive onto it after the script, the host unpacks it.
 #
 # Exit status: the guest script's; 77 (CTest's skip) when the guest cannot be run at
 # all here (no qemu, no kernel to fetch, qemu refuses to start), with the reason on
@@ -39,13 +43,14 @@ qemu=${KPP_GUEST_QEMU:-qemu-system-x86_64}
 
 skip() { echo "run-guest: SKIP: $*" >&2; exit 77; }
 die() { echo "run-guest: FAIL: $*" >&2; exit 1; }
-usage() { sed -n '5,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '5,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 timeout_s=300
 memory_mb=1024
 disk_dir=
 kernel_debug=0
 expect_exit=
+host_check=
 envs=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -54,6 +59,7 @@ while [ $# -gt 0 ]; do
     --timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
     --memory) [ $# -ge 2 ] || usage; memory_mb=$2; shift 2 ;;
     --expect-exit) [ $# -ge 2 ] || usage; expect_exit=$2; shift 2 ;;
+    --host-check) [ $# -ge 2 ] || usage; host_check=$2; shift 2 ;;
     --env) [ $# -ge 2 ] || usage
            case $2 in [A-Za-z_]*=*) envs+=("$2") ;; *) die "--env wants NAME=VALUE, got '$2'" ;; esac
            shift 2 ;;
@@ -68,6 +74,7 @@ guest_script=$1; shift
 [ -f "$guest_script" ] || die "guest script $guest_script does not exist"
 [ -z "$disk_dir" ] || [ -d "$disk_dir" ] || die "--disk-dir $disk_dir is not a directory"
 [ "$kernel_debug" = 0 ] || [ -z "$disk_dir" ] || die "--kernel-debug and --disk-dir both want /debug; pick one"
+[ -z "$host_check" ] || [ -x "$host_check" ] || die "--host-check $host_check is not an executable"
 case $timeout_s in ''|*[!0-9]*) die "--timeout wants whole seconds, got '$timeout_s'" ;; esac
 
 # --- What the host must have. Missing pieces make this a skip, not a failure: the
@@ -124,7 +131,7 @@ add_path() {
   mod_order+=("$(basename "$1")")
 }
 # virtio_pci + virtio_blk bring the disk; they are modules in the cloud config.
-if [ "$kernel_debug" = 1 ] || [ -n "$disk_dir" ]; then
+if [ "$kernel_debug" = 1 ] || [ -n "$disk_dir" ] || [ -n "$host_check" ]; then
   add_module virtio_pci
   add_module virtio_blk
 fi
@@ -189,6 +196,13 @@ if [ -n "$disk_dir" ]; then
   fi
   echo "export KPP_DEBUG=/debug" >>"$root/kpp/env"
 fi
+out_img=
+if [ -n "$host_check" ]; then
+  # Sparse: costs only what the guest writes.
+  out_img=$tmp/out.img
+  truncate -s 1G "$out_img"
+  echo "export KPP_OUT_SERIAL=kppout" >>"$root/kpp/env"
+fi
 
 # --- Host files, with what an ELF program needs to run.
 copy_to_root() {   # copy host path $1 to the same path inside the guest
@@ -238,16 +252,31 @@ mount -t debugfs debugfs /sys/kernel/debug || setup_failed "mount debugfs"
 for m in $(cat /kpp/modules.order); do
   insmod "/kpp/modules/$m" || setup_failed "insmod $m"
 done
-if [ -n "${KPP_DEBUG:-}" ]; then
-  # virtio_blk probes asynchronously; wait for the device node.
+# The virtio disk with serial $1 (disks are told apart by serial, not by probe order).
+disk_with_serial() {
   i=0
-  while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-  [ -b /dev/vda ] || setup_failed "no /dev/vda after loading virtio_blk"
-  mount -t ext4 -o ro,noload /dev/vda /debug || setup_failed "mount /dev/vda on /debug"
+  while [ $i -lt 100 ]; do
+    for b in /sys/block/vd*; do
+      [ "$(cat "$b/serial" 2>/dev/null)" = "$1" ] && [ -b "/dev/${b##*/}" ] && { echo "/dev/${b##*/}"; return 0; }
+    done
+    sleep 0.1; i=$((i + 1))   # virtio_blk probes asynchronously
+  done
+  return 1
+}
+if [ -n "${KPP_DEBUG:-}" ]; then
+  dev=$(disk_with_serial kppdebug) || setup_failed "no virtio disk kppdebug after loading virtio_blk"
+  mount -t ext4 -o ro,noload "$dev" /debug || setup_failed "mount $dev on /debug"
 fi
+mkdir -p /kpp/out
 cd /tmp
 sh /guest.sh
 rc=$?
+if [ -n "${KPP_OUT_SERIAL:-}" ]; then
+  # Files saved with kpp_save go home as a tar archive on the raw disk.
+  if ! dev=$(disk_with_serial "$KPP_OUT_SERIAL") || ! tar -cf "$dev" -C /kpp/out . || ! sync; then
+    echo "KPP-GUEST-SAVE-FAILED"
+  fi
+fi
 echo
 echo "KPP-GUEST-EXIT=$rc"
 poweroff -f
@@ -265,7 +294,10 @@ qemu_args=(-machine q35,accel=$accel -m "$memory_mb" -smp 2 -nodefaults -display
            -no-reboot -serial stdio -monitor none
            -kernel "$kdir/vmlinuz" -initrd "$tmp/initrd.cpio"
            -append "console=ttyS0 quiet panic=-1 rdinit=/init")
-[ -z "$disk_img" ] || qemu_args+=(-drive "file=$disk_img,format=raw,if=virtio,readonly=on")
+[ -z "$disk_img" ] || qemu_args+=(-drive "file=$disk_img,format=raw,if=none,id=kppdebug,readonly=on"
+                                  -device virtio-blk-pci,drive=kppdebug,serial=kppdebug)
+[ -z "$out_img" ] || qemu_args+=(-drive "file=$out_img,format=raw,if=none,id=kppout"
+                                 -device virtio-blk-pci,drive=kppout,serial=kppout)
 
 log=$tmp/console.log
 : >"$log"
@@ -313,6 +345,16 @@ if grep -q '^KPP-GUEST-SETUP-FAILED' "$log"; then
 fi
 [ -n "$status" ] || die "the guest ended without reporting an exit status (qemu exit $qrc after ${elapsed} s); did the script kill init or panic the kernel?"
 echo "run-guest: guest script exited $status after ${elapsed} s" >&2
+if [ -n "$host_check" ] && [ "$status" = 0 ]; then
+  ! grep -q '^KPP-GUEST-SAVE-FAILED' "$log" || die "the guest could not write its saved files to the kppout disk"
+  mkdir "$tmp/out"
+  tar -xf "$out_img" -C "$tmp/out" || die "the kppout disk holds no tar archive"
+  echo "run-guest: host check: $host_check $tmp/out ($(ls "$tmp/out" | paste -sd' '))" >&2
+  hrc=0
+  "$host_check" "$tmp/out" || hrc=$?
+  echo "run-guest: host check exited $hrc" >&2
+  exit "$hrc"
+fi
 if [ -n "$expect_exit" ]; then
   [ "$status" != 77 ] || [ "$expect_exit" = 77 ] || exit 77   # the script chose to skip
   [ "$status" = "$expect_exit" ] || die "expected the guest script to exit $expect_exit, it exited $status"
