@@ -66,11 +66,26 @@ struct SourcePlace {
   int line = 0;           // the line at the address (0 when unknown)
 };
 
+// How queries that must look at every unit get their name index (see
+// dwarf/index_cache.h): built once per binary, cached on disk.
+struct OpenOptions {
+  bool use_cache = true;        // false (--no-cache): build in memory, read and write no cache file
+  std::string cache_directory;  // empty: $XDG_CACHE_HOME/kprobe-probe, else ~/.cache/kprobe-probe
+};
+
+// Where this run's name index came from; None until a query needs it.
+enum class IndexSource { None, Built, Cache };
+
 class DebugInfo {
  public:
   // Opens an ELF file and its DWARF. Errors: unreadable file, not ELF,
   // no .debug_info (the message says so and how to get debug info).
   static Result<std::unique_ptr<DebugInfo>> open(const std::string &path);
+  static Result<std::unique_ptr<DebugInfo>> open(const std::string &path, const OpenOptions &options);
+  // The options open(path) uses: the CLI sets them once from --no-cache, so
+  // that every place that opens a file follows the command line.
+  static void set_default_options(const OpenOptions &options);
+  static OpenOptions default_options();
   virtual ~DebugInfo() = default;
 
   virtual const std::string &path() const = 0;
@@ -130,6 +145,11 @@ class DebugInfo {
   virtual Result<uint64_t> file_offset(uint64_t address) = 0;
   // The ELF symbol that contains `address`, and the offset into it.
   virtual std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) = 0;
+
+  // Where the name index came from, and a line for -v saying so (which
+  // cache file, or why a cache file was rejected and rebuilt).
+  virtual IndexSource index_source() const { return IndexSource::None; }
+  virtual std::string index_note() const { return {}; }
 
   // Whether an instruction starts at `address` inside `fn`, as far as the
   // line table tells: a row's address or the function's entry. (A kprobe in

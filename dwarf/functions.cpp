@@ -112,6 +112,15 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
 
 std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subprograms, bool inline_copies) {
   std::vector<DWARFDie> found;
+  if (const NameIndex *index = name_index()) {
+    // Only the units that hold the named DIEs get parsed by LLVM.
+    for (const IndexedDie &entry : index->lookup(name)) {
+      if (entry.inlined ? !inline_copies : !subprograms) continue;
+      DWARFDie die = die_at(entry.die_offset);
+      if (die.isValid()) found.push_back(die);
+    }
+    return found;
+  }
   for (const auto &unit : context_->compile_units()) {
     for (const auto &entry : unit->dies()) {
       auto tag = entry.getTag();

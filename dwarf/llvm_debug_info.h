@@ -11,6 +11,7 @@
 #include <llvm/Object/ObjectFile.h>
 
 #include "dwarf/debug_info.h"
+#include "dwarf/name_index.h"
 #include "dwarf/section_layout.h"
 
 namespace kpp::dwarf {
@@ -65,12 +66,19 @@ class LlvmDebugInfo final : public DebugInfo {
 
   bool has_debug_info() { return context_->getNumCompileUnits() > 0; }
 
+  IndexSource index_source() const override { return index_source_; }
+  std::string index_note() const override { return index_note_; }
+  void set_open_options(const OpenOptions &options) { open_options_ = options; }
+
  private:
   void read_elf_facts();
   std::optional<Function> function_from_die(llvm::DWARFDie die);
   std::string decl_file_of(llvm::DWARFDie die, llvm::DILineInfoSpecifier::FileLineInfoKind kind);
   // Subprograms with code (and, when asked, inlined copies) named `name`, by a scan of every unit.
   std::vector<llvm::DWARFDie> scan_for(const std::string &name, bool subprograms, bool inline_copies);
+  // The index of every function with code, built or loaded on first use
+  // (null for relocatable objects, whose raw DWARF the fast scan cannot read).
+  const NameIndex *name_index();
   // The line-table rows of the unit that holds `fn`, restricted to its ranges and its file.
   struct LineRow { uint64_t address; int line; bool is_stmt; bool prologue_end; bool same_file; bool seq_start; };
   std::vector<LineRow> rows_of(const Function &fn);
@@ -95,6 +103,10 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<ElfSymbol> functions_;            // STT_FUNC symbols, sorted by address
   std::vector<ElfSymbol> symbols_;              // STT_FUNC and STT_OBJECT, sorted by address
   std::vector<LoadSegment> segments_;
+  OpenOptions open_options_ = DebugInfo::default_options();
+  std::optional<NameIndex> name_index_;
+  IndexSource index_source_ = IndexSource::None;
+  std::string index_note_;
 };
 
 }  // namespace kpp::dwarf

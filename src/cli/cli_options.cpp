@@ -9,7 +9,7 @@ namespace kpp {
 
 namespace {
 
-enum LongOnly { opt_max_probes = 1000, opt_no_inlines, opt_externs, opt_range, opt_json, opt_duration, opt_filter, opt_pid_only, opt_version };
+enum LongOnly { opt_max_probes = 1000, opt_no_inlines, opt_externs, opt_range, opt_json, opt_duration, opt_filter, opt_pid_only, opt_version, opt_no_cache };
 
 // Options of record/report, numbered apart so the lists above stay as they are.
 enum EventsLongOnly { opt_file_version = 1100, opt_compression };
@@ -48,6 +48,7 @@ const option long_options[] = {
     {"filter", required_argument, nullptr, opt_filter},
     {"pid-only", no_argument, nullptr, opt_pid_only},
     {"version", no_argument, nullptr, opt_version},
+    {"no-cache", no_argument, nullptr, opt_no_cache},
     {"file-version", required_argument, nullptr, opt_file_version},
     {"compression", required_argument, nullptr, opt_compression},
     {"keep", no_argument, nullptr, opt_keep},
@@ -136,6 +137,7 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
       case opt_pid_only: o.pid_only = true; break;
       case opt_filter: o.filter = optarg; break;
       case opt_version: o.command = CliOptions::Command::Version; break;
+      case opt_no_cache: o.no_cache = true; break;
       case opt_file_version:
         if (std::strcmp(optarg, "6") && std::strcmp(optarg, "7"))
           return Error(std::string("--file-version: expected 6 or 7, got '") + optarg + "'");
@@ -224,6 +226,7 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
   -v, --verbose          say more
       --max-probes N     at most N sites per probe (default 128)
       --no-inlines       probe out-of-line bodies only, not inlined copies
+      --no-cache         neither read nor write the index cache (~/.cache/kprobe-probe)
   -o, --output FILE      (record) the trace.dat to write (default trace.dat)
   -e, --event PATTERN    (trace, record) events to enable in our own tracefs instance
       --file-version 6|7 (record) trace.dat version (default 6, which every reader opens)

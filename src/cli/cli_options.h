@@ -35,6 +35,7 @@ struct CliOptions {
   int verbose = 0;                       // -v/--verbose
   size_t max_probes = 128;               // --max-probes
   bool no_inlines = false;               // --no-inlines
+  bool no_cache = false;                 // --no-cache
   bool json = false;                     // --json (list, trace)
   std::optional<unsigned> maxactive;     // --maxactive N (kretprobes)
   std::vector<std::string> enable;       // --enable GLOB

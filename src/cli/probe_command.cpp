@@ -37,6 +37,9 @@ Result<std::vector<ResolvedSpec>> resolve_specs(const std::vector<std::string> &
       for (const std::string &w : r->warnings) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());
     resolved.push_back(std::move(*r));
   }
+  // Whether the index cache was used, built or rebuilt (and why).
+  if (options.verbose && target.debug && !target.debug->index_note().empty())
+    std::fprintf(stderr, "kprobe-probe: %s\n", target.debug->index_note().c_str());
   return resolved;
 }
 

@@ -1,0 +1,402 @@
+#include "dwarf/die_scan.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <thread>
+
+namespace kpp::dwarf {
+
+namespace {
+
+// DWARF constants the scan needs (dwarf/ must not pull LLVM into this file:
+// it runs on worker threads and shares nothing with the DWARFContext).
+enum : uint16_t {
+  TAG_array_type = 0x01, TAG_class_type = 0x02, TAG_enumeration_type = 0x04, TAG_structure_type = 0x13,
+  TAG_subroutine_type = 0x15, TAG_union_type = 0x17, TAG_inlined_subroutine = 0x1d, TAG_subprogram = 0x2e,
+};
+enum : uint16_t {
+  AT_sibling = 0x01, AT_name = 0x03, AT_low_pc = 0x11, AT_abstract_origin = 0x31, AT_specification = 0x47,
+  AT_ranges = 0x55, AT_str_offsets_base = 0x72,
+};
+enum : uint16_t {
+  FORM_addr = 0x01, FORM_block2 = 0x03, FORM_block4 = 0x04, FORM_data2 = 0x05, FORM_data4 = 0x06,
+  FORM_data8 = 0x07, FORM_string = 0x08, FORM_block = 0x09, FORM_block1 = 0x0a, FORM_data1 = 0x0b,
+  FORM_flag = 0x0c, FORM_sdata = 0x0d, FORM_strp = 0x0e, FORM_udata = 0x0f, FORM_ref_addr = 0x10,
+  FORM_ref1 = 0x11, FORM_ref2 = 0x12, FORM_ref4 = 0x13, FORM_ref8 = 0x14, FORM_ref_udata = 0x15,
+  FORM_indirect = 0x16, FORM_sec_offset = 0x17, FORM_exprloc = 0x18, FORM_flag_present = 0x19,
+  FORM_strx = 0x1a, FORM_addrx = 0x1b, FORM_ref_sup4 = 0x1c, FORM_strp_sup = 0x1d, FORM_data16 = 0x1e,
+  FORM_line_strp = 0x1f, FORM_ref_sig8 = 0x20, FORM_implicit_const = 0x21, FORM_loclistx = 0x22,
+  FORM_rnglistx = 0x23, FORM_ref_sup8 = 0x24, FORM_strx1 = 0x25, FORM_strx2 = 0x26, FORM_strx3 = 0x27,
+  FORM_strx4 = 0x28, FORM_addrx1 = 0x29, FORM_addrx2 = 0x2a, FORM_addrx3 = 0x2b, FORM_addrx4 = 0x2c,
+  FORM_GNU_addr_index = 0x1f01, FORM_GNU_str_index = 0x1f02, FORM_GNU_ref_alt = 0x1f20, FORM_GNU_strp_alt = 0x1f21,
+};
+
+struct Cursor {
+  const uint8_t *p;
+  const uint8_t *end;
+  bool ok = true;
+
+  bool need(size_t n) {
+    if (static_cast<size_t>(end - p) < n) ok = false;
+    return ok;
+  }
+  uint64_t fixed(size_t n) {  // little-endian
+    if (!need(n)) return 0;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+    p += n;
+    return v;
+  }
+  uint64_t uleb() {
+    uint64_t v = 0;
+    for (int shift = 0; p < end; shift += 7) {
+      uint8_t b = *p++;
+      if (shift < 64) v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    ok = false;
+    return 0;
+  }
+  void skip_leb() {
+    while (p < end && (*p & 0x80)) ++p;
+    if (p < end) ++p; else ok = false;
+  }
+  void skip(uint64_t n) {
+    if (need(n)) p += n;
+  }
+  std::string_view cstring() {
+    const void *nul = std::memchr(p, 0, end - p);
+    if (!nul) { ok = false; return {}; }
+    std::string_view s(reinterpret_cast<const char *>(p), static_cast<const uint8_t *>(nul) - p);
+    p = static_cast<const uint8_t *>(nul) + 1;
+    return s;
+  }
+};
+
+struct Attr {
+  uint16_t at;
+  uint16_t form;
+};
+
+struct Abbrev {
+  uint16_t tag = 0;
+  bool children = false;
+  bool interesting = false;  // a subprogram or inlined copy: its attributes are read
+  bool skippable = false;    // a type whose subtree holds no code: jumped over by DW_AT_sibling
+  std::vector<Attr> attrs;
+};
+
+struct UnitHeader {
+  uint64_t offset = 0;       // of the unit in .debug_info
+  uint64_t dies = 0;         // offset of the first DIE
+  uint64_t end = 0;
+  uint64_t abbrev_offset = 0;
+  uint8_t version = 0;
+  uint8_t offset_size = 4;
+  uint8_t address_size = 8;
+  bool has_code_dies = true;  // not a type unit
+};
+
+// What one unit yields: its functions, the names of its subprograms (origin
+// targets, by offset), and the functions named through another unit.
+struct UnitResult {
+  std::vector<ScannedFunction> functions;
+  std::vector<std::pair<uint64_t, std::string_view>> names;  // sorted by offset
+  std::vector<std::pair<uint64_t, uint64_t>> aliases;        // unnamed subprogram -> its origin
+  std::vector<std::pair<size_t, uint64_t>> unresolved;       // functions[i] named by DIE at offset
+  std::optional<Error> error;
+};
+
+class Scanner {
+ public:
+  explicit Scanner(const DwarfBytes &b) : b_(b) {}
+
+  Result<std::vector<UnitHeader>> headers() const {
+    std::vector<UnitHeader> units;
+    Cursor c{data(b_.info), data(b_.info) + b_.info.size()};
+    while (c.p < c.end) {
+      UnitHeader u;
+      u.offset = c.p - data(b_.info);
+      uint64_t length = c.fixed(4);
+      if (length == 0xffffffff) {
+        u.offset_size = 8;
+        length = c.fixed(8);
+      }
+      if (!c.ok || length > static_cast<uint64_t>(c.end - c.p)) return bad_unit(u.offset);
+      u.end = (c.p - data(b_.info)) + length;
+      u.version = static_cast<uint8_t>(c.fixed(2));
+      if (u.version < 2 || u.version > 5) return bad_unit(u.offset);
+      if (u.version >= 5) {
+        uint8_t type = static_cast<uint8_t>(c.fixed(1));
+        u.address_size = static_cast<uint8_t>(c.fixed(1));
+        u.abbrev_offset = c.fixed(u.offset_size);
+        if (type == 4 || type == 5) c.skip(8);                 // skeleton, split compile: dwo_id
+        if (type == 2 || type == 6) {                          // type units
+          c.skip(8 + u.offset_size);
+          u.has_code_dies = false;
+        }
+      } else {
+        u.abbrev_offset = c.fixed(u.offset_size);
+        u.address_size = static_cast<uint8_t>(c.fixed(1));
+      }
+      if (!c.ok) return bad_unit(u.offset);
+      u.dies = c.p - data(b_.info);
+      units.push_back(u);
+      c.p = data(b_.info) + u.end;
+    }
+    return units;
+  }
+
+  UnitResult scan(const UnitHeader &u) const {
+    UnitResult r;
+    if (!u.has_code_dies) return r;
+    auto table = abbrevs(u.abbrev_offset);
+    if (!table) {
+      r.error = std::move(table).error();
+      return r;
+    }
+    const std::vector<Abbrev> &abbrev = *table;
+    const uint8_t *base = data(b_.info);
+    Cursor c{base + u.dies, base + u.end};
+    uint64_t str_offsets_base = 0;
+    bool unit_die = true;
+    while (c.p < c.end && c.ok) {
+      uint64_t die = c.p - base;
+      uint64_t code = c.uleb();
+      if (code == 0) continue;  // end of a sibling list
+      if (code >= abbrev.size() || abbrev[code].tag == 0) {
+        r.error = Error("DIE at 0x" + hex(die) + " uses an abbreviation the unit does not define");
+        return r;
+      }
+      const Abbrev &a = abbrev[code];
+      if (!a.interesting && !(a.skippable && a.children) && !unit_die) {
+        skip_attrs(c, a, u);
+        continue;
+      }
+      std::string_view name;
+      uint64_t origin = 0, sibling = 0;
+      bool has_origin = false, has_code = false;
+      for (size_t i = 0; i < a.attrs.size() && c.ok; ++i) {
+        uint16_t form = a.attrs[i].form;
+        if (form == FORM_indirect) form = static_cast<uint16_t>(c.uleb());
+        if (form == FORM_implicit_const) continue;
+        switch (a.attrs[i].at) {
+          case AT_name: name = string_of(c, form, u, str_offsets_base); break;
+          case AT_abstract_origin:
+          case AT_specification:
+            origin = reference(c, form, u);
+            has_origin = true;
+            break;
+          case AT_sibling: sibling = reference(c, form, u); break;
+          case AT_str_offsets_base:
+            str_offsets_base = c.fixed(u.offset_size);
+            break;
+          case AT_low_pc:
+          case AT_ranges:
+            has_code = true;
+            skip_form(c, form, u);
+            break;
+          default: skip_form(c, form, u);
+        }
+      }
+      if (!c.ok) break;
+      unit_die = false;
+      if (a.skippable) {
+        if (sibling > die && sibling <= u.end) c.p = base + sibling;
+        continue;
+      }
+      if (a.tag == TAG_subprogram && !name.empty()) r.names.emplace_back(die, name);
+      if (a.tag == TAG_subprogram && name.empty() && has_origin) r.aliases.emplace_back(die, origin);
+      bool wanted = a.tag == TAG_inlined_subroutine || (a.tag == TAG_subprogram && has_code);
+      if (!wanted) continue;
+      if (!name.empty()) {
+        r.functions.push_back({name, die, a.tag == TAG_inlined_subroutine});
+      } else if (has_origin) {
+        r.unresolved.emplace_back(r.functions.size(), origin);
+        r.functions.push_back({{}, die, a.tag == TAG_inlined_subroutine});
+      }
+    }
+    if (!c.ok && !r.error) r.error = Error("a DIE of the unit at 0x" + hex(u.offset) + " runs past its end");
+    return r;
+  }
+
+ private:
+  static const uint8_t *data(std::string_view s) { return reinterpret_cast<const uint8_t *>(s.data()); }
+  static std::string hex(uint64_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+    return buf;
+  }
+  static Error bad_unit(uint64_t offset) { return Error("malformed unit header at 0x" + hex(offset) + " of .debug_info"); }
+
+  // The abbreviation table at `offset`, indexed by code. Tables are parsed
+  // once per thread scan call; units of a vmlinux each have their own.
+  Result<std::vector<Abbrev>> abbrevs(uint64_t offset) const {
+    if (offset >= b_.abbrev.size()) return Error("abbreviation table offset 0x" + hex(offset) + " is out of range");
+    Cursor c{data(b_.abbrev) + offset, data(b_.abbrev) + b_.abbrev.size()};
+    std::vector<Abbrev> table;
+    while (c.ok) {
+      uint64_t code = c.uleb();
+      if (code == 0) break;
+      if (code > 1'000'000) return Error("abbreviation code " + std::to_string(code) + " is implausibly large");
+      Abbrev a;
+      a.tag = static_cast<uint16_t>(c.uleb());
+      a.children = c.fixed(1) != 0;
+      a.interesting = a.tag == TAG_subprogram || a.tag == TAG_inlined_subroutine;
+      a.skippable = a.tag == TAG_structure_type || a.tag == TAG_union_type || a.tag == TAG_class_type ||
+                    a.tag == TAG_enumeration_type || a.tag == TAG_subroutine_type || a.tag == TAG_array_type;
+      for (;;) {
+        uint16_t at = static_cast<uint16_t>(c.uleb());
+        uint16_t form = static_cast<uint16_t>(c.uleb());
+        if (!c.ok) return Error("abbreviation table at 0x" + hex(offset) + " is truncated");
+        if (at == 0 && form == 0) break;
+        if (form == FORM_implicit_const) {
+          // A signed LEB128 value; the scan never needs it.
+          c.skip_leb();
+        }
+        a.attrs.push_back({at, form});
+      }
+      if (table.size() <= code) table.resize(code + 1);
+      table[code] = std::move(a);
+    }
+    if (!c.ok) return Error("abbreviation table at 0x" + hex(offset) + " is truncated");
+    return table;
+  }
+
+  void skip_attrs(Cursor &c, const Abbrev &a, const UnitHeader &u) const {
+    for (const Attr &attr : a.attrs) skip_form(c, attr.form, u);
+  }
+
+  void skip_form(Cursor &c, uint16_t form, const UnitHeader &u) const {
+    switch (form) {
+      case FORM_flag_present: case FORM_implicit_const: return;
+      case FORM_data1: case FORM_ref1: case FORM_flag: case FORM_strx1: case FORM_addrx1: c.skip(1); return;
+      case FORM_data2: case FORM_ref2: case FORM_strx2: case FORM_addrx2: c.skip(2); return;
+      case FORM_strx3: case FORM_addrx3: c.skip(3); return;
+      case FORM_data4: case FORM_ref4: case FORM_ref_sup4: case FORM_strx4: case FORM_addrx4: c.skip(4); return;
+      case FORM_data8: case FORM_ref8: case FORM_ref_sig8: case FORM_ref_sup8: c.skip(8); return;
+      case FORM_data16: c.skip(16); return;
+      case FORM_addr: c.skip(u.address_size); return;
+      case FORM_ref_addr: c.skip(u.version <= 2 ? u.address_size : u.offset_size); return;
+      case FORM_strp: case FORM_sec_offset: case FORM_line_strp: case FORM_strp_sup: case FORM_GNU_ref_alt:
+      case FORM_GNU_strp_alt:
+        c.skip(u.offset_size);
+        return;
+      case FORM_sdata: case FORM_udata: case FORM_ref_udata: case FORM_strx: case FORM_addrx: case FORM_loclistx:
+      case FORM_rnglistx: case FORM_GNU_addr_index: case FORM_GNU_str_index:
+        c.skip_leb();
+        return;
+      case FORM_string: c.cstring(); return;
+      case FORM_block1: c.skip(c.fixed(1)); return;
+      case FORM_block2: c.skip(c.fixed(2)); return;
+      case FORM_block4: c.skip(c.fixed(4)); return;
+      case FORM_block: case FORM_exprloc: c.skip(c.uleb()); return;
+      case FORM_indirect: skip_form(c, static_cast<uint16_t>(c.uleb()), u); return;
+      default: c.ok = false;  // a form we do not know the size of: the unit cannot be walked
+    }
+  }
+
+  uint64_t reference(Cursor &c, uint16_t form, const UnitHeader &u) const {
+    switch (form) {
+      case FORM_ref1: return u.offset + c.fixed(1);
+      case FORM_ref2: return u.offset + c.fixed(2);
+      case FORM_ref4: return u.offset + c.fixed(4);
+      case FORM_ref8: return u.offset + c.fixed(8);
+      case FORM_ref_udata: return u.offset + c.uleb();
+      case FORM_ref_addr: return c.fixed(u.version <= 2 ? u.address_size : u.offset_size);
+      default: skip_form(c, form, u); return 0;  // another file's DIE (supplementary, alt): unknown here
+    }
+  }
+
+  std::string_view string_of(Cursor &c, uint16_t form, const UnitHeader &u, uint64_t str_offsets_base) const {
+    auto in = [](std::string_view section, uint64_t offset) -> std::string_view {
+      if (offset >= section.size()) return {};
+      return std::string_view(section.data() + offset, strnlen(section.data() + offset, section.size() - offset));
+    };
+    auto indexed = [&](uint64_t index) -> std::string_view {
+      uint64_t at = str_offsets_base + index * u.offset_size;
+      if (at + u.offset_size > b_.str_offsets.size()) return {};
+      Cursor s{data(b_.str_offsets) + at, data(b_.str_offsets) + b_.str_offsets.size()};
+      return in(b_.str, s.fixed(u.offset_size));
+    };
+    switch (form) {
+      case FORM_string: return c.cstring();
+      case FORM_strp: return in(b_.str, c.fixed(u.offset_size));
+      case FORM_line_strp: return in(b_.line_str, c.fixed(u.offset_size));
+      case FORM_strx: case FORM_GNU_str_index: return indexed(c.uleb());
+      case FORM_strx1: return indexed(c.fixed(1));
+      case FORM_strx2: return indexed(c.fixed(2));
+      case FORM_strx3: return indexed(c.fixed(3));
+      case FORM_strx4: return indexed(c.fixed(4));
+      default: skip_form(c, form, u); return {};
+    }
+  }
+
+  DwarfBytes b_;
+};
+
+// The name of the DIE at `offset`, following unnamed aliases a few steps.
+std::string_view resolve(uint64_t offset, const std::vector<std::pair<uint64_t, std::string_view>> &names,
+                         const std::vector<std::pair<uint64_t, uint64_t>> &aliases) {
+  for (int step = 0; step < 4; ++step) {
+    auto n = std::lower_bound(names.begin(), names.end(), std::make_pair(offset, std::string_view()),
+                              [](const auto &a, const auto &b) { return a.first < b.first; });
+    if (n != names.end() && n->first == offset) return n->second;
+    auto a = std::lower_bound(aliases.begin(), aliases.end(), std::make_pair(offset, uint64_t{0}));
+    if (a == aliases.end() || a->first != offset) return {};
+    offset = a->second;
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<ScannedFunction>> scan_functions(const DwarfBytes &bytes, unsigned threads) {
+  Scanner scanner(bytes);
+  auto units = scanner.headers();
+  if (!units) return std::move(units).error();
+  std::vector<UnitResult> results(units->size());
+
+  // Units differ in size by orders of magnitude: threads take the next unit
+  // from a shared counter rather than a fixed share.
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < units->size();) results[i] = scanner.scan((*units)[i]);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
+  work();
+  for (std::thread &t : pool) t.join();
+
+  std::vector<ScannedFunction> all;
+  std::vector<std::pair<uint64_t, std::string_view>> global_names;
+  std::vector<std::pair<uint64_t, uint64_t>> global_aliases;
+  bool cross_unit = false;
+  for (UnitResult &r : results) {
+    if (r.error) return std::move(*r.error);
+    for (auto &[index, origin] : r.unresolved) {
+      r.functions[index].name = resolve(origin, r.names, r.aliases);
+      cross_unit = cross_unit || r.functions[index].name.empty();
+    }
+  }
+  if (cross_unit) {
+    // References into other units (DW_FORM_ref_addr, from LTO): resolved
+    // against every unit's names, which are in offset order unit after unit.
+    for (const UnitResult &r : results) {
+      global_names.insert(global_names.end(), r.names.begin(), r.names.end());
+      global_aliases.insert(global_aliases.end(), r.aliases.begin(), r.aliases.end());
+    }
+    for (UnitResult &r : results)
+      for (auto &[index, origin] : r.unresolved)
+        if (r.functions[index].name.empty()) r.functions[index].name = resolve(origin, global_names, global_aliases);
+  }
+  for (UnitResult &r : results)
+    for (ScannedFunction &f : r.functions)
+      if (!f.name.empty()) all.push_back(f);
+  return all;
+}
+
+}  // namespace kpp::dwarf

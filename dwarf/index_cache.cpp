@@ -1,0 +1,169 @@
+#include "dwarf/index_cache.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <vector>
+
+namespace kpp::dwarf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : s) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
+  return h;
+}
+
+// Removes the oldest index files until the directory fits in `max_bytes`.
+// Temporary files of other runs are left alone unless they are an hour old
+// (their writer died).
+void trim(const std::string &directory, uint64_t max_bytes) {
+  std::error_code ec;
+  struct Entry {
+    fs::path path;
+    fs::file_time_type time;
+    uint64_t size;
+  };
+  std::vector<Entry> files;
+  uint64_t total = 0;
+  auto now = fs::file_time_type::clock::now();
+  for (const auto &e : fs::directory_iterator(directory, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    std::string name = e.path().filename().string();
+    auto time = e.last_write_time(ec);
+    if (name.find(".tmp.") != std::string::npos) {
+      if (now - time > std::chrono::hours(1)) fs::remove(e.path(), ec);
+      continue;
+    }
+    if (e.path().extension() != ".idx") continue;
+    uint64_t size = e.file_size(ec);
+    files.push_back({e.path(), time, size});
+    total += size;
+  }
+  std::sort(files.begin(), files.end(), [](const Entry &a, const Entry &b) { return a.time < b.time; });
+  for (const Entry &f : files) {
+    if (total <= max_bytes) break;
+    fs::remove(f.path, ec);
+    total -= f.size;
+  }
+}
+
+}  // namespace
+
+std::string cache_directory(const CacheOptions &options) {
+  if (!options.directory.empty()) return options.directory;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') return std::string(xdg) + "/kprobe-probe";
+  if (const char *home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/kprobe-probe";
+  return {};
+}
+
+Result<IndexKey> index_key(const std::string &path, const std::string &build_id) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return Error("cannot stat '" + path + "': " + errno_text());
+  IndexKey key;
+  key.target_size = static_cast<uint64_t>(st.st_size);
+  if (!build_id.empty()) {
+    key.identity = "build-id:" + build_id;
+  } else {
+    std::error_code ec;
+    fs::path absolute = fs::absolute(path, ec);
+    key.identity = "file:" + (ec ? path : absolute.string()) + ":" + std::to_string(st.st_size) + ":" +
+                   std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+  }
+  return key;
+}
+
+std::string cache_file(const std::string &directory, const IndexKey &key) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%016llx.idx", static_cast<unsigned long long>(fnv1a(key.identity)));
+  return directory + "/" + name;
+}
+
+Result<NameIndex> load_index(const std::string &file, const IndexKey &key) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error(errno == ENOENT ? "no cache file" : "cannot open: " + errno_text());
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || st.st_size == 0) {
+    ::close(fd);
+    return Error("empty or unreadable");
+  }
+  size_t size = static_cast<size_t>(st.st_size);
+  void *map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);  // the mapping keeps the file's pages
+  if (map == MAP_FAILED) return Error("cannot map: " + errno_text());
+  std::shared_ptr<const void> owner(map, [size](const void *p) { munmap(const_cast<void *>(p), size); });
+  return NameIndex::adopt(std::move(owner), static_cast<const uint8_t *>(map), size, key);
+}
+
+Status store_index(const std::string &file, const NameIndex &index, uint64_t max_bytes) {
+  std::string_view bytes = index.bytes();
+  if (bytes.size() > max_bytes) return Error("the index (" + std::to_string(bytes.size() >> 20) + " MB) is larger than the cache bound");
+  std::string directory = fs::path(file).parent_path().string();
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  if (ec) return Error("cannot create '" + directory + "': " + ec.message());
+  // A name no other run uses: pid and a random number.
+  std::random_device random;
+  std::string temp = file + ".tmp." + std::to_string(getpid()) + "." + std::to_string(random());
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return Error("cannot create '" + temp + "': " + errno_text());
+  const char *p = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::string why = errno_text();
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return Error("cannot write '" + temp + "': " + why);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 || ::rename(temp.c_str(), file.c_str()) != 0) {
+    std::string why = errno_text();
+    ::unlink(temp.c_str());
+    return Error("cannot store '" + file + "': " + why);
+  }
+  trim(directory, max_bytes);
+  return Ok{};
+}
+
+Result<ObtainedIndex> obtain_index(const CacheOptions &options, const IndexKey &key,
+                                   const std::function<Result<NameIndex>()> &build) {
+  std::string directory = options.enabled ? cache_directory(options) : std::string();
+  std::string file = directory.empty() ? std::string() : cache_file(directory, key);
+  std::string note;
+  if (!file.empty()) {
+    auto cached = load_index(file, key);
+    if (cached) return ObtainedIndex{std::move(*cached), IndexSource::Cache, "index: using " + file};
+    note = "index: " + file + ": " + cached.error().message + "; rebuilt";
+  } else {
+    note = options.enabled ? "index: no cache directory (neither XDG_CACHE_HOME nor HOME is set); built in memory"
+                           : "index: built in memory (--no-cache)";
+  }
+  auto built = build();
+  if (!built) return std::move(built).error();
+  if (!file.empty()) {
+    // A cache that cannot be written costs time on the next run, not this answer.
+    if (auto stored = store_index(file, *built, options.max_bytes); !stored) note += " (not stored: " + stored.error().message + ")";
+  }
+  return ObtainedIndex{std::move(*built), IndexSource::Built, note};
+}
+
+}  // namespace kpp::dwarf

@@ -1,0 +1,54 @@
+// The on-disk cache of name indexes: one file per binary under
+// $XDG_CACHE_HOME/kprobe-probe/ (default ~/.cache/kprobe-probe/), named by a
+// hash of the binary's identity (its build-id, else path+size+mtime).
+// Files are written to a temporary name and renamed into place, so a reader
+// (or a concurrent writer) sees a whole file or none; they are checked on
+// open and rebuilt when anything is off; the directory is kept under a size
+// bound by removing the oldest files.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "dwarf/debug_info.h"
+#include "dwarf/name_index.h"
+#include "src/util/result.h"
+
+namespace kpp::dwarf {
+
+struct CacheOptions {
+  bool enabled = true;           // --no-cache clears it: build in memory, read and write nothing
+  std::string directory;         // empty: $XDG_CACHE_HOME/kprobe-probe, else ~/.cache/kprobe-probe
+  uint64_t max_bytes = uint64_t{1} << 30;  // the whole directory; the oldest files go first
+};
+
+// The cache directory `options` name ("" when neither XDG_CACHE_HOME nor HOME is set).
+std::string cache_directory(const CacheOptions &options);
+
+// The identity of the binary at `path`: its build-id when it has one.
+Result<IndexKey> index_key(const std::string &path, const std::string &build_id);
+
+// The cache file for `key` inside `directory`.
+std::string cache_file(const std::string &directory, const IndexKey &key);
+
+// The index in `file`, or why it cannot be used (missing, truncated, damaged, stale).
+Result<NameIndex> load_index(const std::string &file, const IndexKey &key);
+
+// Writes `index` to `file` atomically (temporary file + rename), creating the
+// directory, then trims the directory to `max_bytes`. Indexes larger than
+// the bound are not written.
+Status store_index(const std::string &file, const NameIndex &index, uint64_t max_bytes);
+
+// The index for `key`: from the cache when a valid file is there, else from
+// `build()`, stored for the next run. `source` and `note` say which happened
+// (and why a cache file was rejected), for -v.
+struct ObtainedIndex {
+  NameIndex index;
+  IndexSource source = IndexSource::Built;
+  std::string note;
+};
+Result<ObtainedIndex> obtain_index(const CacheOptions &options, const IndexKey &key,
+                                   const std::function<Result<NameIndex>()> &build);
+
+}  // namespace kpp::dwarf

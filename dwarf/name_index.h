@@ -1,0 +1,64 @@
+// The name index: every function name with code in a binary's DWARF, to the
+// DIEs of its out-of-line bodies and inlined copies. Built once from a full
+// scan (die_scan.h), kept as one flat byte image that is the cache file's
+// format too, so a cached index is used straight from its memory mapping.
+//
+// Image layout (little-endian, all offsets from the start):
+//   Header                          magic, version, key, sizes, checksum of the rest
+//   NameRecord[name_count]          sorted by name
+//   uint64_t entries[entry_count]   DIE offset, bit 63 set for an inlined copy
+//   char strings[strings_size]      the names, not NUL-terminated
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dwarf/die_scan.h"
+#include "src/util/result.h"
+
+namespace kpp::dwarf {
+
+struct IndexedDie {
+  uint64_t die_offset = 0;
+  bool inlined = false;
+};
+
+// What an image must match to be used for a given binary.
+struct IndexKey {
+  std::string identity;     // "build-id:<hex>", or "file:<path>:<size>:<mtime>" when there is none
+  uint64_t target_size = 0; // the binary's size, checked even with a build-id
+};
+
+class NameIndex {
+ public:
+  static constexpr uint32_t kVersion = 1;
+
+  // Builds the image from a scan.
+  static NameIndex build(const std::vector<ScannedFunction> &functions, const IndexKey &key);
+  // Uses `size` bytes at `data` (kept alive by `owner`) after checking them:
+  // magic, version, key, that every table fits, and the checksum. Errors say
+  // which check failed; the caller rebuilds.
+  static Result<NameIndex> adopt(std::shared_ptr<const void> owner, const uint8_t *data, size_t size,
+                                 const IndexKey &key);
+
+  // The DIEs of the functions named `name`, by offset.
+  std::vector<IndexedDie> lookup(std::string_view name) const;
+  size_t name_count() const;
+  size_t entry_count() const;
+
+  // The whole image, for writing to the cache.
+  std::string_view bytes() const { return {reinterpret_cast<const char *>(data_), size_}; }
+
+ private:
+  NameIndex(std::shared_ptr<const void> owner, const uint8_t *data, size_t size)
+      : owner_(std::move(owner)), data_(data), size_(size) {}
+
+  std::shared_ptr<const void> owner_;  // a heap buffer or a file mapping
+  const uint8_t *data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace kpp::dwarf

@@ -1,0 +1,250 @@
+// The name index and its cache, on fixture programs built by tests/index.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "dwarf/debug_info.h"
+#include "dwarf/index_cache.h"
+
+namespace kpp::dwarf {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char *const kNames[] = {"index_mix", "lookup", "sum_a", "sum_b", "main", "no_such_function"};
+
+std::vector<std::string> fixtures() {
+  std::vector<std::string> found;
+  for (const char *name : {"index_gcc_O2", "index_gcc_O2_dwarf4", "index_gcc_O0", "index_clang_O2"}) {
+    std::string path = std::string(KPP_INDEX_FIXTURE_DIR) + "/" + name;
+    if (fs::exists(path)) found.push_back(path);
+  }
+  return found;
+}
+
+// What a query answers, as comparable text: one line per function.
+std::string answer(DebugInfo &debug, const std::string &name) {
+  std::string out;
+  for (const Function &fn : debug.find_functions(name, "", InlineCopies::Include)) {
+    out += fn.name + " " + std::to_string(fn.entry) + (fn.inlined ? " inlined " : " body ") + fn.decl_file + ":" +
+           std::to_string(fn.decl_line);
+    for (const AddressRange &r : fn.ranges) out += " " + std::to_string(r.begin) + "-" + std::to_string(r.end);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string all_answers(DebugInfo &debug) {
+  std::string out;
+  for (const char *name : kNames) out += std::string(name) + ":\n" + answer(debug, name);
+  return out;
+}
+
+std::unique_ptr<DebugInfo> open_with(const std::string &path, bool use_cache, const std::string &directory) {
+  auto debug = DebugInfo::open(path, OpenOptions{use_cache, directory});
+  EXPECT_TRUE(debug) << (debug ? "" : debug.error().message);
+  return debug ? std::move(*debug) : nullptr;
+}
+
+class IndexCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/kpp-index-test.XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    directory_ = pattern;
+    ASSERT_FALSE(fixtures().empty()) << "no fixture in " << KPP_INDEX_FIXTURE_DIR;
+  }
+  void TearDown() override { fs::remove_all(directory_); }
+
+  // The one index file the cache directory holds.
+  std::string cache_file_path() {
+    std::vector<std::string> files;
+    for (const auto &e : fs::directory_iterator(directory_)) files.push_back(e.path().string());
+    EXPECT_EQ(files.size(), 1u);
+    return files.empty() ? std::string() : files[0];
+  }
+
+  std::string directory_;
+};
+
+TEST_F(IndexCache, CachedAndUncachedPathsGiveTheSameFunctions) {
+  for (const std::string &path : fixtures()) {
+    SCOPED_TRACE(path);
+    fs::remove_all(directory_);
+    auto uncached = open_with(path, false, directory_);
+    std::string expected = all_answers(*uncached);
+    EXPECT_EQ(uncached->index_source(), IndexSource::Built);
+    EXPECT_FALSE(fs::exists(directory_)) << "--no-cache wrote a file";
+
+    auto building = open_with(path, true, directory_);
+    EXPECT_EQ(all_answers(*building), expected);
+    EXPECT_EQ(building->index_source(), IndexSource::Built);
+    auto cached = open_with(path, true, directory_);
+    EXPECT_EQ(all_answers(*cached), expected);
+    EXPECT_EQ(cached->index_source(), IndexSource::Cache) << cached->index_note();
+  }
+}
+
+TEST_F(IndexCache, FindsInlinedCopiesAndSameNamedStatics) {
+  std::string path = std::string(KPP_INDEX_FIXTURE_DIR) + "/index_gcc_O2";
+  auto debug = open_with(path, true, directory_);
+  auto statics = debug->find_functions("lookup", "", InlineCopies::Exclude);
+  ASSERT_EQ(statics.size(), 2u);
+  EXPECT_NE(statics[0].decl_file, statics[1].decl_file);
+  int inlined = 0;
+  for (const Function &fn : debug->find_functions("index_mix", "", InlineCopies::Include)) inlined += fn.inlined;
+  EXPECT_GE(inlined, 3);  // lookup and sum_a in a.c, lookup and sum_b in b.c (some may be merged)
+  auto only_b = debug->find_functions("lookup", "index_b.c", InlineCopies::Exclude);
+  ASSERT_EQ(only_b.size(), 1u);
+}
+
+TEST_F(IndexCache, SecondRunUsesTheFileWithoutRewritingIt) {
+  std::string path = fixtures().front();
+  auto first = open_with(path, true, directory_);
+  answer(*first, "index_mix");
+  ASSERT_EQ(first->index_source(), IndexSource::Built) << first->index_note();
+  std::string file = cache_file_path();
+  struct stat before {};
+  ASSERT_EQ(stat(file.c_str(), &before), 0);
+
+  auto second = open_with(path, true, directory_);
+  answer(*second, "index_mix");
+  EXPECT_EQ(second->index_source(), IndexSource::Cache);
+  EXPECT_NE(second->index_note().find(file), std::string::npos) << second->index_note();
+  struct stat after {};
+  ASSERT_EQ(stat(file.c_str(), &after), 0);
+  EXPECT_EQ(before.st_ino, after.st_ino);
+  EXPECT_EQ(before.st_mtim.tv_sec, after.st_mtim.tv_sec);
+  EXPECT_EQ(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+}
+
+TEST_F(IndexCache, QueriesThatNeedNoScanBuildNoIndex) {
+  auto debug = open_with(fixtures().front(), true, directory_);
+  debug->find_functions("sum_a", "", InlineCopies::Exclude);  // the symbol table answers
+  EXPECT_EQ(debug->index_source(), IndexSource::None);
+  EXPECT_FALSE(fs::exists(directory_) && !fs::is_empty(directory_));
+}
+
+// Damages the cache file with `damage`, then checks that the next run
+// notices (`why` in its note), rebuilds, and answers as before.
+void expect_rebuilt(const std::string &fixture, const std::string &directory, const std::string &file,
+                    const std::function<void()> &damage, const std::string &why) {
+  auto reference = open_with(fixture, false, directory);
+  std::string expected = all_answers(*reference);
+  damage();
+  auto debug = open_with(fixture, true, directory);
+  EXPECT_EQ(all_answers(*debug), expected);
+  EXPECT_EQ(debug->index_source(), IndexSource::Built);
+  EXPECT_NE(debug->index_note().find(why), std::string::npos) << debug->index_note();
+  // and the rebuilt file is good again
+  auto again = open_with(fixture, true, directory);
+  EXPECT_EQ(all_answers(*again), expected);
+  EXPECT_EQ(again->index_source(), IndexSource::Cache) << again->index_note();
+}
+
+std::string read_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+void write_file(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST_F(IndexCache, CorruptTruncatedAndStaleFilesAreRebuilt) {
+  std::string fixture = fixtures().front();
+  open_with(fixture, true, directory_)->find_functions("index_mix", "", InlineCopies::Include);
+  std::string file = cache_file_path();
+  std::string good = read_file(file);
+  ASSERT_GT(good.size(), 300u);
+
+  expect_rebuilt(fixture, directory_, file, [&] {
+    std::string bad = good;
+    bad[bad.size() - 3] ^= 0x5a;  // a name's byte: only the checksum can tell
+    write_file(file, bad);
+  }, "checksum");
+  expect_rebuilt(fixture, directory_, file, [&] { write_file(file, good.substr(0, good.size() / 2)); }, "truncated");
+  expect_rebuilt(fixture, directory_, file, [&] { write_file(file, good.substr(0, 20)); }, "shorter than its header");
+  expect_rebuilt(fixture, directory_, file, [&] { write_file(file, std::string(good.size(), 'x')); }, "bad magic");
+  expect_rebuilt(fixture, directory_, file, [&] { write_file(file, ""); }, "empty");
+
+  // Stale: another binary's index under this binary's file name.
+  std::string other = fixtures().back() == fixture ? std::string() : fixtures().back();
+  if (!other.empty()) {
+    std::string other_dir = directory_ + "-other";
+    open_with(other, true, other_dir)->find_functions("index_mix", "", InlineCopies::Include);
+    std::string other_bytes;
+    for (const auto &e : fs::directory_iterator(other_dir)) other_bytes = read_file(e.path().string());
+    fs::remove_all(other_dir);
+    expect_rebuilt(fixture, directory_, file, [&] { write_file(file, other_bytes); }, "stale");
+  }
+}
+
+TEST_F(IndexCache, ConcurrentRunsBuildingTheSameIndexBothSucceed) {
+  std::string fixture = fixtures().front();
+  auto reference = open_with(fixture, false, directory_);
+  std::string expected = all_answers(*reference);
+  for (int round = 0; round < 5; ++round) {
+    fs::remove_all(directory_);
+    std::vector<pid_t> children;
+    for (int i = 0; i < 3; ++i) {
+      pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        auto debug = DebugInfo::open(fixture, OpenOptions{true, directory_});
+        _exit(debug && all_answers(**debug) == expected ? 0 : 1);
+      }
+      children.push_back(pid);
+    }
+    for (pid_t pid : children) {
+      int status = 0;
+      ASSERT_EQ(waitpid(pid, &status, 0), pid);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "round " << round;
+    }
+    // One whole file and no temporary left behind; the next run uses it.
+    EXPECT_FALSE(cache_file_path().empty());
+    auto after = open_with(fixture, true, directory_);
+    EXPECT_EQ(all_answers(*after), expected);
+    EXPECT_EQ(after->index_source(), IndexSource::Cache) << after->index_note();
+  }
+}
+
+TEST(NameIndexImage, LookupAndAdoptChecks) {
+  std::string names = "alphabetagamma";
+  std::vector<ScannedFunction> scanned = {{std::string_view(names).substr(0, 5), 0x10, false},
+                                          {std::string_view(names).substr(5, 4), 0x20, true},
+                                          {std::string_view(names).substr(0, 5), 0x30, true}};
+  IndexKey key{"build-id:abcd", 1234};
+  NameIndex index = NameIndex::build(scanned, key);
+  auto alpha = index.lookup("alpha");
+  ASSERT_EQ(alpha.size(), 2u);
+  EXPECT_EQ(alpha[0].die_offset, 0x10u);
+  EXPECT_FALSE(alpha[0].inlined);
+  EXPECT_EQ(alpha[1].die_offset, 0x30u);
+  EXPECT_TRUE(alpha[1].inlined);
+  EXPECT_TRUE(index.lookup("gamma").empty());
+  EXPECT_TRUE(index.lookup("alph").empty());
+
+  std::string bytes(index.bytes());
+  auto adopt = [&](const std::string &b, const IndexKey &k) {
+    auto owner = std::make_shared<std::string>(b);
+    return NameIndex::adopt(owner, reinterpret_cast<const uint8_t *>(owner->data()), owner->size(), k);
+  };
+  auto same = adopt(bytes, key);
+  ASSERT_TRUE(same);
+  EXPECT_EQ(same->lookup("beta").size(), 1u);
+  EXPECT_FALSE(adopt(bytes, IndexKey{"build-id:abce", 1234}));
+  EXPECT_FALSE(adopt(bytes, IndexKey{"build-id:abcd", 1235}));
+  EXPECT_FALSE(adopt(bytes + "x", key));
+  EXPECT_FALSE(adopt(bytes.substr(0, bytes.size() - 1), key));
+}
+
+}  // namespace
+}  // namespace kpp::dwarf
