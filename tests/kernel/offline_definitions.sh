@@ -1,0 +1,55 @@
+#!/bin/sh
+# -D on the cached guest kernel's files, no kernel needed: definitions whose expected
+# values come from the kernel's sources and the x86-64 calling convention, and the
+# refusals that need only the vmlinux. Skips (77) when the cache is not there.
+K=${1:?usage: offline_definitions.sh KPROBE_PROBE}
+# The newest cached kernel (tests/guest/fetch-kernel.sh fills the cache; no download here).
+DIR=$(ls -d "${KPP_GUEST_CACHE:-/var/tmp/kprobe-probe-guest}"/*/debug 2>/dev/null | sort | tail -n1)
+DIR=${DIR%/debug}
+V=$DIR/debug/vmlinux
+M=$DIR/debug/modules/loop.ko
+[ -r "$V" ] && [ -r "$M" ] || { echo "SKIP: no cached guest kernel (run tests/guest/fetch-kernel.sh)"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+expect() {  # expect "DEFINITION" ARGS...: -D ARGS prints exactly DEFINITION
+  want=$1
+  shift
+  got=$("$K" "$@" 2>/tmp/kpp-offline.err) || fail "kprobe-probe $* exited $?: $(cat /tmp/kpp-offline.err)"
+  [ "$got" = "$want" ] || fail "kprobe-probe $*: got '$got', want '$want'"
+  echo "ok: $* -> $got"
+}
+refuse() {  # refuse "WORDS" ARGS...: exit 1 and stderr contains WORDS
+  words=$1
+  shift
+  "$K" "$@" >/dev/null 2>/tmp/kpp-offline.err && fail "kprobe-probe $* was accepted"
+  grep -q "$words" /tmp/kpp-offline.err || fail "kprobe-probe $*: no '$words' in: $(cat /tmp/kpp-offline.err)"
+  echo "ok: $* refused ($words)"
+}
+
+# ssize_t vfs_read(struct file *file, char __user *buf, size_t count, loff_t *pos):
+# count is the third integer argument, %dx.
+start=$(date +%s%N)
+expect 'p:probe/vfs_read vfs_read+0 count=%dx:u64' -k "$V" -D 'vfs_read count'
+end=$(date +%s%N)
+echo "time: -D 'vfs_read count' on the 590 MB vmlinux took $(( (end - start) / 1000000 )) ms"
+expect 'r:probe/vfs_read__return vfs_read+0 arg1=$retval:s64' -k "$V" -D 'vfs_read%return $retval'
+expect 'r16:probe/vfs_read__return vfs_read+0 arg1=$retval:s64' -k "$V" -D 'vfs_read%return $retval' --maxactive 16
+# exc_nmi is noinstr (arch/x86/kernel/nmi.c); kprobes refuse .noinstr.text.
+refuse '.noinstr.text' -k "$V" -D exc_nmi
+# vfs_read starts with a 5-byte call to __fentry__: +3 is inside it.
+refuse 'not where the line table starts an instruction' -k "$V" -D 'vfs_read+3'
+expect 'p:probe/vfs_read vfs_read+3' -k "$V" -f -D 'vfs_read+3'
+
+# loop.ko is relocatable: lo_ioctl in .text, loop_init in .init.text and loop_exit in
+# .exit.text all have section offset 0 in the file; each must keep its own name.
+expect 'p:probe/lo_ioctl loop:lo_ioctl+0 cmd=%dx:u32' -m "$M" -D 'lo_ioctl cmd'
+expect 'p:probe/loop_init loop:loop_init+0' -m "$M" -D loop_init
+expect 'p:probe/loop_exit loop:loop_exit+0' -m "$M" -D loop_exit
+
+# --add with a vmlinux of another kernel than the running one: refused before any write.
+running=$(od -An -v -tx1 /sys/kernel/notes 2>/dev/null | tr -d ' \n')
+if [ -n "$running" ]; then
+  refuse 'does not match the running kernel' -k "$V" -n --add vfs_read
+  grep -q 'build-id is [0-9a-f]\{40\}, the running kernel.s is [0-9a-f]\{40\}' /tmp/kpp-offline.err ||
+    fail "the build-id refusal does not name both ids: $(cat /tmp/kpp-offline.err)"
+fi
+echo "PASS"

@@ -1,0 +1,79 @@
+// debugfs kprobes/list and kprobes/blacklist, in the kernel's own words
+// (kernel/kprobes.c: report_probe() and kprobe_blacklist_seq_show()).
+#include <gtest/gtest.h>
+
+#include "src/kernel/build_id.h"
+#include "src/kernel/kernel_refusals.h"
+#include "src/kernel/kprobe_lists.h"
+
+namespace kpp {
+namespace {
+
+TEST(KprobeList, FlagsAndModules) {
+  auto list = parse_kprobe_list(
+      "ffffffffb1b4cc50  k  vfs_read+0x0    [DISABLED][FTRACE]\n"
+      "ffffffffb1b4cc50  r  vfs_read+0x0    [FTRACE]\n"
+      "ffffffffc02a1230  k  lo_ioctl+0x1c  loop [GONE]\n"
+      "ffffffffb1b4cd00  k  do_sys_openat2+0x4c    [OPTIMIZED]\n");
+  ASSERT_EQ(list.size(), 4u);
+  EXPECT_EQ(list[0].flags, (std::vector<std::string>{"DISABLED", "FTRACE"}));
+  EXPECT_EQ(list[1].type, 'r');
+  EXPECT_EQ(list[2].module, "loop");
+  EXPECT_EQ(list[2].offset, 0x1cu);
+  EXPECT_EQ(list[3].flags, (std::vector<std::string>{"OPTIMIZED"}));
+
+  TraceDefinition def;
+  def.symbol = "loop:lo_ioctl";
+  def.offset = 0x1c;
+  auto status = status_of(list, def);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->flags, (std::vector<std::string>{"GONE"}));
+  def.symbol = "vfs_read";
+  def.offset = 0;
+  def.is_return = true;
+  ASSERT_TRUE(status_of(list, def));
+  EXPECT_EQ(status_of(list, def)->flags, (std::vector<std::string>{"FTRACE"}));
+  def.offset = 4;
+  EXPECT_FALSE(status_of(list, def));
+}
+
+TEST(KprobeBlacklist, RefusesListedSymbols) {
+  auto blacklist = parse_kprobe_blacklist(
+      "0xffffffffb3ec5070-0xffffffffb3ec5120\tnotify_die\n"
+      "0xffffffffc0000000-0xffffffffc0000040\tsome_fn [mymod]\n"
+      "0x0000000000000000-0x0000000000000000\texc_nmi\n");
+  ASSERT_EQ(blacklist.size(), 3u);
+  EXPECT_EQ(blacklist[1].module, "mymod");
+  TraceDefinition ok, bad, mod;
+  ok.symbol = "vfs_read";
+  bad.symbol = "notify_die";
+  mod.symbol = "mymod:some_fn";
+  EXPECT_TRUE(check_not_blacklisted({ok}, blacklist));
+  Status refused = check_not_blacklisted({ok, bad}, blacklist);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("notify_die"), std::string::npos);
+  EXPECT_NE(refused.error().message.find("blacklist"), std::string::npos);
+  EXPECT_FALSE(check_not_blacklisted({mod}, blacklist));
+  // A vmlinux symbol of the same name as a module's is not the module's.
+  TraceDefinition plain;
+  plain.symbol = "some_fn";
+  EXPECT_TRUE(check_not_blacklisted({plain}, blacklist));
+}
+
+TEST(Notes, BuildIdFromNotes) {
+  // One unrelated note, then the GNU build-id (namesz 4, descsz 4, type 3).
+  std::string notes;
+  auto u32 = [&notes](uint32_t v) { notes.append(reinterpret_cast<const char *>(&v), 4); };
+  u32(6); u32(4); u32(1);
+  notes += std::string("Linux\0\0\0", 8);
+  notes += std::string("\1\2\3\4", 4);
+  u32(4); u32(4); u32(3);
+  notes += std::string("GNU\0", 4);
+  notes += std::string("\xde\xad\xbe\xef", 4);
+  EXPECT_EQ(build_id_from_notes(notes), "deadbeef");
+  EXPECT_EQ(build_id_from_notes(notes.substr(0, 20)), "");
+  EXPECT_EQ(build_id_from_notes(""), "");
+}
+
+}  // namespace
+}  // namespace kpp
