@@ -149,8 +149,13 @@ std::vector<std::string> event_patterns(const CliOptions &options, const AddedPr
 // at most every kDrawInterval, and only when something changed. Drawing
 // happens between polls: the kernel's ring buffers hold what arrives
 // meanwhile, and counts come from the stream, so none are missed.
+struct LoopStats {
+  uint64_t frames = 0;  // screens drawn
+  double seconds = 0;
+};
+
 Status run_loop(tui::Terminal &term, EventStream &stream, tui::LiveModel &model, LiveProbes &probes,
-                LivePages &pages, LiveCommand &command) {
+                LivePages &pages, LiveCommand &command, LoopStats &stats) {
   int ep = epoll_create1(EPOLL_CLOEXEC);
   if (ep < 0) return Error(std::string("epoll: ") + std::strerror(errno));
   struct epoll_event in {};
@@ -160,7 +165,7 @@ Status run_loop(tui::Terminal &term, EventStream &stream, tui::LiveModel &model,
 
   tui::UiState ui;
   ui.unicode = term.unicode();
-  auto now = Clock::now();
+  auto now = Clock::now(), started = now;
   auto next_tick = now, last_draw = now - kDrawInterval;
   bool dirty = true;
   Status result = Ok{};
@@ -206,6 +211,7 @@ Status run_loop(tui::Terminal &term, EventStream &stream, tui::LiveModel &model,
       term.draw(tui::render_screen(model, ui, term.size()));
       last_draw = now;
       dirty = false;
+      ++stats.frames;
     }
     auto until = next_tick;
     if (dirty) until = std::min(until, last_draw + kDrawInterval);
@@ -218,6 +224,7 @@ Status run_loop(tui::Terminal &term, EventStream &stream, tui::LiveModel &model,
     if (*got) dirty = true;
   }
   ::close(ep);
+  stats.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return result;
 }
 
@@ -280,10 +287,11 @@ Status run_live_command(const CliOptions &options) {
     if (Status st = command.start(options.command_line); !st) return st;
 
   Status loop = Ok{};
+  LoopStats stats;
   {
     auto term = tui::Terminal::open();
     if (!term) return std::move(term).error();
-    loop = run_loop(**term, **stream, model, probes, pages, command);
+    loop = run_loop(**term, **stream, model, probes, pages, command, stats);
   }  // the terminal is the user's again before anything is printed
 
   // Teardown on every path that got here: stop tracing, drain, finish the
@@ -304,6 +312,7 @@ Status run_live_command(const CliOptions &options) {
                  static_cast<unsigned long long>(model.lost()));
     if (recording) std::fprintf(stderr, "; recorded to %s", options.output.c_str());
     if (options.keep && !options.add.empty()) std::fprintf(stderr, "; probes kept (--keep)");
+    std::fprintf(stderr, "; %llu screens drawn in %.1f s", static_cast<unsigned long long>(stats.frames), stats.seconds);
     std::fprintf(stderr, "\n");
   }
   return Ok{};

@@ -1,12 +1,11 @@
 #include "src/cli/live_probes.h"
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
 
+#include "src/kernel/kprobe_lists.h"
 #include "src/probes/list_format.h"
 #include "src/stream/tracefs_cxx.h"
 #include "src/util/strings.h"
-#include "tui/kprobes_list.h"
 
 namespace kpp {
 
@@ -33,19 +32,6 @@ std::string short_place(const std::string &where) {
   size_t at = where.find('@');
   if (at == std::string::npos) return where;
   return where.substr(0, at + 1) + basename_of(where.substr(at + 1));
-}
-
-// "vfs_read+0x0" as debugfs kprobes/list names it (no "module:" prefix).
-std::string kprobe_place(const TraceDefinition &d) {
-  std::string sym = d.symbol.substr(d.symbol.find(':') == std::string::npos ? 0 : d.symbol.find(':') + 1);
-  return sym + "+" + hex(d.offset);
-}
-
-std::string read_text(const std::string &path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 std::pair<std::string, std::string> split_id(const std::string &id) {
@@ -79,14 +65,14 @@ void LiveProbes::add_rows(tui::LiveModel &model) {
 }
 
 void LiveProbes::refresh(tui::LiveModel &model) const {
-  // Kprobe flags and misses cost a file read each; skip them without kprobes.
-  std::map<std::string, tui::KprobeFlags> flags;
+  // Kprobe states and misses cost a file read each; skip them without kprobes.
+  std::vector<KprobeStatus> states;
   std::vector<TraceDefinition> kprobes;
   for (const TraceDefinition &d : defs_)
     if (d.kind == TraceDefinition::Kind::Kprobe) kprobes.push_back(d);
   std::map<std::string, ProbeEngine::Counts> counts;
   if (!kprobes.empty()) {
-    flags = tui::parse_kprobes_list(read_text("/sys/kernel/debug/kprobes/list"));
+    states = parse_kprobe_list(read_kprobes_debugfs("list").value_or(""));
     counts = engine_.counts(kprobes);
   }
   for (const tui::ProbeRow &row : model.probes()) {
@@ -99,12 +85,13 @@ void LiveProbes::refresh(tui::LiveModel &model) const {
     }
     const TraceDefinition *d = definition_of(row.id);
     if (d && d->kind == TraceDefinition::Kind::Kprobe) {
-      auto f = flags.find(kprobe_place(*d));
-      if (f != flags.end() && status == tui::ProbeStatus::Enabled) {
-        if (f->second.gone) status = tui::ProbeStatus::Gone;
-        else if (f->second.optimized) status = tui::ProbeStatus::Optimized;
-        else if (f->second.ftrace) status = tui::ProbeStatus::Ftrace;
-      }
+      auto state = status_of(states, *d);
+      auto has = [&](const char *flag) {
+        return state && std::find(state->flags.begin(), state->flags.end(), flag) != state->flags.end();
+      };
+      if (has("GONE")) status = tui::ProbeStatus::Gone;
+      else if (status == tui::ProbeStatus::Enabled && has("OPTIMIZED")) status = tui::ProbeStatus::Optimized;
+      else if (status == tui::ProbeStatus::Enabled && has("FTRACE")) status = tui::ProbeStatus::Ftrace;
       model.set_missed(row.id, counts[row.id].misses);
     }
     model.set_status(row.id, status);

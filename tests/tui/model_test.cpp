@@ -5,7 +5,6 @@
 
 #include "tests/tui/synthetic.h"
 #include "tui/keys.h"
-#include "tui/kprobes_list.h"
 #include "tui/live_model.h"
 
 namespace kpp::tui {
@@ -323,19 +322,6 @@ TEST(Keys, LogScrollStaysInRange) {
   EXPECT_EQ(ui.log_scroll, 49u);
   handle_key(ui, m, Key::of(Key::Kind::End), 20);
   EXPECT_EQ(ui.log_scroll, 0u);
-}
-
-TEST(KprobesList, FlagsByPlace) {
-  auto flags = parse_kprobes_list(
-      "ffffffff8134a5e0  k  vfs_read+0x0    [FTRACE]\n"
-      "ffffffff8134a600  k  vfs_write+0x4    [OPTIMIZED]\n"
-      "ffffffffc0a01000  r  foo_exit+0x0  foo_mod [GONE]\n"
-      "garbage\n");
-  ASSERT_EQ(flags.size(), 3u);
-  EXPECT_TRUE(flags["vfs_read+0x0"].ftrace);
-  EXPECT_TRUE(flags["vfs_write+0x4"].optimized);
-  EXPECT_TRUE(flags["foo_exit+0x0"].gone);
-  EXPECT_FALSE(flags["vfs_read+0x0"].gone);
 }
 
 }  // namespace
