@@ -77,9 +77,9 @@ kpp_ok "trace removed its tracefs instance"
 # 3. List, in perf's line form and as JSON.
 kprobe-probe -l >/tmp/list.out 2>&1 || kpp_fail "kprobe-probe -l failed: $(cat /tmp/list.out)"
 show "-l" /tmp/list.out
-grep -Eq '^  probe:vfs_read +\(on vfs_read(@[^ ]+)? with count\)$' /tmp/list.out ||
+grep -Eq '^  probe:vfs_read +\(on vfs_read(@[^ ]+)? with count\)( \[.*| hits=.*)?$' /tmp/list.out ||
   kpp_fail "-l: no '  probe:vfs_read (on vfs_read with count)' line"
-grep -Eq '^  probe:vfs_read__return +\(on vfs_read(@[^ ]+)?%return with arg1\)$' /tmp/list.out ||
+grep -Eq '^  probe:vfs_read__return +\(on vfs_read(@[^ ]+)?%return with arg1\)( \[.*| hits=.*)?$' /tmp/list.out ||
   kpp_fail "-l: no '  probe:vfs_read__return (on vfs_read%return with arg1)' line"
 kprobe-probe -l --json >/tmp/list.json 2>&1 || kpp_fail "kprobe-probe -l --json failed: $(cat /tmp/list.json)"
 show "-l --json" /tmp/list.json
