@@ -135,8 +135,8 @@ TEST_F(IndexCache, QueriesThatNeedNoScanBuildNoIndex) {
 
 // Damages the cache file with `damage`, then checks that the next run
 // notices (`why` in its note), rebuilds, and answers as before.
-void expect_rebuilt(const std::string &fixture, const std::string &directory, const std::string &file,
-                    const std::function<void()> &damage, const std::string &why) {
+void expect_rebuilt(const std::string &fixture, const std::string &directory, const std::function<void()> &damage,
+                    const std::string &why) {
   auto reference = open_with(fixture, false, directory);
   std::string expected = all_answers(*reference);
   damage();
@@ -165,15 +165,15 @@ TEST_F(IndexCache, CorruptTruncatedAndStaleFilesAreRebuilt) {
   std::string good = read_file(file);
   ASSERT_GT(good.size(), 300u);
 
-  expect_rebuilt(fixture, directory_, file, [&] {
+  expect_rebuilt(fixture, directory_, [&] {
     std::string bad = good;
     bad[bad.size() - 3] ^= 0x5a;  // a name's byte: only the checksum can tell
     write_file(file, bad);
   }, "checksum");
-  expect_rebuilt(fixture, directory_, file, [&] { write_file(file, good.substr(0, good.size() / 2)); }, "truncated");
-  expect_rebuilt(fixture, directory_, file, [&] { write_file(file, good.substr(0, 20)); }, "shorter than its header");
-  expect_rebuilt(fixture, directory_, file, [&] { write_file(file, std::string(good.size(), 'x')); }, "bad magic");
-  expect_rebuilt(fixture, directory_, file, [&] { write_file(file, ""); }, "empty");
+  expect_rebuilt(fixture, directory_, [&] { write_file(file, good.substr(0, good.size() - 8)); }, "truncated");
+  expect_rebuilt(fixture, directory_, [&] { write_file(file, good.substr(0, 20)); }, "shorter than its header");
+  expect_rebuilt(fixture, directory_, [&] { write_file(file, std::string(good.size(), 'x')); }, "bad magic");
+  expect_rebuilt(fixture, directory_, [&] { write_file(file, ""); }, "empty");
 
   // Stale: another binary's index under this binary's file name.
   std::string other = fixtures().back() == fixture ? std::string() : fixtures().back();
@@ -183,7 +183,7 @@ TEST_F(IndexCache, CorruptTruncatedAndStaleFilesAreRebuilt) {
     std::string other_bytes;
     for (const auto &e : fs::directory_iterator(other_dir)) other_bytes = read_file(e.path().string());
     fs::remove_all(other_dir);
-    expect_rebuilt(fixture, directory_, file, [&] { write_file(file, other_bytes); }, "stale");
+    expect_rebuilt(fixture, directory_, [&] { write_file(file, other_bytes); }, "stale");
   }
 }
 
