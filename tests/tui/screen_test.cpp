@@ -81,10 +81,10 @@ class LiveScreen : public ::testing::Test {
 
   // Starts `args` of kprobe-probe in a cols x rows tmux pane; stderr and
   // the exit code go to files in dir_.
-  void start(const std::string &args, int cols = 80, int rows = 24) {
-    std::string cmd = std::string(KPP_BINARY) + " " + args + " 2>" + dir_ + "/stderr; echo $? >" + dir_ + "/rc";
-    run(tmux_ + "new-session -d -s live -x " + std::to_string(cols) + " -y " + std::to_string(rows) + " \"" + cmd +
-        "\"");
+  void start(const std::string &args, int cols = 80, int rows = 24, const std::string &env = "") {
+    std::string cmd = env + std::string(KPP_BINARY) + " " + args + " 2>" + dir_ + "/stderr; echo $? >" + dir_ + "/rc";
+    run(tmux_ + "new-session -d -s live -c " + dir_ + " -x " + std::to_string(cols) + " -y " + std::to_string(rows) +
+        " \"" + cmd + "\"");
   }
   std::string live_demo_args() {
     return std::string("live -x ") + KPP_DEMO + " --add '" + group_ + ":w=walk:5 p->name:string i s' -- " + KPP_DEMO;
@@ -242,6 +242,41 @@ TEST_F(LiveScreen, DemoRunsTheLiveViewOnATerminal) {
   keys("q");
   ASSERT_TRUE(wait_for([&] { return !alive(); }, 5000));
   EXPECT_EQ(slurp(tracing + "/uprobe_events").find("probe_kpp_demo/"), std::string::npos);
+}
+
+TEST_F(LiveScreen, WriteKeySavesTheBufferedEventsAsTraceDat) {
+  start(live_demo_args());
+  ASSERT_TRUE(shows("enabled", "6")) << screen();
+  keys("w");
+  ASSERT_TRUE(wait_for([&] { return screen().find("wrote ") != std::string::npos; }, 5000)) << screen();
+  std::string file = dir_ + "/trace-live-1.dat";
+  ASSERT_TRUE(exists(file)) << screen();
+  if (run("command -v trace-cmd").empty()) GTEST_SKIP() << "no trace-cmd to read the file back";
+  std::string report = run("trace-cmd report " + file + " 2>/dev/null");
+  size_t hits = 0;
+  for (const std::string &l : lines_of(report))
+    if (l.find(" w: ") != std::string::npos) ++hits;
+  EXPECT_EQ(hits, 6u) << report;
+}
+
+TEST_F(LiveScreen, NoColorMeansNoColourSequences) {
+  // Colour pairs show as SGR colour codes in capture-pane -e; NO_COLOR
+  // leaves bold and reverse video only.
+  auto has_colour = [&] {
+    std::string esc = run(tmux_ + "capture-pane -e -p -t live 2>/dev/null");
+    for (const char *sgr : {"\x1b[30m", "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[46m", "\x1b[47m", "\x1b[30;"})
+      if (esc.find(sgr) != std::string::npos) return true;
+    return false;
+  };
+  start(live_demo_args());
+  ASSERT_TRUE(shows("enabled", "6")) << screen();
+  EXPECT_TRUE(has_colour()) << run(tmux_ + "capture-pane -e -p -t live");
+  keys("q");
+  ASSERT_TRUE(wait_for([&] { return !alive(); }, 5000));
+  instance_.clear();
+  start(live_demo_args(), 80, 24, "NO_COLOR=1 ");
+  ASSERT_TRUE(shows("enabled", "6")) << screen() << slurp(dir_ + "/stderr");
+  EXPECT_FALSE(has_colour()) << run(tmux_ + "capture-pane -e -p -t live");
 }
 
 TEST(LiveWithoutTerminal, RefusesAndPointsToTraceAndRecord) {
