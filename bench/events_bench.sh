@@ -90,8 +90,11 @@ run_kpp() {   # $1: record|trace, $2: calls per CPU
   local out=/dev/null args=()
   [ "$1" = record ] && args=(-o "$tmp/record.dat")
   /usr/bin/time -f '%U %S' -o "$tmp/time" "$kpp" "$1" -e "$group:hit" "${args[@]}" >$out 2>"$tmp/err" &
-  local tpid=$! kpid
-  while [ -z "${kpid:-}" ]; do kpid=$(pgrep -P $tpid || true); sleep 0.01; done
+  local tpid=$! kpid=
+  while [ -z "$kpid" ]; do kpid=$(pgrep -P $tpid || true); sleep 0.01; done
+  # This runs in a $(...) subshell: if it fails, stop kprobe-probe here, so the
+  # main cleanup can remove the probe (a probe in use cannot be removed).
+  trap 'kill -INT $kpid 2>/dev/null; wait $tpid 2>/dev/null' EXIT
   wait_ready "$kpid"
   local t0 t1
   t0=$(date +%s.%N)
@@ -100,6 +103,7 @@ run_kpp() {   # $1: record|trace, $2: calls per CPU
   sleep 0.3   # one more drain (the poll interval is 100 ms)
   kill -INT "$kpid"
   wait $tpid || { cat "$tmp/err" >&2; exit 1; }
+  trap - EXIT
   local consumed lost
   consumed=$(sed -n 's/^\([0-9]*\) events.*/\1/p' "$tmp/err" | tail -n1)
   lost=$(sed -n 's/.*lost \([0-9]*\) events on cpu.*/\1/p' "$tmp/err" | awk '{ s += $1 } END { print s + 0 }')
