@@ -33,6 +33,7 @@ struct Function {
   uint64_t die_offset = 0;       // identifies the DIE for later queries
   bool optimized = false;        // built with optimization: no prologue to skip
   bool inlined = false;          // an inlined copy (DW_TAG_inlined_subroutine) inside another function
+  uint64_t frame_entry = 0;      // the entry of the out-of-line function whose frame this runs in
 };
 
 enum class InlineCopies { Include, Exclude };

@@ -89,10 +89,15 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   }
   Function fn;
   fn.inlined = die.getTag() == llvm::dwarf::DW_TAG_inlined_subroutine;
+  fn.frame_entry = low;
   if (fn.inlined) {
     // The first instruction of the copy, where its parameters are set.
     if (auto entry_pc = die.find(llvm::dwarf::DW_AT_entry_pc))
       if (auto a = entry_pc->getAsAddress()) low = *a;
+    // Entry values are those of the function the copy was inlined into.
+    DWARFDie frame = enclosing_subprogram(die);
+    uint64_t frame_low = 0, frame_high = 0, section = 0;
+    if (frame.isValid() && frame.getLowAndHighPC(frame_low, frame_high, section)) fn.frame_entry = frame_low;
   }
   const char *name = die.getSubroutineName(DINameKind::ShortName);
   fn.name = name ? name : "";

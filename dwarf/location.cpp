@@ -126,6 +126,7 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
   bool stack_value = false;
   std::optional<Place> implicit;
   std::vector<Piece> pieces;
+  uint64_t skip_until = 0;
   // The location the operations so far describe; reset after each piece.
   auto finish = [&]() -> Result<Place> {
     if (implicit) return *implicit;
@@ -141,6 +142,8 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
                      "), and kernel fetch-args cannot add");
       if (top.expr.root == FetchExpr::Root::Register && top.expr.loads.empty())
         return Place::in_register(top.expr.dwarf_reg);
+      if (top.expr.root == FetchExpr::Root::EntryRegister && top.expr.loads.empty())
+        return Place::value(top.expr);
       if (top.expr.root == FetchExpr::Root::GlobalMemory && top.expr.loads.empty())
         return Place::at_address(top.expr.address);
       FetchExpr base = top.expr;
@@ -154,6 +157,7 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
   for (const DWARFExpression::Operation &op : expression) {
     uint8_t code = op.getCode();
     if (op.isError()) return Error("its location expression is malformed");
+    if (op.getEndOffset() <= skip_until) continue;  // inside an entry value's block, read already
     if (register_location && code != llvm::dwarf::DW_OP_piece) return unsupported(code, "after a register location");
     if (code >= llvm::dwarf::DW_OP_lit0 && code <= llvm::dwarf::DW_OP_lit31) {
       stack.push_back(constant(code - llvm::dwarf::DW_OP_lit0));
@@ -269,10 +273,13 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
       stack_value = false;
     } else if (code == llvm::dwarf::DW_OP_entry_value || code == llvm::dwarf::DW_OP_GNU_entry_value) {
       // The value a register had when the function was entered. At the
-      // entry itself that is the register now; elsewhere it needs a second
-      // probe at the entry, joined per thread (not done yet).
+      // entry itself that is the register now; elsewhere a companion probe
+      // at the entry reads it, and the event stream joins the two per thread.
+      // LLVM stops the operation after the block's size and yields the
+      // block's operations as the next ones; they are skipped below.
       uint64_t size = op.getRawOperand(0);
-      StringRef block = data.getData().substr(op.getEndOffset() - size, size);
+      StringRef block = data.getData().substr(op.getEndOffset(), size);
+      skip_until = op.getEndOffset() + size;
       std::optional<int> reg;
       if (size == 1 && static_cast<uint8_t>(block[0]) >= llvm::dwarf::DW_OP_reg0 &&
           static_cast<uint8_t>(block[0]) <= llvm::dwarf::DW_OP_reg31)
@@ -280,10 +287,9 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
       uint64_t entry = 0, high = 0, section = 0;
       bool at_entry = function.getLowAndHighPC(entry, high, section) && pc == entry;
       if (!reg) return unsupported(code, "of something other than a register is not supported yet");
-      if (!at_entry)
-        return Error("its value here is the one register " + std::to_string(*reg) +
-                     " had on entry to the function (DW_OP_entry_value), which only a probe at the entry can read");
-      stack.push_back(reg_plus(*reg, 0));
+      StackEntry e = reg_plus(*reg, 0);
+      if (!at_entry) e.expr.root = FetchExpr::Root::EntryRegister;  // a companion probe at the entry reads it
+      stack.push_back(e);
     } else {
       return unsupported(code);
     }

@@ -16,6 +16,8 @@ FetchExpr value_of(const Place &place) {
     case Place::Kind::Pieces:  // callers narrow a split place first; the first piece is the best guess
       if (!place.pieces.empty() && !place.pieces.front().place.empty()) return value_of(place.pieces.front().place.front());
       return v;
+    case Place::Kind::Value:
+      return *place.base;
     case Place::Kind::Memory:
       break;
   }

@@ -17,6 +17,8 @@ struct FetchExpr {
     Register,      // the value of DWARF register `dwarf_reg`
     GlobalMemory,  // the memory at link-time address `address` (one load already)
     Constant,      // the number `constant`
+    EntryRegister, // the value DWARF register `dwarf_reg` had when the function was entered
+                   // (DW_OP_entry_value): read by a companion probe at the entry
   };
   Root root = Root::Register;
   int dwarf_reg = -1;
@@ -43,6 +45,7 @@ struct Place {
     Memory,    // at value(base) + offset, or at link-time address `offset` when !base
     Constant,  // has the known value `constant` (DW_OP_implicit_value/stack_value of a literal)
     Pieces,    // split: `pieces` in order, from byte 0
+    Value,     // not stored anywhere: its value is `base` (a register's value on entry, say)
   };
   Kind kind = Kind::Memory;
   int dwarf_reg = -1;
@@ -55,8 +58,12 @@ struct Place {
   static Place at(FetchExpr base, int64_t offset) { Place p; p.base = std::move(base); p.offset = offset; return p; }
   static Place at_address(uint64_t address) { Place p; p.offset = static_cast<int64_t>(address); return p; }
   static Place known(int64_t value) { Place p; p.kind = Kind::Constant; p.constant = value; return p; }
+  static Place value(FetchExpr expr) { Place p; p.kind = Kind::Value; p.base = std::move(expr); return p; }
   bool operator==(const Place &) const = default;
 };
+
+// Whether `expr` needs the register values from the function's entry.
+inline bool needs_entry_values(const FetchExpr &expr) { return expr.root == FetchExpr::Root::EntryRegister; }
 
 // The value stored in `place`. A split place (Kind::Pieces) must first be
 // narrowed with offset_into() or whole().

@@ -31,9 +31,7 @@ Result<std::vector<ResolvedSpec>> add_probe_specs(ProbeEngine &engine, ProbeTarg
     for (const TraceDefinition &d : *defs) taken.insert(d.qualified_name());
   if (Status named = assign_event_names(resolved, target.path, taken, false); !named) return std::move(named).error();
 
-  std::vector<TraceDefinition> defs;
-  for (const ResolvedSpec &r : resolved)
-    for (const ResolvedProbe &p : r.sites) defs.push_back(p.definition);
+  std::vector<TraceDefinition> defs = all_definitions(resolved);
   if (Status ok = engine.add(defs); !ok) return std::move(ok).error();
   for (const TraceDefinition &d : defs) added.hold(d.qualified_name());
   return resolved;

@@ -51,13 +51,6 @@ std::set<std::string> existing_events(const std::optional<ProbeEngine> &engine) 
   return names;
 }
 
-std::vector<TraceDefinition> definitions_of(const std::vector<ResolvedSpec> &specs) {
-  std::vector<TraceDefinition> defs;
-  for (const ResolvedSpec &r : specs)
-    for (const ResolvedProbe &p : r.sites) defs.push_back(p.definition);
-  return defs;
-}
-
 void print_added(const std::vector<ResolvedSpec> &specs, const ProbeTarget &target) {
   size_t count = 0;
   for (const ResolvedSpec &r : specs) count += r.sites.size();
@@ -92,19 +85,19 @@ Status add_or_define(const CliOptions &options) {
   if (!named) return named;
 
   if (define_only) {
-    for (const TraceDefinition &def : definitions_of(*resolved)) std::printf("%s\n", format_definition(def).c_str());
+    for (const TraceDefinition &def : all_definitions(*resolved)) std::printf("%s\n", format_definition(def).c_str());
     return Ok{};
   }
   if (target->path.empty()) {
     // What the kernel's blacklist names is refused here, with the reason,
     // rather than by the kernel's bare EINVAL half-way through the adds.
     if (auto text = read_kprobes_debugfs("blacklist")) {
-      Status allowed = check_not_blacklisted(definitions_of(*resolved), parse_kprobe_blacklist(*text));
+      Status allowed = check_not_blacklisted(all_definitions(*resolved), parse_kprobe_blacklist(*text));
       if (!allowed) return allowed;
     }
   }
   if (!options.dry_run) {
-    Status added = engine->add(definitions_of(*resolved));
+    Status added = engine->add(all_definitions(*resolved));
     if (!added) return added;
   }
   if (!options.quiet) print_added(*resolved, *target);

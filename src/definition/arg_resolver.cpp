@@ -155,6 +155,8 @@ class Resolver {
     return next;
   }
 
+  static bool needs_entry(const Place &place) { return dwarf::needs_entry_values(dwarf::value_of(place)); }
+
   // The place holding all `size` bytes of the value; a value split into
   // pieces (DW_OP_piece) qualifies when its first piece holds them all.
   Result<Place> whole(const Value &value, uint64_t size) {
@@ -212,7 +214,7 @@ class Resolver {
                      value.expr + "' is " + t.name);
       auto fetch = site_.formatter.format(dwarf::value_of(first_char));
       if (!fetch) return std::move(fetch).error();
-      return FetchArg{"", *fetch, user_type.empty() ? "string" : user_type};
+      return FetchArg{"", *fetch, user_type.empty() ? "string" : user_type, needs_entry(first_char)};
     }
     if (t.kind == TypeInfo::Kind::Array && user_type.empty()) {
       TypeInfo element = site_.debug.describe(t.target);
@@ -222,7 +224,7 @@ class Resolver {
         return Error("'" + value.expr + "' is an array of unknown size", "fetch one element: " + value.expr + "[0]");
       auto fetch = site_.formatter.format(dwarf::value_of(value.place));
       if (!fetch) return std::move(fetch).error();
-      return FetchArg{"", *fetch, *element_type + "[" + std::to_string(*t.count) + "]"};
+      return FetchArg{"", *fetch, *element_type + "[" + std::to_string(*t.count) + "]", needs_entry(value.place)};
     }
     std::string type = user_type;
     if (type.empty()) {
@@ -234,7 +236,7 @@ class Resolver {
     if (!place) return std::move(place).error();
     auto fetch = site_.formatter.format(dwarf::value_of(*place));
     if (!fetch) return std::move(fetch).error();
-    return FetchArg{"", *fetch, type};
+    return FetchArg{"", *fetch, type, needs_entry(*place)};
   }
 
   const ProbeSpec &spec_;

@@ -82,6 +82,10 @@ Status assign_event_names(std::vector<ResolvedSpec> &specs, const std::string &t
     for (ResolvedProbe &site : r.sites) {
       site.definition.group = group;
       site.definition.event = event;
+      for (TraceDefinition &companion : site.companions) {
+        companion.group = group;
+        companion.event = event + companion.event;
+      }
     }
   }
   return Ok{};

@@ -13,7 +13,8 @@ std::string signed_offset(int64_t v) {
 Result<std::string> FetchFormatter::format(const dwarf::FetchExpr &expr) const {
   std::string out;
   switch (expr.root) {
-    case dwarf::FetchExpr::Root::Register: {
+    case dwarf::FetchExpr::Root::Register:
+    case dwarf::FetchExpr::Root::EntryRegister: {  // formatted for the companion probe at the entry
       std::string_view name = regs.fetch_name(static_cast<unsigned>(expr.dwarf_reg));
       if (name.empty())
         return Error("DWARF register " + std::to_string(expr.dwarf_reg) + " has no fetch-arg name on " +

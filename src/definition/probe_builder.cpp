@@ -2,6 +2,8 @@
 // definitions with fetch-args.
 #include "src/definition/probe_builder.h"
 
+#include <algorithm>
+
 #include "arch/arch.h"
 #include "src/definition/arg_resolver.h"
 #include "src/definition/kernel_areas.h"
@@ -222,6 +224,34 @@ class Builder {
     return fail("no function covers address " + hex(address));
   }
 
+  // The probes at the entry of the function the site's frame belongs to
+  // that read `args` there, and pop them at its return.
+  Result<std::vector<TraceDefinition>> entry_companions(const TraceDefinition &site_def, const Site &site,
+                                                        std::vector<FetchArg> args) {
+    TraceDefinition entry = site_def;
+    entry.args = std::move(args);
+    for (FetchArg &a : entry.args) a.at_entry = false;
+    entry.is_return = false;
+    entry.maxactive.reset();
+    entry.event = "__entry";
+    uint64_t address = site.function->frame_entry;
+    if (entry.kind == TraceDefinition::Kind::Uprobe) {
+      auto offset = debug_.file_offset(address);
+      if (!offset) return std::move(offset).error();
+      entry.offset = *offset;
+    } else {
+      auto sym = debug_.symbolize(address);
+      if (!sym) return fail("no symbol covers the function entry " + hex(address));
+      entry.symbol = options_.module.empty() ? sym->first : options_.module + ":" + sym->first;
+      entry.offset = sym->second;
+    }
+    TraceDefinition exit = entry;
+    exit.args.clear();
+    exit.is_return = true;
+    exit.event = "__exit";
+    return std::vector<TraceDefinition>{std::move(entry), std::move(exit)};
+  }
+
   Result<ResolvedProbe> definition_at(const Site &site) {
     ResolvedProbe probe;
     probe.address = site.address;
@@ -258,7 +288,13 @@ class Builder {
     ArgSite arg_site{debug_, *site.function, site.address, def.is_return, formatter, where};
     auto args = resolve_args(spec_, arg_site);
     if (!args) return std::move(args).error();
-    def.args = std::move(*args);
+    std::vector<FetchArg> at_entry;
+    for (FetchArg &arg : *args) (arg.at_entry ? at_entry : def.args).push_back(std::move(arg));
+    if (!at_entry.empty()) {
+      auto companions = entry_companions(def, site, std::move(at_entry));
+      if (!companions) return std::move(companions).error();
+      probe.companions = std::move(*companions);
+    }
     return probe;
   }
 
@@ -272,6 +308,17 @@ class Builder {
 };
 
 }  // namespace
+
+std::vector<TraceDefinition> all_definitions(const std::vector<ResolvedSpec> &specs) {
+  std::vector<TraceDefinition> defs;
+  for (const ResolvedSpec &r : specs)
+    for (const ResolvedProbe &p : r.sites) {
+      for (const TraceDefinition &c : p.companions)
+        if (std::find(defs.begin(), defs.end(), c) == defs.end()) defs.push_back(c);
+      defs.push_back(p.definition);
+    }
+  return defs;
+}
 
 Result<ResolvedSpec> build_probe(const ProbeSpec &spec, dwarf::DebugInfo &debug, const BuildOptions &options) {
   return Builder(spec, debug, options).run();

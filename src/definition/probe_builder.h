@@ -31,6 +31,12 @@ struct ResolvedProbe {
   std::string point;        // "walk:5@prog.c", "add@prog.c", "add%return@prog.c"
   uint64_t address = 0;     // link-time address
   dwarf::Function function; // the function (or inlined copy) the site is in
+  // Probes that read, at the function's entry, the values the site needs
+  // from there (DW_OP_entry_value): "EVENT__entry" with those args and
+  // "EVENT__exit" (a return probe), so that the event stream can join them
+  // per thread, also through recursion. Their `event` holds just the suffix
+  // until assign_event_names() names them.
+  std::vector<TraceDefinition> companions;
 };
 
 // All sites of one spec; they share one event name (a multi-probe event).
@@ -44,6 +50,10 @@ struct ResolvedSpec {
 // Errors name the spec, the place and the reason, with a hint when there is
 // something to try (similar function names, lines with code, variables in scope).
 Result<ResolvedSpec> build_probe(const ProbeSpec &spec, dwarf::DebugInfo &debug, const BuildOptions &options);
+
+// Every definition to write for `specs`, in order: each site's companions
+// (once per function entry) before the site itself.
+std::vector<TraceDefinition> all_definitions(const std::vector<ResolvedSpec> &specs);
 
 // perf's default group: "probe" for the kernel, "probe_<exe>" for a program
 // (the basename cut at its first character that is not alphanumeric or '_').

@@ -23,6 +23,10 @@ struct FetchArg {
   std::string name;   // field name in the event
   std::string fetch;  // "%di", "+8(%di)", "@+0x4010", "$retval", "$comm", "\\7"
   std::string type;   // "u64", "string", "b3@2/32", ...; may be empty
+  // Read at the entry of the probed function, not at the probe: the value a
+  // register had on entry (DW_OP_entry_value). The builder moves such args
+  // to a companion probe; a kernel definition never carries this flag.
+  bool at_entry = false;
   bool operator==(const FetchArg &) const = default;
 };
 

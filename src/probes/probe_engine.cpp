@@ -75,6 +75,16 @@ Status destroy_event(const TraceDefinition &def) {
 
 }  // namespace
 
+// "g:e" for a companion "g:e__entry" / "g:e__exit" (see ResolvedProbe::companions),
+// so that deleting an event deletes its companions too; else "".
+static std::string companion_owner(const std::string &qualified) {
+  for (const std::string suffix : {"__entry", "__exit"})
+    if (qualified.size() > suffix.size() &&
+        qualified.compare(qualified.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return qualified.substr(0, qualified.size() - suffix.size());
+  return {};
+}
+
 bool event_matches(const std::string &pattern, const std::string &qualified) {
   if (pattern.find(':') == std::string::npos) {
     std::string event = qualified.substr(qualified.find(':') + 1);
@@ -145,7 +155,8 @@ Result<std::vector<std::string>> ProbeEngine::remove(const std::string &pattern)
   std::set<std::string> done;
   for (const TraceDefinition &def : *defs) {
     std::string name = def.qualified_name();
-    if (!event_matches(pattern, name) || !done.insert(name).second) continue;
+    if (!(event_matches(pattern, name) || event_matches(pattern, companion_owner(name))) || !done.insert(name).second)
+      continue;
     Status s = destroy_event(def);
     if (!s) return std::move(s).error();
     removed.push_back(name);

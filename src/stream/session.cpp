@@ -1,5 +1,7 @@
 #include "src/stream/session.h"
 
+#include "src/stream/entry_value_join.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -134,6 +136,9 @@ Status validate(const SessionOptions &o) {
 }  // namespace
 
 Result<SessionSummary> run_session(const SessionOptions &opt, const std::vector<EventSink *> &sinks) {
+  // Probes that read entry values have companion events; the sinks see each
+  // probe's hit with those values joined in.
+  EntryValueJoin join(sinks);
   if (Status v = validate(opt); !v) return std::move(v).error();
   StopSignalScope signals;
   SessionSummary sum;
@@ -166,7 +171,7 @@ Result<SessionSummary> run_session(const SessionOptions &opt, const std::vector<
       if (opt.pid_only)
         if (Status st = instance.set_event_pid(command.pid()); !st) return st;
     }
-    auto s = EventStream::open(instance, sinks);
+    auto s = EventStream::open(instance, {&join});
     if (!s) return std::move(s).error();
     stream = std::move(*s);
     if (Status st = stream->start(); !st) return st;

@@ -696,3 +696,40 @@ TEST_F(E2e, LazyPatternFindsTheSameLineAsItsNumber) {
   EXPECT_EQ(none.status, 1);
   EXPECT_TRUE(contains(none.err, "matches the pattern")) << none.err;
 }
+
+// ---------------------------------------------------------------------------
+// Entry values: parameters that are dead at the probed line are read by a
+// companion probe at the function's entry and joined per thread, through
+// recursion too. perf probe refuses them (DW_OP_entry_value).
+
+TEST_F(E2e, EntryValuesAreReadAtTheEntryAndJoined) {
+  std::string fx = fixture_dir + "/entry_value_fixture";
+  std::string src = KPP_E2E_ENTRY_VALUE_SOURCE;
+  int consume_rel = line_of(src, "probe:consume_after_calls") - line_of(src, "int consume(");
+  int nest_rel = line_of(src, "probe:nest_after_calls") - line_of(src, "int nest(");
+  std::string c_spec = "consume:" + std::to_string(consume_rel) + " n name=it->name:string";
+  std::string d_spec = "nest:" + std::to_string(nest_rel) + " depth tag";
+
+  // -D shows the companions: an entry probe reading the registers, a return probe.
+  run_result d = kpp({"-x", fx, "-D", c_spec});
+  ASSERT_EQ(d.status, 0) << describe(d);
+  std::vector<std::string> defs = split_lines(d.out);
+  ASSERT_EQ(defs.size(), 3u) << d.out;
+  EXPECT_TRUE(contains(defs[0], "consume_L" + std::to_string(consume_rel) + "__entry ")) << defs[0];
+  EXPECT_EQ(defs[1].rfind("r:", 0), 0u) << defs[1];
+
+  run_result add = kpp({"-q", "-x", fx, "-a", ev("c") + c_spec, "-a", ev("d") + d_spec});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", fx});
+  ASSERT_EQ(trace.status, 0) << describe(trace);
+  std::vector<observation> truth = truth_lines(trace.out);
+  ASSERT_EQ(truth.size(), 5u) << trace.out;
+  std::vector<observation> events = json_events(trace.out, group_);
+  ASSERT_EQ(events.size(), truth.size()) << "the companions are joined, not shown:\n" << describe(trace);
+  for (size_t i = 0; i < truth.size(); ++i) EXPECT_EQ(events[i], truth[i]) << "hit #" << i;
+
+  // Deleting the event deletes its companions.
+  run_result del = kpp({"-q", "-d", group_ + ":c"});
+  ASSERT_EQ(del.status, 0) << describe(del);
+  for (const std::string &line : group_lines(group_)) EXPECT_FALSE(contains(line, "/c_")) << line;
+}
