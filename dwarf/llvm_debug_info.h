@@ -84,7 +84,8 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<LineRow> rows_of(const Function &fn);
   std::string file_of_row(llvm::DWARFUnit *unit, const llvm::DWARFDebugLine::LineTable *table, uint64_t file_index);
   // Where the variable described by `die` lives at `pc`.
-  Result<Place> locate(llvm::DWARFDie die, llvm::DWARFDie function, uint64_t pc);
+  // `block_entry` is the entry of the (possibly inlined) function whose body declares it.
+  Result<Place> locate(llvm::DWARFDie die, llvm::DWARFDie function, uint64_t pc, uint64_t block_entry);
   // The address ranges inside `scope` where `die` has a location.
   std::vector<AddressRange> available_ranges(llvm::DWARFDie die, llvm::DWARFDie scope);
   // The canonical frame address at `pc`, from .eh_frame or .debug_frame.

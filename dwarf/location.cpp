@@ -92,7 +92,7 @@ Result<FetchExpr> LlvmDebugInfo::frame_address(uint64_t pc, int64_t &addend) {
   return Error("no call frame information covers this address");
 }
 
-Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc) {
+Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc, uint64_t block_entry) {
   if (auto value = die.find(llvm::dwarf::DW_AT_const_value)) {
     if (auto s = value->getAsSignedConstant()) return Place::known(*s);
     if (auto u = value->getAsUnsignedConstant()) return Place::known(static_cast<int64_t>(*u));
@@ -108,7 +108,13 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
   for (const DWARFLocationExpression &loc : *locations) {
     if (!loc.Range) {
       if (!chosen) chosen = &loc;
-    } else if (pc >= loc.Range->LowPC && pc < loc.Range->HighPC) {
+    } else if ((pc >= loc.Range->LowPC && pc < loc.Range->HighPC) ||
+               (pc == loc.Range->LowPC && pc == loc.Range->HighPC && pc == block_entry)) {
+      // An empty range is a location view (gcc's DW_AT_GNU_locviews). At
+      // the entry of the function (or inlined copy) that declares the
+      // variable, the first view is where a probe there stands: it holds.
+      // Elsewhere it describes a moment between two instructions, which no
+      // probe sees. gdb reads them the same way.
       chosen = &loc;
       break;
     }

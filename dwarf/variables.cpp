@@ -57,6 +57,7 @@ std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t p
   }
 
   std::set<std::string> seen;  // an inner variable hides an outer one of the same name
+  uint64_t block_entry = fn.entry;  // of the innermost function scope, set below
   auto add = [&](const DWARFDie &die, DWARFDie frame_function, const DWARFDie *scope) {
     const char *name = die.getName(DINameKind::ShortName);
     if (!name || !seen.insert(name).second) return;
@@ -66,7 +67,7 @@ std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t p
     var.is_global = scope == nullptr;
     if (scope) var.available = available_ranges(die, *scope);
     var.type = type_of(die);
-    auto place = locate(die, frame_function, pc);
+    auto place = locate(die, frame_function, pc, block_entry);
     if (place)
       var.place = *place;
     else
@@ -77,9 +78,26 @@ std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t p
   DWARFDie frame_function = function;
   while (frame_function.isValid() && frame_function.getTag() != llvm::dwarf::DW_TAG_subprogram)
     frame_function = frame_function.getParent();
-  for (auto scope = scopes.rbegin(); scope != scopes.rend(); ++scope)
-    for (const DWARFDie &child : scope->children())
-      if (is_variable(child.getTag())) add(child, frame_function, &*scope);
+  // Inside an inlined copy, the caller's locals are out of scope, as in C:
+  // the walk outward stops at the innermost function, inlined or not.
+  size_t innermost_function = 0;
+  for (size_t i = 0; i < scopes.size(); ++i)
+    if (scopes[i].getTag() == llvm::dwarf::DW_TAG_inlined_subroutine || scopes[i].getTag() == llvm::dwarf::DW_TAG_subprogram)
+      innermost_function = i;
+  if (innermost_function > 0) {
+    // An inlined copy inside `fn`: its entry is its entry_pc, else its low pc.
+    const DWARFDie &copy = scopes[innermost_function];
+    uint64_t low = 0, high = 0, section = 0;
+    if (auto entry_pc = copy.find(llvm::dwarf::DW_AT_entry_pc); entry_pc && entry_pc->getAsAddress())
+      block_entry = *entry_pc->getAsAddress();
+    else if (copy.getLowAndHighPC(low, high, section))
+      block_entry = low;
+  } else if (!fn.inlined) {
+    block_entry = fn.frame_entry;  // the out-of-line function's first instruction
+  }
+  for (size_t i = scopes.size(); i-- > innermost_function;)
+    for (const DWARFDie &child : scopes[i].children())
+      if (is_variable(child.getTag())) add(child, frame_function, &scopes[i]);
 
   // Then the globals and file statics of this unit.
   DWARFDie unit_die = function.getDwarfUnit()->getUnitDIE();

@@ -169,6 +169,12 @@ class Resolver {
   // The kernel type perf would use for a value of type `t`, with no type given.
   Result<std::string> default_type(const TypeInfo &t, dwarf::TypeRef ref,
                                    const std::optional<dwarf::Member> &bitfield, const std::string &expr) {
+    if (bitfield && t.is_signed)
+      // The kernel's bitfield type extracts unsigned: -7 in 5 bits would read 25.
+      return Error("'" + expr + "' is a signed bitfield, and the kernel reads bitfields unsigned",
+                   "read its bits anyway with ':b" + std::to_string(*bitfield->bit_size) + "@" +
+                       std::to_string(bitfield->bit_offset) + "/" + std::to_string(t.size * 8) +
+                       "' (negative values then show as large ones)");
     if (bitfield)
       return "b" + std::to_string(*bitfield->bit_size) + "@" + std::to_string(bitfield->bit_offset) + "/" +
              std::to_string(t.size * 8);

@@ -1,5 +1,6 @@
 // perf probe's group and event names (REFERENCE.md 1.1, 1.2), so that scripts
 // written against perf's names keep working.
+#include <algorithm>
 #include <cctype>
 
 #include "dwarf/names.h"
@@ -59,32 +60,54 @@ Status assign_event_names(std::vector<ResolvedSpec> &specs, const std::string &t
     if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0])))
       return Error("cannot make an event name for '" + r.spec.text + "'",
                    "name it yourself: 'EVENT=" + r.spec.text + "'");
-    std::string event = base;
-    if (taken.count(group + ":" + event)) {
-      if (!allow_suffix)
-        return Error("event \"" + group + ":" + event + "\" already exists",
-                     "remove it with 'kprobe-probe -d " + group + ":" + event + "', or add -f to get a new name (" +
-                         event + "_1)");
-      int index = 1;
-      for (; index < max_event_index; ++index) {
-        event = base + "_" + std::to_string(index);
-        if (!taken.count(group + ":" + event)) break;
+    auto free_suffixed = [&]() -> Result<std::string> {
+      for (int index = 1; index < max_event_index; ++index) {
+        std::string name = base + "_" + std::to_string(index);
+        if (!taken.count(group + ":" + name)) return name;
       }
-      if (index == max_event_index) return Error("too many events on the same function ('" + base + "')");
-    }
-    // The kernel refuses len >= MAX_EVENT_NAME_LEN (traceprobe_parse_event_name), as
-    // perf's snprintf into a 64-byte buffer does: at most 63 bytes, suffix included.
-    if (event.size() >= max_event_name)
-      return Error("the event name '" + event + "' is too long (the kernel takes at most " +
-                       std::to_string(max_event_name - 1) + " bytes)",
-                   "name it yourself: 'EVENT=" + r.spec.text + "'");
-    taken.insert(group + ":" + event);
+      return Error("too many events on the same function ('" + base + "')");
+    };
+    // The kernel joins probe points under one event only when their
+    // arguments have the same names and types; sites whose arguments differ
+    // (a template's instances, say) get events of their own, _1, _2..., as
+    // perf probe makes them.
+    std::vector<std::vector<ResolvedProbe *>> by_signature;
     for (ResolvedProbe &site : r.sites) {
-      site.definition.group = group;
-      site.definition.event = event;
-      for (TraceDefinition &companion : site.companions) {
-        companion.group = group;
-        companion.event = event + companion.event;
+      auto same = [&](const std::vector<ResolvedProbe *> &g) {
+        const auto &a = g.front()->definition.args, &b = site.definition.args;
+        return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const FetchArg &x, const FetchArg &y) {
+          return x.name == y.name && x.type == y.type;
+        });
+      };
+      auto it = std::find_if(by_signature.begin(), by_signature.end(), same);
+      if (it == by_signature.end()) by_signature.push_back({&site});
+      else it->push_back(&site);
+    }
+    for (size_t g = 0; g < by_signature.size(); ++g) {
+      std::string event = base;
+      if (g > 0 || taken.count(group + ":" + event)) {
+        if (g == 0 && !allow_suffix)
+          return Error("event \"" + group + ":" + event + "\" already exists",
+                       "remove it with 'kprobe-probe -d " + group + ":" + event + "', or add -f to get a new name (" +
+                           event + "_1)");
+        auto suffixed = free_suffixed();
+        if (!suffixed) return std::move(suffixed).error();
+        event = *suffixed;
+      }
+      // The kernel refuses len >= MAX_EVENT_NAME_LEN (traceprobe_parse_event_name), as
+      // perf's snprintf into a 64-byte buffer does: at most 63 bytes, suffix included.
+      if (event.size() >= max_event_name)
+        return Error("the event name '" + event + "' is too long (the kernel takes at most " +
+                         std::to_string(max_event_name - 1) + " bytes)",
+                     "name it yourself: 'EVENT=" + r.spec.text + "'");
+      taken.insert(group + ":" + event);
+      for (ResolvedProbe *site : by_signature[g]) {
+        site->definition.group = group;
+        site->definition.event = event;
+        for (TraceDefinition &companion : site->companions) {
+          companion.group = group;
+          companion.event = event + companion.event;
+        }
       }
     }
   }

@@ -154,3 +154,22 @@ TEST(EventName, SuffixThatMakesItTooLongIsRefused) {
 
 }  // namespace
 }  // namespace kpp
+
+namespace kpp {
+namespace {
+
+// The kernel joins probe points under one event only when their arguments
+// have the same names and types ("Argument type or name is different from
+// existing probe"); perf gives the others events of their own, _1, _2...
+TEST(EventName, SitesWithDifferentArgumentTypesGetTheirOwnEvents) {
+  ResolvedSpec r = spec("acc:2 start", "acc", 2);
+  r.sites.push_back(r.sites.front());
+  r.sites.push_back(r.sites.front());
+  r.sites[0].definition.args = {{"start", "-16(%bp)", "s32"}};
+  r.sites[1].definition.args = {{"start", "-24(%bp)", "s64"}};
+  r.sites[2].definition.args = {{"start", "-20(%bp)", "s32"}};
+  EXPECT_EQ(names_of({r}), (Names{"probe_prog:acc_L2", "probe_prog:acc_L2_1", "probe_prog:acc_L2"}));
+}
+
+}  // namespace
+}  // namespace kpp
