@@ -19,8 +19,10 @@ enum : uint16_t {
 };
 enum : uint16_t {
   AT_sibling = 0x01, AT_name = 0x03, AT_low_pc = 0x11, AT_abstract_origin = 0x31, AT_specification = 0x47,
-  AT_ranges = 0x55, AT_str_offsets_base = 0x72,
+  AT_ranges = 0x55, AT_str_offsets_base = 0x72, AT_language = 0x13,
 };
+// DW_LANG_C_plus_plus, _03, _11, _14, _17, _20: C++ declares methods inside classes.
+constexpr uint64_t cxx_languages[] = {0x04, 0x19, 0x1a, 0x21, 0x2a, 0x2b};
 enum : uint16_t {
   FORM_addr = 0x01, FORM_block2 = 0x03, FORM_block4 = 0x04, FORM_data2 = 0x05, FORM_data4 = 0x06,
   FORM_data8 = 0x07, FORM_string = 0x08, FORM_block = 0x09, FORM_block1 = 0x0a, FORM_data1 = 0x0b,
@@ -163,6 +165,9 @@ class Scanner {
     Cursor c{base + u.dies, base + u.end};
     uint64_t str_offsets_base = 0;
     bool unit_die = true;
+    // In C++ a method's out-of-line body names it through DW_AT_specification,
+    // pointing into its class: classes are read, not skipped, there.
+    bool cxx = false;
     while (c.p < c.end && c.ok) {
       uint64_t die = c.p - base;
       uint64_t code = c.uleb();
@@ -172,7 +177,9 @@ class Scanner {
         return r;
       }
       const Abbrev &a = abbrev[code];
-      if (!a.interesting && !(a.skippable && a.children) && !unit_die) {
+      bool skip_subtree = a.skippable && !(cxx && a.tag != TAG_enumeration_type && a.tag != TAG_array_type &&
+                                           a.tag != TAG_subroutine_type);
+      if (!a.interesting && !(skip_subtree && a.children) && !unit_die) {
         skip_attrs(c, a, u);
         continue;
       }
@@ -194,6 +201,14 @@ class Scanner {
           case AT_str_offsets_base:
             str_offsets_base = c.fixed(u.offset_size);
             break;
+          case AT_language:
+            if (unit_die && (form == FORM_data1 || form == FORM_data2)) {
+              uint64_t lang = c.fixed(form == FORM_data1 ? 1 : 2);
+              cxx = std::find(std::begin(cxx_languages), std::end(cxx_languages), lang) != std::end(cxx_languages);
+            } else {
+              skip_form(c, form, u);
+            }
+            break;
           case AT_low_pc:
           case AT_ranges:
             has_code = true;
@@ -204,10 +219,11 @@ class Scanner {
       }
       if (!c.ok) break;
       unit_die = false;
-      if (a.skippable) {
+      if (skip_subtree) {
         if (sibling > die && sibling <= u.end) c.p = base + sibling;
         continue;
       }
+      if (a.skippable) continue;  // a C++ class: its methods come next
       if (a.tag == TAG_subprogram && !name.empty()) r.names.emplace_back(die, name);
       if (a.tag == TAG_subprogram && name.empty() && has_origin) r.aliases.emplace_back(die, origin);
       bool wanted = a.tag == TAG_inlined_subroutine || (a.tag == TAG_subprogram && has_code);

@@ -61,6 +61,11 @@ bool producer_says_optimized(const DWARFDie &die) {
   return level != '0';  // -O, -O1..3, -Os, -Og, -Ofast
 }
 
+std::string linkage_name(const DWARFDie &die) {
+  const char *n = die.getName(DINameKind::LinkageName);
+  return n ? n : "";
+}
+
 }  // namespace
 
 // DWARFDie::getDeclFile() in LLVM 19 returns "" for some subprograms of
@@ -152,12 +157,13 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   auto add = [&](DWARFDie die) {
     if (!die.isValid() || !seen.insert(die.getOffset()).second) return;
     auto fn = function_from_die(die);
-    if (!fn || fn->name != name) return;
+    // By source name, or (C++) by the mangled name the symbol table shows.
+    if (!fn || (fn->name != name && fn->symbol != name && linkage_name(die) != name)) return;
     if (!file.empty() && !path_ends_with(fn->decl_file, file)) return;
     result.push_back(std::move(*fn));
   };
   for (const ElfSymbol &sym : functions_)
-    if (source_name_of_symbol(sym.name) == name) add(enclosing_subprogram(context_->getDIEsForAddress(sym.address).FunctionDIE));
+    if (source_name_of_symbol(sym.name) == name || sym.name == name) add(enclosing_subprogram(context_->getDIEsForAddress(sym.address).FunctionDIE));
   // The symbol table finds out-of-line bodies cheaply; inlined copies, and
   // functions without a symbol (a stripped symbol table), need a scan.
   bool need_subprograms = result.empty();

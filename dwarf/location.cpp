@@ -96,6 +96,13 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
   if (auto value = die.find(llvm::dwarf::DW_AT_const_value)) {
     if (auto s = value->getAsSignedConstant()) return Place::known(*s);
     if (auto u = value->getAsUnsignedConstant()) return Place::known(static_cast<int64_t>(*u));
+    // A constant char array ("from-a"): its bytes, up to the first NUL.
+    if (auto block = value->getAsBlock()) {
+      std::string text(block->begin(), block->end());
+      return Place::known_text(text.substr(0, text.find('\0')));
+    }
+    if (auto str = value->getAsCString()) return Place::known_text(*str);
+    else consumeError(str.takeError());
     return Error("its value is a constant block we cannot pass to the kernel");
   }
   if (!die.find(llvm::dwarf::DW_AT_location)) return Error("it has no location (optimized out)");
@@ -141,8 +148,12 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
     const StackEntry &top = stack.back();
     if (stack_value) {
       if (top.kind == StackEntry::Kind::Constant) return Place::known(static_cast<int64_t>(top.value) + top.addend);
-      if (top.kind == StackEntry::Kind::Address)
-        return Error("its value is an address computed from a global, which kernel fetch-args cannot express");
+      if (top.kind == StackEntry::Kind::Address) {
+        FetchExpr address;
+        address.root = FetchExpr::Root::GlobalAddress;
+        address.address = top.value + static_cast<uint64_t>(top.addend);
+        return Place::value(address);
+      }
       if (top.addend != 0)
         return Error("its value here is computed (" + describe_sum(top.expr, top.addend) +
                      "), and kernel fetch-args cannot add");

@@ -34,7 +34,7 @@ struct IndexKey {
 
 class NameIndex {
  public:
-  static constexpr uint32_t kVersion = 1;
+  static constexpr uint32_t kVersion = 2;  // 2: C++ methods named through their class
 
   // Builds the image from a scan.
   static NameIndex build(const std::vector<ScannedFunction> &functions, const IndexKey &key);

@@ -19,6 +19,9 @@ struct FetchExpr {
     Constant,      // the number `constant`
     EntryRegister, // the value DWARF register `dwarf_reg` had when the function was entered
                    // (DW_OP_entry_value): read by a companion probe at the entry
+    GlobalAddress, // the link-time address `address` itself (a pointer to a global): the
+                   // kernel can load through it (the first load folds into @ADDR) but
+                   // cannot give the run-time address of a relocated program as a value
   };
   Root root = Root::Register;
   int dwarf_reg = -1;
@@ -53,11 +56,13 @@ struct Place {
   int64_t offset = 0;
   int64_t constant = 0;
   std::vector<Piece> pieces;
+  std::optional<std::string> text;  // Constant: a known string (a char array's DW_AT_const_value)
 
   static Place in_register(int reg) { Place p; p.kind = Kind::Register; p.dwarf_reg = reg; return p; }
   static Place at(FetchExpr base, int64_t offset) { Place p; p.base = std::move(base); p.offset = offset; return p; }
   static Place at_address(uint64_t address) { Place p; p.offset = static_cast<int64_t>(address); return p; }
   static Place known(int64_t value) { Place p; p.kind = Kind::Constant; p.constant = value; return p; }
+  static Place known_text(std::string t) { Place p; p.kind = Kind::Constant; p.text = std::move(t); return p; }
   static Place value(FetchExpr expr) { Place p; p.kind = Kind::Value; p.base = std::move(expr); return p; }
   bool operator==(const Place &) const = default;
 };
@@ -82,6 +87,9 @@ Place pointee(const Place &place, int64_t offset = 0);
 // An opaque handle to a DWARF type (its DIE offset; 0 = void).
 struct TypeRef {
   uint64_t die_offset = 0;
+  // For a multi-dimensional array DIE (int m[3][4]): how many of its
+  // dimensions are already indexed, so m[1] is the same DIE with 1 (int[4]).
+  unsigned array_dims_indexed = 0;
   bool is_void() const { return die_offset == 0; }
   bool operator==(const TypeRef &) const = default;
 };

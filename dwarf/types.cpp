@@ -1,5 +1,7 @@
 // Types: what a value is (integer, pointer, aggregate), how big, how C spells
 // it, and where members sit.
+#include <algorithm>
+
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
@@ -30,16 +32,20 @@ uint64_t byte_size(const DWARFDie &die) {
   return size ? size->getAsUnsignedConstant().value_or(0) : 0;
 }
 
-std::optional<uint64_t> array_count(const DWARFDie &array) {
+// The element counts of an array's dimensions, outermost first; nullopt for
+// a dimension of unknown size (a flexible array member).
+std::vector<std::optional<uint64_t>> array_dims(const DWARFDie &array) {
+  std::vector<std::optional<uint64_t>> dims;
   for (const DWARFDie &child : array.children()) {
     if (child.getTag() != llvm::dwarf::DW_TAG_subrange_type) continue;
-    if (auto count = child.find(llvm::dwarf::DW_AT_count)) return count->getAsUnsignedConstant();
-    if (auto upper = child.find(llvm::dwarf::DW_AT_upper_bound)) {
-      if (auto u = upper->getAsUnsignedConstant()) return *u + 1;
-    }
-    return std::nullopt;  // a flexible array member
+    std::optional<uint64_t> n;
+    if (auto count = child.find(llvm::dwarf::DW_AT_count)) n = count->getAsUnsignedConstant();
+    else if (auto upper = child.find(llvm::dwarf::DW_AT_upper_bound))
+      if (auto u = upper->getAsUnsignedConstant()) n = *u + 1;
+    dims.push_back(n);
   }
-  return std::nullopt;
+  if (dims.empty()) dims.push_back(std::nullopt);
+  return dims;
 }
 
 }  // namespace
@@ -58,8 +64,9 @@ std::string LlvmDebugInfo::type_name(DWARFDie type, int depth) {
     case llvm::dwarf::DW_TAG_union_type: return std::string("union ") + (name ? name : "{...}");
     case llvm::dwarf::DW_TAG_enumeration_type: return std::string("enum ") + (name ? name : "{...}");
     case llvm::dwarf::DW_TAG_array_type: {
-      auto count = array_count(type);
-      return type_name(inner, depth + 1) + "[" + (count ? std::to_string(*count) : "") + "]";
+      std::string dims;
+      for (const auto &n : array_dims(type)) dims += "[" + (n ? std::to_string(*n) : "") + "]";
+      return type_name(inner, depth + 1) + dims;
     }
     case llvm::dwarf::DW_TAG_subroutine_type: return "function";
     default: return name ? name : "?";
@@ -112,10 +119,19 @@ TypeInfo LlvmDebugInfo::describe(TypeRef ref) {
       info.is_signed = inner.isValid() && describe(TypeRef{inner.getOffset()}).is_signed;
       break;
     case llvm::dwarf::DW_TAG_array_type: {
+      // int m[3][4] is one DIE with two dimensions: m is an array of 3 of
+      // "the same DIE with one dimension indexed", an array of 4 ints.
+      auto dims = array_dims(type);
+      unsigned indexed = std::min<unsigned>(ref.array_dims_indexed, static_cast<unsigned>(dims.size() - 1));
       info.kind = TypeInfo::Kind::Array;
-      info.target = TypeRef{inner.isValid() ? inner.getOffset() : 0};
-      info.count = array_count(type);
+      info.target = indexed + 1 < dims.size() ? TypeRef{ref.die_offset, indexed + 1}
+                                              : TypeRef{inner.isValid() ? inner.getOffset() : 0};
+      info.count = dims[indexed];
       if (info.count) info.size = *info.count * describe(info.target).size;
+      if (indexed > 0) {
+        info.name = type_name(inner);
+        for (size_t d = indexed; d < dims.size(); ++d) info.name += "[" + (dims[d] ? std::to_string(*dims[d]) : "") + "]";
+      }
       break;
     }
     case llvm::dwarf::DW_TAG_subroutine_type: info.kind = TypeInfo::Kind::Function; break;
@@ -128,6 +144,17 @@ std::optional<Member> LlvmDebugInfo::member(TypeRef aggregate, const std::string
   DWARFDie type = strip(die_at(aggregate.die_offset));
   if (!type.isValid()) return std::nullopt;
   for (const DWARFDie &child : type.children()) {
+    if (child.getTag() == llvm::dwarf::DW_TAG_inheritance) {
+      // A C++ base class: its members are members of this one, at its offset.
+      int64_t base_offset = 0;
+      if (auto loc = child.find(llvm::dwarf::DW_AT_data_member_location))
+        base_offset = static_cast<int64_t>(loc->getAsUnsignedConstant().value_or(0));
+      if (auto inherited = member(type_of(child), name)) {
+        inherited->offset += base_offset;
+        return inherited;
+      }
+      continue;
+    }
     if (child.getTag() != llvm::dwarf::DW_TAG_member) continue;
     int64_t offset = 0;
     if (auto loc = child.find(llvm::dwarf::DW_AT_data_member_location))
@@ -173,6 +200,11 @@ std::vector<std::string> LlvmDebugInfo::member_names(TypeRef aggregate) {
   DWARFDie type = strip(die_at(aggregate.die_offset));
   if (!type.isValid()) return names;
   for (const DWARFDie &child : type.children()) {
+    if (child.getTag() == llvm::dwarf::DW_TAG_inheritance) {
+      auto inherited = member_names(type_of(child));
+      names.insert(names.end(), inherited.begin(), inherited.end());
+      continue;
+    }
     if (child.getTag() != llvm::dwarf::DW_TAG_member) continue;
     if (const char *n = child.getName(DINameKind::ShortName)) {
       names.push_back(n);

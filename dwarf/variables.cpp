@@ -29,11 +29,14 @@ bool is_variable(llvm::dwarf::Tag tag) { return tag == llvm::dwarf::DW_TAG_varia
 }  // namespace
 
 TypeRef LlvmDebugInfo::type_of(DWARFDie die) {
-  DWARFDie type = die.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_type);
-  if (!type.isValid()) {
-    // Concrete inlined/out-of-line copies carry the type on their abstract origin.
-    DWARFDie origin = die.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_abstract_origin);
-    if (origin.isValid()) type = origin.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_type);
+  // Concrete inlined/out-of-line copies carry the type on their abstract
+  // origin, C++ method definitions on their declaration (DW_AT_specification).
+  DWARFDie type;
+  DWARFDie at = die;
+  for (int hops = 0; hops < 4 && at.isValid() && !type.isValid(); ++hops) {
+    type = at.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_type);
+    DWARFDie next = at.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_abstract_origin);
+    at = next.isValid() ? next : at.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_specification);
   }
   return TypeRef{type.isValid() ? type.getOffset() : 0};
 }
@@ -102,7 +105,9 @@ std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t p
   // Then the globals and file statics of this unit.
   DWARFDie unit_die = function.getDwarfUnit()->getUnitDIE();
   for (const DWARFDie &child : unit_die.children())
-    if (child.getTag() == llvm::dwarf::DW_TAG_variable && child.find(llvm::dwarf::DW_AT_location)) add(child, frame_function, nullptr);
+    if (child.getTag() == llvm::dwarf::DW_TAG_variable &&
+        (child.find(llvm::dwarf::DW_AT_location) || child.find(llvm::dwarf::DW_AT_const_value)))
+      add(child, frame_function, nullptr);
   return result;
 }
 

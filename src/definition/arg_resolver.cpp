@@ -155,6 +155,13 @@ class Resolver {
     return next;
   }
 
+  // The fetch-arg text, or why `value` cannot be written as one.
+  Result<std::string> fetch_text(const Value &value, const dwarf::FetchExpr &expr) {
+    auto text = site_.formatter.format(expr);
+    if (!text) return std::move(text).error().context("cannot read '" + value.expr + "' at " + site_.where + ": ");
+    return text;
+  }
+
   static bool needs_entry(const Place &place) { return dwarf::needs_entry_values(dwarf::value_of(place)); }
 
   // The place holding all `size` bytes of the value; a value split into
@@ -205,6 +212,20 @@ class Resolver {
     bool wants_string = user_type == "string" || user_type == "ustring";
     bool char_array = t.kind == TypeInfo::Kind::Array &&
                       site_.debug.describe(t.target).kind == TypeInfo::Kind::Char;
+    if (value.place.kind == Place::Kind::Constant && value.place.text) {
+      // A known constant string, given to a kprobe as an immediate
+      // (\"text"); the kernel's argument parser splits on white space, so
+      // text with spaces or quotes cannot be passed.
+      const std::string &text = *value.place.text;
+      if (!char_array && !wants_string) return Error("'" + value.expr + "' is a constant string, not " + t.name);
+      // uprobes read strings with user-memory accessors, which cannot read
+      // the kernel's copy of an immediate: the event would show "".
+      if (site_.formatter.uprobe)
+        return Error("'" + value.expr + "' is the constant \"" + text + "\" (it has no place in memory), and uprobes cannot carry a constant string");
+      if (text.find_first_of(" \t\n\"\\") != std::string::npos)
+        return Error("'" + value.expr + "' is the constant \"" + text + "\", which has characters a kernel immediate cannot hold");
+      return FetchArg{"", "\\\"" + text + "\"", "string", false};
+    }
     if (wants_string || (user_type.empty() && char_array)) {
       // A string is fetched by the address of its first character, written
       // as a load from it: "+0(%si):string" reads the string at %si.
@@ -218,7 +239,7 @@ class Resolver {
       else
         return Error("':" + (user_type.empty() ? std::string("string") : user_type) + "' needs a char pointer or array; '" +
                      value.expr + "' is " + t.name);
-      auto fetch = site_.formatter.format(dwarf::value_of(first_char));
+      auto fetch = fetch_text(value, dwarf::value_of(first_char));
       if (!fetch) return std::move(fetch).error();
       return FetchArg{"", *fetch, user_type.empty() ? "string" : user_type, needs_entry(first_char)};
     }
@@ -228,7 +249,7 @@ class Resolver {
       if (!element_type) return std::move(element_type).error();
       if (!t.count || value.place.kind != Place::Kind::Memory)
         return Error("'" + value.expr + "' is an array of unknown size", "fetch one element: " + value.expr + "[0]");
-      auto fetch = site_.formatter.format(dwarf::value_of(value.place));
+      auto fetch = fetch_text(value, dwarf::value_of(value.place));
       if (!fetch) return std::move(fetch).error();
       return FetchArg{"", *fetch, *element_type + "[" + std::to_string(*t.count) + "]", needs_entry(value.place)};
     }
@@ -240,7 +261,7 @@ class Resolver {
     }
     auto place = whole(value, t.size);
     if (!place) return std::move(place).error();
-    auto fetch = site_.formatter.format(dwarf::value_of(*place));
+    auto fetch = fetch_text(value, dwarf::value_of(*place));
     if (!fetch) return std::move(fetch).error();
     return FetchArg{"", *fetch, type, needs_entry(*place)};
   }

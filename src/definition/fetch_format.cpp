@@ -12,6 +12,18 @@ std::string signed_offset(int64_t v) {
 
 Result<std::string> FetchFormatter::format(const dwarf::FetchExpr &expr) const {
   std::string out;
+  if (expr.root == dwarf::FetchExpr::Root::GlobalAddress) {
+    // A pointer to a global: loading through it is reading the global.
+    if (expr.loads.empty())
+      return Error("its value is the address of a global (" + hex(expr.address) +
+                   " at link time), which fetch-args can read through but not give as a value",
+                   "read what it points to instead: a member, an element, or ':string'");
+    dwarf::FetchExpr global = expr;
+    global.root = dwarf::FetchExpr::Root::GlobalMemory;
+    global.address = expr.address + static_cast<uint64_t>(expr.loads.front());
+    global.loads.erase(global.loads.begin());
+    return format(global);
+  }
   switch (expr.root) {
     case dwarf::FetchExpr::Root::Register:
     case dwarf::FetchExpr::Root::EntryRegister: {  // formatted for the companion probe at the entry
@@ -22,6 +34,7 @@ Result<std::string> FetchFormatter::format(const dwarf::FetchExpr &expr) const {
       out = std::string(name);
       break;
     }
+    case dwarf::FetchExpr::Root::GlobalAddress:  // handled above
     case dwarf::FetchExpr::Root::Constant:
       out = "\\" + std::to_string(expr.constant);
       break;

@@ -72,7 +72,7 @@ class Builder {
       if (functions_.empty()) return fail("no code at " + p.file + ":" + std::to_string(p.line) + " in '" + debug_.path() + "'");
       for (size_t i = 0; i < functions_.size(); ++i) {
         const dwarf::Function &fn = functions_[i];
-        sites.push_back({&fn, line_addresses_[i], line_point(fn, p.line)});
+        sites.push_back({&fn, past_prologue(fn, line_addresses_[i]), line_point(fn, p.line)});
       }
     }
     if (sites.empty())
@@ -113,6 +113,13 @@ class Builder {
                           (spec_.point.file.empty() ? "" : " in " + spec_.point.file) + " in " + where;
     auto similar = debug_.similar_functions(spec_.point.function, 5);
     return fail(message, similar.empty() ? "list the functions with 'kprobe-probe -F'" : "did you mean: " + join(similar));
+  }
+
+  // A line whose code starts at the function's first instruction (a
+  // function on one line) is probed past the prologue when there is one:
+  // before it, the frame that the variables' locations name is not set up.
+  uint64_t past_prologue(const dwarf::Function &fn, uint64_t address) {
+    return address == fn.entry && !fn.inlined ? debug_.probe_entry(fn) : address;
   }
 
   // Inlined copies are found by a scan of every unit: cheap for a program,
@@ -157,7 +164,7 @@ class Builder {
     int absolute = fn.decl_line + p.line;
     std::vector<Site> sites;
     for (const dwarf::LineSite &ls : debug_.line_sites_in(fn, absolute))
-      sites.push_back({&fn, ls.address, line_point(fn, absolute)});
+      sites.push_back({&fn, past_prologue(fn, ls.address), line_point(fn, absolute)});
     if (sites.empty()) {
       std::vector<std::string> near;
       for (int l : debug_.lines_with_code(fn))
@@ -180,7 +187,8 @@ class Builder {
     for (int line : code) {
       if (line < fn.decl_line || line > static_cast<int>(source->lines.size())) continue;
       if (!lazy_match(source->lines[line - 1], spec_.point.lazy_pattern)) continue;
-      for (const dwarf::LineSite &ls : debug_.line_sites_in(fn, line)) sites.push_back({&fn, ls.address, line_point(fn, line)});
+      for (const dwarf::LineSite &ls : debug_.line_sites_in(fn, line))
+        sites.push_back({&fn, past_prologue(fn, ls.address), line_point(fn, line)});
     }
     if (sites.empty())
       return fail("no line of " + fn.name + " with code matches the pattern '" + spec_.point.lazy_pattern + "'",
@@ -205,7 +213,8 @@ class Builder {
     // Pointers into functions_ only once it has stopped growing.
     std::vector<Site> sites;
     for (size_t i = 0; i < found.size(); ++i)
-      sites.push_back({&functions_[i], found[i].first.address, line_point(functions_[i], found[i].first.line)});
+      sites.push_back({&functions_[i], past_prologue(functions_[i], found[i].first.address),
+                       line_point(functions_[i], found[i].first.line)});
     return sites;
   }
 
