@@ -249,7 +249,16 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
       } else {
         return unsupported(code, "of two run-time values cannot be done by kernel fetch-args");
       }
-    } else if (code == llvm::dwarf::DW_OP_deref) {
+    } else if (code == llvm::dwarf::DW_OP_deref || code == llvm::dwarf::DW_OP_deref_size) {
+      // DW_OP_deref_size N loads N bytes, zero-extended. As the last load,
+      // the variable's type already reads that many bytes; a narrower
+      // pointer loaded on the way would need a mask the kernel cannot apply.
+      if (code == llvm::dwarf::DW_OP_deref_size && op.getRawOperand(0) < 8) {
+        bool last = op.getEndOffset() == data.getData().size() ||
+                    static_cast<uint8_t>(data.getData()[op.getEndOffset()]) == llvm::dwarf::DW_OP_stack_value;
+        if (!last || op.getRawOperand(0) < describe(type_of(die)).size)
+          return unsupported(code, "narrower than the value it loads is not supported");
+      }
       if (stack.empty()) return Error("its location expression is malformed");
       StackEntry &top = stack.back();
       if (top.kind == StackEntry::Kind::Expr) {

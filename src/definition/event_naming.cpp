@@ -73,11 +73,19 @@ Status assign_event_names(std::vector<ResolvedSpec> &specs, const std::string &t
     // perf probe makes them.
     std::vector<std::vector<ResolvedProbe *>> by_signature;
     for (ResolvedProbe &site : r.sites) {
-      auto same = [&](const std::vector<ResolvedProbe *> &g) {
-        const auto &a = g.front()->definition.args, &b = site.definition.args;
+      auto same_args = [](const std::vector<FetchArg> &a, const std::vector<FetchArg> &b) {
         return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const FetchArg &x, const FetchArg &y) {
           return x.name == y.name && x.type == y.type;
         });
+      };
+      // The companions (entry values) become events of the same name too.
+      auto same = [&](const std::vector<ResolvedProbe *> &g) {
+        const ResolvedProbe &first = *g.front();
+        if (!same_args(first.definition.args, site.definition.args)) return false;
+        if (first.companions.size() != site.companions.size()) return false;
+        for (size_t i = 0; i < first.companions.size(); ++i)
+          if (!same_args(first.companions[i].args, site.companions[i].args)) return false;
+        return true;
       };
       auto it = std::find_if(by_signature.begin(), by_signature.end(), same);
       if (it == by_signature.end()) by_signature.push_back({&site});
