@@ -1,5 +1,5 @@
 // JSON-lines printer for decoded events. The schema is a stable interface,
-// documented in Documentation/sections/events.txt:
+// documented in Documentation/kprobe-probe.txt (EVENTS: TRACE AND RECORD):
 //   {"time_ns":1234567890123,"time":"1.234567890","cpu":1,"comm":"prog","pid":4242,
 //    "event":"probe_prog:walk_L5","fields":{"name":"three","i":1,"p":140737488}}
 #pragma once
