@@ -64,6 +64,9 @@ std::string format_probe_point(const ProbePoint &point) {
   if (point.offset) out += '+' + std::to_string(*point.offset);
   if (point.is_return) out += "%return";
   if (!point.lazy_pattern.empty()) out += ';' + point.lazy_pattern;
+  // A point that starts "sdt_" and has a ':' reads back as an SDT event
+  // (perf's is_sdt_event looks at the raw text); an escaped 's' does not.
+  if (out.starts_with("sdt_")) out.insert(0, "\\");
   return out;
 }
 

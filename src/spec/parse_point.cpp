@@ -188,8 +188,10 @@ Status check_combinations(std::string_view spec, const PointParts &parts, const 
   if (parts.line && parts.offset)
     return fail(later(*parts.line, *parts.offset), "Offset can't be used with line number.");
   bool has_function = !pp.function.empty() || pp.address;
-  if (!parts.line && !parts.lazy && !pp.file.empty() && !has_function)
-    return fail(*parts.file, "File always requires line number or lazy pattern.");
+  // On the line's value, as perf (`!pp->line`): SRC:0 names no line, and
+  // would read back (formatted) as a function named SRC.
+  if (pp.line == 0 && !parts.lazy && !pp.file.empty() && !has_function)
+    return fail(parts.line ? *parts.line : *parts.file, "File always requires line number or lazy pattern.");
   if (parts.offset && !has_function) return fail(*parts.offset, "Offset requires an entry function.");
   if (parts.ret) {
     if (parts.offset) return fail(later(*parts.offset, *parts.ret), "Offset can't be used with %return.");
