@@ -79,8 +79,11 @@ enum class IndexSource { None, Built, Cache };
 
 class DebugInfo {
  public:
-  // Opens an ELF file and its DWARF. Errors: unreadable file, not ELF,
-  // no .debug_info (the message says so and how to get debug info).
+  // Opens an ELF file and its DWARF. A file without .debug_info has its
+  // DWARF read from a separate debug file when one is found (build-id or
+  // .gnu_debuglink, under $KPP_DEBUG_ROOT or /usr/lib/debug: see
+  // dwarf/debug_link.h). Errors: unreadable file, not ELF, no .debug_info
+  // anywhere (the message lists the paths tried and how to get debug info).
   static Result<std::unique_ptr<DebugInfo>> open(const std::string &path);
   static Result<std::unique_ptr<DebugInfo>> open(const std::string &path, const OpenOptions &options);
   // The options open(path) uses: the CLI sets them once from --no-cache, so
@@ -90,6 +93,10 @@ class DebugInfo {
   virtual ~DebugInfo() = default;
 
   virtual const std::string &path() const = 0;
+  // The file the DWARF is read from: path() itself, or the separate debug
+  // file found for a stripped program (symbols, segments and file offsets
+  // are still path()'s).
+  virtual const std::string &debug_path() const { return path(); }
   virtual uint16_t machine() const = 0;         // ELF e_machine
   virtual bool is_kernel() const = 0;           // a vmlinux (has linux_banner)
   virtual std::string build_id() const = 0;     // hex, empty when absent

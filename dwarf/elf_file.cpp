@@ -68,9 +68,10 @@ Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path) {
   if (!binary->getBinary()->isELF())
     return Error("'" + path + "' is not an ELF file");
   auto info = std::make_unique<LlvmDebugInfo>(path, std::move(*binary));
-  if (!info->has_debug_info())
-    return Error("'" + path + "' has no debug information (.debug_info)",
-                 "rebuild it with -g, or install its debug symbols (the -dbg/-dbgsym package)");
+  if (!info->has_debug_info()) {
+    Status attached = info->attach_separate_debug();
+    if (!attached) return std::move(attached).error();
+  }
   return std::unique_ptr<DebugInfo>(std::move(info));
 }
 
@@ -94,7 +95,10 @@ void LlvmDebugInfo::read_elf_facts() {
     read_segments_and_notes(e->getELFFile(), segments_, build_id_);
   else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj))
     read_segments_and_notes(e->getELFFile(), segments_, build_id_);
+  read_symbols(obj);
+}
 
+void LlvmDebugInfo::read_symbols(const object::ObjectFile &obj) {
   for (const object::SymbolRef &sym : obj.symbols()) {
     auto type = sym.getType();
     auto name = sym.getName();

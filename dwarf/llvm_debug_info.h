@@ -10,6 +10,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFDie.h>
 #include <llvm/Object/ObjectFile.h>
 
+#include "dwarf/cfa.h"
 #include "dwarf/debug_info.h"
 #include "dwarf/name_index.h"
 #include "dwarf/section_layout.h"
@@ -34,6 +35,7 @@ class LlvmDebugInfo final : public DebugInfo {
   LlvmDebugInfo(std::string path, llvm::object::OwningBinary<llvm::object::ObjectFile> binary);
 
   const std::string &path() const override { return path_; }
+  const std::string &debug_path() const override { return debug_path_.empty() ? path_ : debug_path_; }
   uint16_t machine() const override { return machine_; }
   bool is_kernel() const override { return is_kernel_; }
   std::string build_id() const override { return build_id_; }
@@ -65,6 +67,13 @@ class LlvmDebugInfo final : public DebugInfo {
   std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override;
 
   bool has_debug_info() { return context_->getNumCompileUnits() > 0; }
+  // For a program without DWARF: finds its separate debug file (build-id,
+  // .gnu_debuglink) and reads the DWARF from it (dwarf/separate_debug.cpp).
+  // The error lists every path tried.
+  Status attach_separate_debug();
+
+  // The CFA rule at `pc`, from .eh_frame, else .debug_frame (dwarf/cfa.cpp).
+  Result<CfaRule> cfa_at(uint64_t pc);
 
   IndexSource index_source() const override { return index_source_; }
   std::string index_note() const override { return index_note_; }
@@ -72,6 +81,8 @@ class LlvmDebugInfo final : public DebugInfo {
 
  private:
   void read_elf_facts();
+  void read_symbols(const llvm::object::ObjectFile &obj);
+  void make_frame_tables();
   std::optional<Function> function_from_die(llvm::DWARFDie die);
   std::string decl_file_of(llvm::DWARFDie die, llvm::DILineInfoSpecifier::FileLineInfoKind kind);
   // Subprograms with code (and, when asked, inlined copies) named `name`, by a scan of every unit.
@@ -96,6 +107,9 @@ class LlvmDebugInfo final : public DebugInfo {
 
   std::string path_;
   llvm::object::OwningBinary<llvm::object::ObjectFile> binary_;
+  // The separate debug file the DWARF comes from (empty: binary_ has it).
+  std::string debug_path_;
+  llvm::object::OwningBinary<llvm::object::ObjectFile> debug_binary_;
   std::unique_ptr<SectionLayout> layout_;  // a .ko's section bases (empty for linked files)
   std::unique_ptr<llvm::DWARFContext> context_;
   uint16_t machine_ = 0;
@@ -108,6 +122,8 @@ class LlvmDebugInfo final : public DebugInfo {
   std::optional<NameIndex> name_index_;
   IndexSource index_source_ = IndexSource::None;
   std::string index_note_;
+  bool frame_tables_made_ = false;
+  std::unique_ptr<FrameTable> eh_frames_, debug_frames_;  // null when the section is absent
 };
 
 }  // namespace kpp::dwarf

@@ -6,7 +6,6 @@
 #include <cstdio>
 
 #include <llvm/BinaryFormat/Dwarf.h>
-#include <llvm/DebugInfo/DWARF/DWARFDebugFrame.h>
 #include <llvm/DebugInfo/DWARF/DWARFExpression.h>
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
@@ -59,37 +58,16 @@ Error unsupported(uint8_t op, const std::string &why = "not supported yet") {
 
 }  // namespace
 
+// The rule comes from the one FDE that covers pc (dwarf/cfa.cpp), not from
+// a parse of the whole section.
 Result<FetchExpr> LlvmDebugInfo::frame_address(uint64_t pc, int64_t &addend) {
-  for (bool eh : {true, false}) {
-    auto frames = eh ? context_->getEHFrame() : context_->getDebugFrame();
-    if (!frames) {
-      consumeError(frames.takeError());
-      continue;
-    }
-    for (const llvm::dwarf::FrameEntry &entry : (*frames)->entries()) {
-      const auto *fde = dyn_cast<llvm::dwarf::FDE>(&entry);
-      if (!fde || pc < fde->getInitialLocation() || pc >= fde->getInitialLocation() + fde->getAddressRange())
-        continue;
-      auto table = llvm::dwarf::UnwindTable::create(fde);
-      if (!table) {
-        std::string why = toString(table.takeError());
-        return Error("cannot read the call frame information at this address: " + why);
-      }
-      const llvm::dwarf::UnwindRow *found = nullptr;
-      for (const llvm::dwarf::UnwindRow &row : *table)
-        if (row.hasAddress() && row.getAddress() <= pc) found = &row;
-      if (!found) break;
-      const llvm::dwarf::UnwindLocation &cfa = found->getCFAValue();
-      if (cfa.getLocation() != llvm::dwarf::UnwindLocation::RegPlusOffset)
-        return Error("the frame address here is not a register plus an offset");
-      FetchExpr e;
-      e.root = FetchExpr::Root::Register;
-      e.dwarf_reg = static_cast<int>(cfa.getRegister());
-      addend = cfa.getOffset();
-      return e;
-    }
-  }
-  return Error("no call frame information covers this address");
+  auto rule = cfa_at(pc);
+  if (!rule) return std::move(rule).error();
+  FetchExpr e;
+  e.root = FetchExpr::Root::Register;
+  e.dwarf_reg = rule->reg;
+  addend = rule->offset;
+  return e;
 }
 
 Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc, uint64_t block_entry) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -87,6 +88,9 @@ Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf)
     target.path = resolved;
     auto debug = dwarf::DebugInfo::open(resolved);
     if (!debug) return std::move(debug).error();
+    // A stripped program's DWARF may come from a separate debug file: say which.
+    if (options.verbose && (*debug)->debug_path() != (*debug)->path())
+      std::fprintf(stderr, "kprobe-probe: debug information from '%s'\n", (*debug)->debug_path().c_str());
     target.debug = std::move(*debug);
     return target;
   }
