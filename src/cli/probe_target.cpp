@@ -31,7 +31,10 @@ bool ends_with(const std::string &s, const std::string &suffix) {
 // at wrong places: refuse it unless forced. -D works offline, on any files.
 Status check_build_id(const CliOptions &options, const dwarf::DebugInfo &debug, const std::string &running,
                       const std::string &what) {
-  if (!options.definition.empty() || options.force || running.empty() || debug.build_id().empty()) return Ok{};
+  // Only adding probes to this kernel needs the match; -D, -L, -V and -F
+  // read any kernel's vmlinux offline.
+  bool offline = options.add.empty();
+  if (offline || options.force || running.empty() || debug.build_id().empty()) return Ok{};
   if (debug.build_id() == running) return Ok{};
   return Error("'" + debug.path() + "' does not match the running " + what + ": its build-id is " + debug.build_id() +
                    ", the running " + what + "'s is " + running,

@@ -55,11 +55,15 @@ class Builder {
     } else if (!p.function.empty()) {
       functions_ = debug_.find_functions(p.function, p.file, inline_copies());
       if (functions_.empty()) return no_such_function();
+      // A line may be in only some of the bodies (one of a .part.0 split, a
+      // copy that kept it): an error only when no body has it.
+      std::optional<Error> first_error;
       for (const dwarf::Function &fn : functions_) {
         auto found = sites_in(fn);
-        if (!found) return std::move(found).error();
-        sites.insert(sites.end(), found->begin(), found->end());
+        if (found) sites.insert(sites.end(), found->begin(), found->end());
+        else if (!first_error) first_error = std::move(found).error();
       }
+      if (sites.empty() && first_error) return std::move(*first_error);
     } else if (!p.lazy_pattern.empty()) {
       auto found = file_pattern_sites();
       if (!found) return std::move(found).error();
@@ -122,14 +126,10 @@ class Builder {
     return address == fn.entry && !fn.inlined ? debug_.probe_entry(fn) : address;
   }
 
-  // Inlined copies are found by a scan of every unit: cheap for a program,
-  // seconds for a vmlinux, where it is done only when the function has no
-  // out-of-line body, until the index of issue #7 makes it cheap.
+  // Inlined copies come from the name index (dwarf/name_index.h): built
+  // once per binary in parallel and cached, so a vmlinux pays it once.
   dwarf::InlineCopies inline_copies() {
-    if (options_.no_inlines) return dwarf::InlineCopies::Exclude;
-    if (!options_.target_path.empty()) return dwarf::InlineCopies::Include;
-    auto bodies = debug_.find_functions(spec_.point.function, spec_.point.file, dwarf::InlineCopies::Exclude);
-    return bodies.empty() ? dwarf::InlineCopies::Include : dwarf::InlineCopies::Exclude;
+    return options_.no_inlines ? dwarf::InlineCopies::Exclude : dwarf::InlineCopies::Include;
   }
 
   std::string file_suffix(const dwarf::Function &fn) { return perf_file_suffix(fn.decl_file); }
