@@ -61,3 +61,24 @@ kpp_remove_instances() {
     rmdir "$i" 2>/dev/null
   done
 }
+
+# What every kprobe-probe case needs before it starts: kprobe_events, the
+# DWARF vmlinux (--kernel-debug), and no kprobe defined yet, so that all a
+# case finds later is its own.
+kpp_require_kprobes_and_vmlinux() {
+  [ -e "$KPP_TRACING/kprobe_events" ] || kpp_fail "the guest kernel has no $KPP_TRACING/kprobe_events"
+  [ -n "$KPP_VMLINUX" ] && [ -r "$KPP_VMLINUX" ] || kpp_fail "no DWARF vmlinux (run with --kernel-debug)"
+  [ -z "$(cat "$KPP_TRACING/kprobe_events")" ] ||
+    kpp_fail "kprobe_events is not empty at start: $(cat "$KPP_TRACING/kprobe_events")"
+}
+
+# For a case's exit trap: our instances, then every kprobe event (disabled
+# first: an enabled event cannot be deleted). The guest runs only this case,
+# so every kprobe in it is the case's own.
+kpp_remove_all_kprobes() {
+  kpp_remove_instances
+  for e in $(sed -n 's/^[pr][0-9]*:\([^ ]*\) .*/\1/p' "$KPP_TRACING/kprobe_events" 2>/dev/null); do
+    echo 0 >"$KPP_TRACING/events/$e/enable" 2>/dev/null
+    echo "-:$e" >>"$KPP_TRACING/kprobe_events" 2>/dev/null
+  done
+}

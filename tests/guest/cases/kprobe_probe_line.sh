@@ -14,17 +14,11 @@
 # ('fdput_pos(f)' after vfs_read).
 . /kpp/lib.sh
 T=$KPP_TRACING
-[ -e "$T/kprobe_events" ] || kpp_fail "the guest kernel has no $T/kprobe_events"
-[ -r "$KPP_VMLINUX" ] || kpp_fail "no DWARF vmlinux (run with --kernel-debug)"
-[ -z "$(cat "$T/kprobe_events")" ] || kpp_fail "kprobe_events is not empty at start: $(cat "$T/kprobe_events")"
+kpp_require_kprobes_and_vmlinux
 
 cleanup() {
   rc=$?
-  kpp_remove_instances
-  for e in $(sed -n 's/^[pr][0-9]*:\([^ ]*\) .*/\1/p' "$T/kprobe_events" 2>/dev/null); do
-    echo 0 >"$T/events/$e/enable" 2>/dev/null
-    echo "-:$e" >>"$T/kprobe_events" 2>/dev/null
-  done
+  kpp_remove_all_kprobes
   rm -f /tmp/kpp-line-*
   exit $rc
 }

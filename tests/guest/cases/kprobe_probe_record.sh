@@ -4,21 +4,12 @@
 # file saved for the host, where kprobe_probe_record.host.sh reads it with trace-cmd.
 . /kpp/lib.sh
 T=$KPP_TRACING
-[ -e "$T/kprobe_events" ] || kpp_fail "the guest kernel has no $T/kprobe_events"
-[ -n "$KPP_VMLINUX" ] && [ -r "$KPP_VMLINUX" ] || kpp_fail "no DWARF vmlinux (run with --kernel-debug)"
-[ -z "$(cat "$T/kprobe_events")" ] || kpp_fail "kprobe_events is not empty at start: $(cat "$T/kprobe_events")"
+kpp_require_kprobes_and_vmlinux
 
 # On any exit: remove instances a killed record would leave, delete probe:vfs_read.
 cleanup() {
   rc=$?
-  for i in "$T"/instances/kprobe-probe-*; do
-    [ -d "$i" ] || continue
-    echo 0 >"$i/events/enable" 2>/dev/null
-    rmdir "$i" 2>/dev/null
-  done
-  if grep -q ':probe/vfs_read ' "$T/kprobe_events" 2>/dev/null; then
-    kprobe-probe -q -d 'probe:vfs_read' >/dev/null 2>&1 || echo "-:probe/vfs_read" >>"$T/kprobe_events"
-  fi
+  kpp_remove_all_kprobes
   exit $rc
 }
 trap cleanup EXIT

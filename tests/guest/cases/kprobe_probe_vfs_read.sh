@@ -5,23 +5,12 @@
 # deletes, and refuses a function that does not exist, leaving kprobe_events as it was.
 . /kpp/lib.sh
 T=$KPP_TRACING
-[ -e "$T/kprobe_events" ] || kpp_fail "the guest kernel has no $T/kprobe_events"
-[ -n "$KPP_VMLINUX" ] && [ -r "$KPP_VMLINUX" ] || kpp_fail "no DWARF vmlinux (run with --kernel-debug)"
-[ -z "$(cat "$T/kprobe_events")" ] || kpp_fail "kprobe_events is not empty at start: $(cat "$T/kprobe_events")"
+kpp_require_kprobes_and_vmlinux
 
-# On any exit: stop the instances a killed 'kprobe-probe trace' would leave behind, then
-# delete what this case added (probe:vfs_read*), and keep the script's exit status.
+# On any exit: remove what this case added (and a killed trace's instance), keep the status.
 cleanup() {
   rc=$?
-  for i in "$T"/instances/kprobe-probe-*; do
-    [ -d "$i" ] || continue
-    echo 0 >"$i/events/enable" 2>/dev/null
-    rmdir "$i" 2>/dev/null
-  done
-  if grep -q ':probe/vfs_read' "$T/kprobe_events" 2>/dev/null; then
-    kprobe-probe -q -d 'probe:vfs_read*' >/dev/null 2>&1 ||
-      for e in vfs_read vfs_read__return; do echo "-:probe/$e" >>"$T/kprobe_events"; done 2>/dev/null
-  fi
+  kpp_remove_all_kprobes
   exit $rc
 }
 trap cleanup EXIT
