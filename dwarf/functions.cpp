@@ -7,6 +7,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 
+#include "dwarf/address_dies.h"
 #include "dwarf/llvm_debug_info.h"
 #include "dwarf/names.h"
 
@@ -163,7 +164,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
     result.push_back(std::move(*fn));
   };
   for (const ElfSymbol &sym : functions_)
-    if (source_name_of_symbol(sym.name) == name || sym.name == name) add(enclosing_subprogram(context_->getDIEsForAddress(sym.address).FunctionDIE));
+    if (source_name_of_symbol(sym.name) == name || sym.name == name) add(enclosing_subprogram(dies_for_address(*context_, sym.address).FunctionDIE));
   // The symbol table finds out-of-line bodies cheaply; inlined copies, and
   // functions without a symbol (a stripped symbol table), need a scan.
   bool need_subprograms = result.empty();

@@ -177,7 +177,9 @@ std::optional<Member> LlvmDebugInfo::member(TypeRef aggregate, const std::string
     if (auto bits = child.find(llvm::dwarf::DW_AT_bit_size)) {
       uint64_t bit_size = bits->getAsUnsignedConstant().value_or(0);
       uint64_t container = describe(m.type).size;
-      if (container == 0) container = 4;
+      // No real container is wider than 16 bytes; a hostile size would make
+      // container * 8 wrap to 0 below, a division by zero.
+      if (container == 0 || container > 16) container = 4;
       uint64_t first_bit = 0;  // from the start of the aggregate, LSB-first (little endian)
       if (auto data_bit = child.find(llvm::dwarf::DW_AT_data_bit_offset)) {
         first_bit = data_bit->getAsUnsignedConstant().value_or(0);
@@ -188,7 +190,9 @@ std::optional<Member> LlvmDebugInfo::member(TypeRef aggregate, const std::string
       }
       m.offset = static_cast<int64_t>(first_bit / (container * 8) * container);
       m.bit_size = static_cast<unsigned>(bit_size);
-      m.bit_offset = static_cast<unsigned>(first_bit - m.offset * 8);
+      // The remainder, not first_bit - offset * 8: with a hostile bit offset
+      // that product overflows (found by tests/fuzz).
+      m.bit_offset = static_cast<unsigned>(first_bit % (container * 8));
     }
     return m;
   }

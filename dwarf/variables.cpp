@@ -100,12 +100,17 @@ std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t p
   }
   for (size_t i = scopes.size(); i-- > innermost_function;)
     for (const DWARFDie &child : scopes[i].children())
-      if (is_variable(child.getTag())) add(child, frame_function, &scopes[i]);
+      if (!child.isValid()) break;
+      else if (is_variable(child.getTag())) add(child, frame_function, &scopes[i]);
 
   // Then the globals and file statics of this unit.
+  // A unit LLVM could not read whole yields an invalid DIE among its
+  // children, and LLVM 19 dereferences null on it (found by tests/fuzz).
   DWARFDie unit_die = function.getDwarfUnit()->getUnitDIE();
+  if (!unit_die.isValid()) return result;
   for (const DWARFDie &child : unit_die.children())
-    if (child.getTag() == llvm::dwarf::DW_TAG_variable &&
+    if (!child.isValid()) break;
+    else if (child.getTag() == llvm::dwarf::DW_TAG_variable &&
         (child.find(llvm::dwarf::DW_AT_location) || child.find(llvm::dwarf::DW_AT_const_value)))
       add(child, frame_function, nullptr);
   return result;

@@ -16,7 +16,10 @@ namespace kpp::fuzz {
 // A broken property (a round trip that does not return): print what differs
 // and abort, so the input is saved as a crash and the replay test fails.
 [[noreturn]] inline void property_failed(const std::string &what) {
-  std::fprintf(stderr, "fuzz property failed: %s\n", what.c_str());
+  // fwrite, not %s: inputs may hold NUL bytes.
+  std::fputs("fuzz property failed: ", stderr);
+  std::fwrite(what.data(), 1, what.size(), stderr);
+  std::fputc('\n', stderr);
   std::abort();
 }
 
