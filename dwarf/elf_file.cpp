@@ -98,7 +98,23 @@ void LlvmDebugInfo::read_elf_facts() {
   read_symbols(obj);
 }
 
+// Whether every symbol table lies inside the file. LLVM walks a table by its
+// header's size and makes an error for each entry past the end: a hostile
+// header claiming billions of entries would take minutes (found by tests/fuzz).
+static bool symbol_tables_fit(const object::ObjectFile &obj) {
+  uint64_t file_size = obj.getData().size();
+  for (const object::SectionRef &section : obj.sections()) {
+    object::ELFSectionRef elf(section);
+    if (elf.getType() != ELF::SHT_SYMTAB && elf.getType() != ELF::SHT_DYNSYM) continue;
+    uint64_t offset = elf.getOffset(), size = section.getSize();
+    if (offset > file_size || size > file_size - offset) return false;
+  }
+  return true;
+}
+
 void LlvmDebugInfo::read_symbols(const object::ObjectFile &obj) {
+  // Without a readable symbol table, functions are found in the DWARF alone.
+  if (!symbol_tables_fit(obj)) return;
   for (const object::SymbolRef &sym : obj.symbols()) {
     auto type = sym.getType();
     auto name = sym.getName();
