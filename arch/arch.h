@@ -21,6 +21,9 @@ struct Registers {
   std::string_view return_reg;                   // where an integer return value lives
   std::string_view stack_pointer;
   int dwarf_sp;                                  // DWARF number of the stack pointer
+  // The fetch-arg name of the program counter, which at a uprobe holds the
+  // probe's own run-time address; empty where that is not known to hold.
+  std::string_view instruction_pointer = {};
 
   // The fetch-arg name of DWARF register `regno` ("%di"), or empty when this
   // architecture's kprobes cannot fetch it (vector registers, out of range).

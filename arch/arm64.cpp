@@ -13,6 +13,6 @@ constexpr std::string_view regs[] = {
 constexpr std::string_view args[] = {"%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7"};
 }  // namespace
 
-const Registers arm64_registers{"arm64", 183 /* EM_AARCH64 */, regs, args, "%x0", "%sp", 31};
+const Registers arm64_registers{"arm64", 183 /* EM_AARCH64 */, regs, args, "%x0", "%sp", 31, "%pc"};
 
 }  // namespace kpp::arch

@@ -12,6 +12,6 @@ constexpr std::string_view regs[] = {
 constexpr std::string_view args[] = {"%di", "%si", "%dx", "%cx", "%r8", "%r9"};
 }  // namespace
 
-const Registers x86_64_registers{"x86_64", 62 /* EM_X86_64 */, regs, args, "%ax", "%sp", 7};
+const Registers x86_64_registers{"x86_64", 62 /* EM_X86_64 */, regs, args, "%ax", "%sp", 7, "%ip"};
 
 }  // namespace kpp::arch

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dwarf/place.h"
@@ -167,6 +168,13 @@ class DebugInfo {
     (void)fn;
     (void)address;
     return true;
+  }
+  // The link-time address of `bytes` in the program's read-only data (a
+  // string literal the compiler also keeps as a variable's constant value),
+  // or nullopt: a uprobe can read a constant string only from the program.
+  virtual std::optional<uint64_t> find_read_only_bytes(std::string_view bytes) {
+    (void)bytes;
+    return std::nullopt;
   }
   // The link-time addresses of those of `names` that are symbols of any type
   // (section markers such as __noinstr_text_start included).

@@ -172,4 +172,23 @@ std::optional<std::pair<std::string, uint64_t>> LlvmDebugInfo::symbolize(uint64_
   return std::make_pair(it->name, address - it->address);
 }
 
+std::optional<uint64_t> LlvmDebugInfo::find_read_only_bytes(std::string_view bytes) {
+  if (bytes.empty()) return std::nullopt;
+  // The program's own sections: a separate debug file has no section data.
+  for (const object::SectionRef &section : binary_.getBinary()->sections()) {
+    object::ELFSectionRef ref(section);
+    uint64_t flags = ref.getFlags();
+    if (!(flags & ELF::SHF_ALLOC) || (flags & (ELF::SHF_WRITE | ELF::SHF_EXECINSTR)) || ref.getType() != ELF::SHT_PROGBITS)
+      continue;
+    auto contents = section.getContents();
+    if (!contents) {
+      consumeError(contents.takeError());
+      continue;
+    }
+    size_t at = std::string_view(contents->data(), contents->size()).find(bytes);
+    if (at != std::string_view::npos) return section.getAddress() + at;
+  }
+  return std::nullopt;
+}
+
 }  // namespace kpp::dwarf

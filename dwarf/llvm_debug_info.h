@@ -65,6 +65,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) override;
   bool is_instruction_start(const Function &fn, uint64_t address) override;
   std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override;
+  std::optional<uint64_t> find_read_only_bytes(std::string_view bytes) override;
 
   bool has_debug_info() { return context_->getNumCompileUnits() > 0; }
   // For a program without DWARF: finds its separate debug file (build-id,

@@ -3,6 +3,7 @@
 // can be written as kernel fetch-args. Anything that needs arithmetic the
 // kernel cannot do is refused with the operation that caused it.
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 
 #include <llvm/BinaryFormat/Dwarf.h>
@@ -23,7 +24,8 @@ struct StackEntry {
   Kind kind = Kind::Expr;
   FetchExpr expr;        // Kind::Expr
   uint64_t value = 0;    // Address (link-time), Constant
-  int64_t addend = 0;
+  int64_t addend = 0;    // Expr: value = bits of expr (see FetchExpr) + addend
+  unsigned pending_shl = 0;  // Expr: a DW_OP_shl waiting for the shift back that makes it a mask
 };
 
 StackEntry constant(uint64_t v) { return {StackEntry::Kind::Constant, {}, v, 0}; }
@@ -43,17 +45,51 @@ std::string op_name(uint8_t op) {
   return buf;
 }
 
-// "DWARF register 13 - 1", "*(DWARF register 6 - 24) + 8": for messages.
-std::string describe_sum(const FetchExpr &expr, int64_t addend) {
-  std::string text = expr.root == FetchExpr::Root::Register ? "DWARF register " + std::to_string(expr.dwarf_reg)
-                     : expr.root == FetchExpr::Root::GlobalMemory ? "a global"
-                                                                  : std::to_string(expr.constant);
-  for (int64_t load : expr.loads) text = "*(" + text + (load ? (load < 0 ? " - " : " + ") + std::to_string(load < 0 ? -load : load) : "") + ")";
-  return text + (addend < 0 ? " - " : " + ") + std::to_string(addend < 0 ? -addend : addend);
-}
-
 Error unsupported(uint8_t op, const std::string &why = "not supported yet") {
   return Error(op_name(op) + " " + why);
+}
+
+uint64_t low_bits(uint64_t v, unsigned bits) { return bits >= 64 ? v : v & ((uint64_t{1} << bits) - 1); }
+
+// DW_OP_shl/shr/shra/and by the constant `k` on a run-time value: what the
+// kernel's bitfield fetch can do, taking a run of bits (a member packed into
+// a register, a 32-bit value in a 64-bit register). "x << k >> k" keeps the
+// low 64 - k bits; the variable's type then says whether they are signed.
+Status take_bits(StackEntry &e, uint8_t op, uint64_t k) {
+  FetchExpr &x = e.expr;
+  if (e.addend != 0) return unsupported(op, "of a computed sum cannot be done by kernel fetch-args");
+  if (op == llvm::dwarf::DW_OP_shl) {
+    if (e.pending_shl || k == 0 || k >= 64) return unsupported(op, "cannot be done by kernel fetch-args here");
+    e.pending_shl = static_cast<unsigned>(k);
+    return Ok{};
+  }
+  if (op == llvm::dwarf::DW_OP_and) {
+    if (e.pending_shl || k == 0 || (k & (k + 1)) != 0)
+      return unsupported(op, "with a mask other than low bits cannot be done by kernel fetch-args");
+    x.bit_width = std::min(x.bit_width, static_cast<unsigned>(std::popcount(k)));
+    return Ok{};
+  }
+  // DW_OP_shr, DW_OP_shra
+  if (k >= 64) return unsupported(op, "by 64 or more is not supported");
+  if (e.pending_shl) {
+    if (k != e.pending_shl) return unsupported(llvm::dwarf::DW_OP_shl, "by a different amount than the shift back cannot be done by kernel fetch-args");
+    x.bit_width = std::min(x.bit_width, 64 - static_cast<unsigned>(k));
+    e.pending_shl = 0;
+    return Ok{};
+  }
+  if (k >= x.bit_width) return unsupported(op, "leaves no bits");
+  x.bit_offset += static_cast<unsigned>(k);
+  x.bit_width -= static_cast<unsigned>(k);
+  return Ok{};
+}
+
+uint64_t fold_constant(uint8_t op, uint64_t v, uint64_t k) {
+  switch (op) {
+    case llvm::dwarf::DW_OP_shl: return k >= 64 ? 0 : v << k;
+    case llvm::dwarf::DW_OP_shr: return k >= 64 ? 0 : v >> k;
+    case llvm::dwarf::DW_OP_shra: return static_cast<uint64_t>(static_cast<int64_t>(v) >> std::min<uint64_t>(k, 63));
+    default: return v & k;  // DW_OP_and
+  }
 }
 
 }  // namespace
@@ -124,6 +160,15 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
     if (register_location) return Place::in_register(*register_location);
     if (stack.empty()) return Error("its location expression is empty");
     const StackEntry &top = stack.back();
+    if (top.pending_shl) return unsupported(llvm::dwarf::DW_OP_shl, "cannot be done by kernel fetch-args here");
+    if (stack_value && top.kind == StackEntry::Kind::Expr && (top.addend != 0 || top.expr.has_bits())) {
+      // A computed value: the kernel fetches the bits, our decoder adds.
+      FetchExpr v = top.expr;
+      v.post_add += top.addend;
+      return Place::value(v);
+    }
+    if (top.kind == StackEntry::Kind::Expr && top.expr.has_bits())
+      return Error("its address is made of a register's bits, which kernel fetch-args cannot load through");
     if (stack_value) {
       if (top.kind == StackEntry::Kind::Constant) return Place::known(static_cast<int64_t>(top.value) + top.addend);
       if (top.kind == StackEntry::Kind::Address) {
@@ -132,9 +177,6 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
         address.address = top.value + static_cast<uint64_t>(top.addend);
         return Place::value(address);
       }
-      if (top.addend != 0)
-        return Error("its value here is computed (" + describe_sum(top.expr, top.addend) +
-                     "), and kernel fetch-args cannot add");
       if (top.expr.root == FetchExpr::Root::Register && top.expr.loads.empty())
         return Place::in_register(top.expr.dwarf_reg);
       if (top.expr.root == FetchExpr::Root::EntryRegister && top.expr.loads.empty())
@@ -239,6 +281,8 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
       }
       if (stack.empty()) return Error("its location expression is malformed");
       StackEntry &top = stack.back();
+      if (top.kind == StackEntry::Kind::Expr && (top.expr.has_bits() || top.pending_shl))
+        return unsupported(code, "through a register's bits cannot be done by kernel fetch-args");
       if (top.kind == StackEntry::Kind::Expr) {
         top.expr.loads.push_back(top.addend);
       } else {
@@ -249,6 +293,44 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
         top.kind = StackEntry::Kind::Expr;
       }
       top.addend = 0;
+    } else if (code == llvm::dwarf::DW_OP_shl || code == llvm::dwarf::DW_OP_shr || code == llvm::dwarf::DW_OP_shra ||
+               code == llvm::dwarf::DW_OP_and) {
+      if (stack.size() < 2) return Error("its location expression is malformed");
+      StackEntry rhs = stack.back();
+      stack.pop_back();
+      StackEntry &lhs = stack.back();
+      if (rhs.kind != StackEntry::Kind::Constant)
+        return unsupported(code, "of two run-time values cannot be done by kernel fetch-args");
+      uint64_t k = rhs.value + static_cast<uint64_t>(rhs.addend);
+      if (lhs.kind == StackEntry::Kind::Constant) {
+        lhs.value = fold_constant(code, lhs.value + static_cast<uint64_t>(lhs.addend), k);
+        lhs.addend = 0;
+      } else if (lhs.kind == StackEntry::Kind::Address) {
+        return unsupported(code, "of an address is not supported");
+      } else if (auto taken = take_bits(lhs, code, k); !taken) {
+        return std::move(taken).error();
+      }
+    } else if (code == llvm::dwarf::DW_OP_convert || code == 0xf7 /* DW_OP_GNU_convert */) {
+      // To a base type of N bytes: the low N * 8 bits. 0 is the generic type.
+      if (stack.empty()) return Error("its location expression is malformed");
+      uint64_t type_offset = op.getRawOperand(0);
+      unsigned bits = 64;
+      if (type_offset != 0) {
+        DWARFDie base = unit->getDIEForOffset(unit->getOffset() + type_offset);
+        auto size = base ? base.find(llvm::dwarf::DW_AT_byte_size) : std::nullopt;
+        auto bytes = size ? size->getAsUnsignedConstant() : std::nullopt;
+        if (!bytes) return unsupported(code, "to a type we cannot read");
+        bits = static_cast<unsigned>(std::min<uint64_t>(*bytes * 8, 64));
+      }
+      StackEntry &top = stack.back();
+      if (top.kind == StackEntry::Kind::Constant) {
+        top.value = low_bits(top.value + static_cast<uint64_t>(top.addend), bits);
+        top.addend = 0;
+      } else if (top.kind == StackEntry::Kind::Expr && top.addend == 0 && !top.pending_shl) {
+        top.expr.bit_width = std::min(top.expr.bit_width, bits);
+      }
+      // A sum converted keeps its low bits when the variable's type (no wider
+      // than the conversion) is applied to it; nothing to do here.
     } else if (code == llvm::dwarf::DW_OP_stack_value) {
       stack_value = true;
     } else if (code == llvm::dwarf::DW_OP_implicit_value) {

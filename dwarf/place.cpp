@@ -43,10 +43,20 @@ std::optional<Place> offset_into(const Place &place, int64_t offset) {
     }
     return std::nullopt;
   }
-  if (place.kind != Place::Kind::Memory) {
-    if (offset == 0) return place;
-    return std::nullopt;
+  if (place.kind == Place::Kind::Constant && place.text) {
+    // A char of a known constant string (its NUL included).
+    if (offset < 0 || static_cast<uint64_t>(offset) > place.text->size()) return std::nullopt;
+    return Place::known(static_cast<unsigned char>((*place.text + '\0')[static_cast<size_t>(offset)]));
   }
+  if (offset == 0) return place;
+  if (place.kind == Place::Kind::Register || place.kind == Place::Kind::Value) {
+    FetchExpr v = value_of(place);
+    if (offset < 0 || v.post_add != 0 || static_cast<uint64_t>(offset) * 8 >= v.bit_width) return std::nullopt;
+    v.bit_offset += static_cast<unsigned>(offset) * 8;
+    v.bit_width -= static_cast<unsigned>(offset) * 8;
+    return Place::value(std::move(v));
+  }
+  if (place.kind != Place::Kind::Memory) return std::nullopt;
   Place p = place;
   p.offset += offset;
   return p;
@@ -59,6 +69,13 @@ std::optional<Place> whole(const Place &place, uint64_t size) {
   return place.pieces.front().place.front();
 }
 
-Place pointee(const Place &place, int64_t offset) { return Place::at(value_of(place), offset); }
+std::optional<Place> pointee(const Place &place, int64_t offset) {
+  FetchExpr v = value_of(place);
+  if (v.has_bits()) return std::nullopt;
+  // A pointer DWARF computes as "register + 8" loads at +8 from the register.
+  offset += v.post_add;
+  v.post_add = 0;
+  return Place::at(std::move(v), offset);
+}
 
 }  // namespace kpp::dwarf

@@ -20,14 +20,25 @@ struct FetchExpr {
     EntryRegister, // the value DWARF register `dwarf_reg` had when the function was entered
                    // (DW_OP_entry_value): read by a companion probe at the entry
     GlobalAddress, // the link-time address `address` itself (a pointer to a global): the
-                   // kernel can load through it (the first load folds into @ADDR) but
-                   // cannot give the run-time address of a relocated program as a value
+                   // kernel can load through it (the first load folds into @ADDR); as a
+                   // value in a uprobe it is the probe's own run-time address plus the
+                   // link-time distance (InstructionPointer + post_add)
+    InstructionPointer,  // the run-time address of the probe itself (%ip)
   };
   Root root = Root::Register;
   int dwarf_reg = -1;
   uint64_t address = 0;
   int64_t constant = 0;
   std::vector<int64_t> loads;
+  // After the loads, for a value DWARF computes (DW_OP_shr, DW_OP_and, a
+  // struct member held in part of a register): its bits [bit_offset,
+  // bit_offset + bit_width), which the kernel extracts (b<w>@<o>/64); then
+  // `post_add`, which kprobe-probe's decoder adds (src/util/value_fixup.h).
+  // Nothing can be loaded through a value with bits taken.
+  unsigned bit_offset = 0;
+  unsigned bit_width = 64;
+  int64_t post_add = 0;
+  bool has_bits() const { return bit_offset != 0 || bit_width < 64; }
   bool operator==(const FetchExpr &) const = default;
 };
 
@@ -77,12 +88,15 @@ FetchExpr value_of(const Place &place);
 // does (a variable split into pieces of which only the first is asked for);
 // other places are returned as they are.
 std::optional<Place> whole(const Place &place, uint64_t size);
-// The object `offset` bytes into the object at `place`; nullopt when the
-// place is a register or constant and offset != 0 (no memory to index), or
-// the piece that holds it was optimized out.
+// The object `offset` bytes into the object at `place`: in memory, further
+// on; in a register or a computed value, its bits from offset * 8 on (a
+// small struct or char array held in a register). nullopt for a constant
+// with offset != 0, an offset past 8 bytes of a register, or a piece that
+// was optimized out.
 std::optional<Place> offset_into(const Place &place, int64_t offset);
-// The object a pointer stored at `place` points to, plus `offset`.
-Place pointee(const Place &place, int64_t offset = 0);
+// The object a pointer stored at `place` points to, plus `offset`; nullopt
+// when the pointer is made of a register's bits (nothing loads through those).
+std::optional<Place> pointee(const Place &place, int64_t offset = 0);
 
 // An opaque handle to a DWARF type (its DIE offset; 0 = void).
 struct TypeRef {
@@ -102,6 +116,7 @@ struct TypeInfo {
   uint64_t size = 0;       // bytes
   bool is_signed = false;  // Integer, Char, Enum
   TypeRef target;          // Pointer: pointee; Array: element
+  bool is_reference = false;  // Pointer: a C++ reference, whose members '.' reaches
   std::optional<uint64_t> count;  // Array: element count when known
 };
 

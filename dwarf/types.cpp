@@ -108,6 +108,7 @@ TypeInfo LlvmDebugInfo::describe(TypeRef ref) {
     case llvm::dwarf::DW_TAG_reference_type:
     case llvm::dwarf::DW_TAG_rvalue_reference_type:
       info.kind = TypeInfo::Kind::Pointer;
+      info.is_reference = type.getTag() != llvm::dwarf::DW_TAG_pointer_type;
       if (info.size == 0) info.size = type.getDwarfUnit()->getAddressByteSize();
       info.target = TypeRef{inner.isValid() ? inner.getOffset() : 0};
       break;

@@ -9,6 +9,9 @@ namespace kpp {
 namespace {
 
 using dwarf::Place;
+
+// The kernel's MAX_ARG_NAME_LEN: a longer field name is refused.
+constexpr size_t max_field_name = 32;
 using dwarf::TypeInfo;
 
 // A value being resolved: where it is, what type, and the bitfield it is, if any.
@@ -71,6 +74,10 @@ class Resolver {
     auto fetch = typed_fetch(*value, arg.type);
     if (!fetch) return std::move(fetch).error();
     fetch->name = name;
+    if (std::string field = field_name_with_fixup(name, fetch->fixup); field.size() > max_field_name)
+      return Error("the field name '" + field + "' (the decoder's step included) is longer than the kernel's " +
+                       std::to_string(max_field_name) + " bytes",
+                   "name the argument yourself: 'N=" + arg.base + "...'");
     return std::vector<FetchArg>{std::move(*fetch)};
   }
 
@@ -100,6 +107,7 @@ class Resolver {
       auto fetch = typed_fetch(Value{*v.place, v.type, std::nullopt, v.name}, "");
       if (!fetch) continue;  // structs and the like: nothing to show as one value
       fetch->name = v.name;
+      if (field_name_with_fixup(v.name, fetch->fixup).size() > max_field_name) continue;
       out.push_back(std::move(*fetch));
     }
     return out;
@@ -114,9 +122,9 @@ class Resolver {
       TypeInfo element = site_.debug.describe(t.target);
       int64_t offset = step.index * static_cast<int64_t>(element.size);
       if (t.kind == TypeInfo::Kind::Pointer) {
-        auto pointer = whole(value, t.size);
-        if (!pointer) return std::move(pointer).error();
-        next.place = dwarf::pointee(*pointer, offset);
+        auto target = pointee(value, t.size, offset);
+        if (!target) return std::move(target).error();
+        next.place = *target;
       } else if (t.kind == TypeInfo::Kind::Array) {
         auto p = dwarf::offset_into(value.place, offset);
         if (!p) return Error("'" + value.expr + "' is held in a register at " + site_.where + "; it cannot be indexed");
@@ -127,16 +135,17 @@ class Resolver {
       next.type = t.target;
       return next;
     }
-    bool arrow = step.kind == ArgAccess::Kind::Arrow;
+    // A C++ reference is a pointer that '.' goes through, as in the source.
+    bool arrow = step.kind == ArgAccess::Kind::Arrow || (t.kind == TypeInfo::Kind::Pointer && t.is_reference);
     next.expr += (arrow ? "->" : ".") + step.member;
     dwarf::TypeRef aggregate = value.type;
     if (arrow) {
       if (t.kind != TypeInfo::Kind::Pointer)
         return Error("'" + value.expr + "' is " + t.name + ", not a pointer", "use '.' for a member of a struct");
       aggregate = t.target;
-      auto pointer = whole(value, t.size);
-      if (!pointer) return std::move(pointer).error();
-      next.place = dwarf::pointee(*pointer);
+      auto target = pointee(value, t.size, 0);
+      if (!target) return std::move(target).error();
+      next.place = *target;
     } else if (t.kind == TypeInfo::Kind::Pointer) {
       return Error("'" + value.expr + "' is a pointer (" + t.name + ")", "use '->" + step.member + "'");
     }
@@ -173,15 +182,18 @@ class Resolver {
                  "read one of its members, each lives in one piece");
   }
 
+  // What the pointer `value` (of `size` bytes) points to, plus `offset`.
+  Result<Place> pointee(const Value &value, uint64_t size, int64_t offset) {
+    auto pointer = whole(value, size);
+    if (!pointer) return std::move(pointer).error();
+    if (auto target = dwarf::pointee(*pointer, offset)) return *target;
+    return Error("'" + value.expr + "' is made of some of a register's bits at " + site_.where +
+                 ", which kernel fetch-args cannot load through");
+  }
+
   // The kernel type perf would use for a value of type `t`, with no type given.
   Result<std::string> default_type(const TypeInfo &t, dwarf::TypeRef ref,
                                    const std::optional<dwarf::Member> &bitfield, const std::string &expr) {
-    if (bitfield && t.is_signed)
-      // The kernel's bitfield type extracts unsigned: -7 in 5 bits would read 25.
-      return Error("'" + expr + "' is a signed bitfield, and the kernel reads bitfields unsigned",
-                   "read its bits anyway with ':b" + std::to_string(*bitfield->bit_size) + "@" +
-                       std::to_string(bitfield->bit_offset) + "/" + std::to_string(t.size * 8) +
-                       "' (negative values then show as large ones)");
     if (bitfield)
       return "b" + std::to_string(*bitfield->bit_size) + "@" + std::to_string(bitfield->bit_offset) + "/" +
              std::to_string(t.size * 8);
@@ -219,9 +231,16 @@ class Resolver {
       const std::string &text = *value.place.text;
       if (!char_array && !wants_string) return Error("'" + value.expr + "' is a constant string, not " + t.name);
       // uprobes read strings with user-memory accessors, which cannot read
-      // the kernel's copy of an immediate: the event would show "".
-      if (site_.formatter.uprobe)
-        return Error("'" + value.expr + "' is the constant \"" + text + "\" (it has no place in memory), and uprobes cannot carry a constant string");
+      // the kernel's copy of an immediate (the event would show ""): read
+      // the program's own copy of the literal, when it has one.
+      if (site_.formatter.uprobe) {
+        if (auto address = site_.debug.find_read_only_bytes(std::string_view(text.c_str(), text.size() + 1))) {
+          auto fetch = fetch_text(value, dwarf::value_of(Place::at_address(*address)));
+          if (!fetch) return std::move(fetch).error();
+          return FetchArg{"", *fetch, user_type.empty() ? "string" : user_type, false};
+        }
+        return Error("'" + value.expr + "' is the constant \"" + text + "\" (it has no place in memory, and the program holds no copy of it), and uprobes cannot carry a constant string");
+      }
       if (text.find_first_of(" \t\n\"\\") != std::string::npos)
         return Error("'" + value.expr + "' is the constant \"" + text + "\", which has characters a kernel immediate cannot hold");
       return FetchArg{"", "\\\"" + text + "\"", "string", false};
@@ -231,9 +250,9 @@ class Resolver {
       // as a load from it: "+0(%si):string" reads the string at %si.
       Place first_char;
       if (t.kind == TypeInfo::Kind::Pointer) {
-        auto pointer = whole(value, t.size);
-        if (!pointer) return std::move(pointer).error();
-        first_char = dwarf::pointee(*pointer);
+        auto target = pointee(value, t.size, 0);
+        if (!target) return std::move(target).error();
+        first_char = *target;
       }
       else if (t.kind == TypeInfo::Kind::Array && value.place.kind == Place::Kind::Memory) first_char = value.place;
       else
@@ -253,17 +272,51 @@ class Resolver {
       if (!fetch) return std::move(fetch).error();
       return FetchArg{"", *fetch, *element_type + "[" + std::to_string(*t.count) + "]", needs_entry(value.place)};
     }
+    auto place = whole(value, t.size);
+    if (!place) return std::move(place).error();
+    dwarf::FetchExpr expr = site_.formatter.lower(dwarf::value_of(*place));
     std::string type = user_type;
+    if (expr.has_bits() && !user_type.empty())
+      return Error("'" + value.expr + "' is made of some of a register's bits at " + site_.where +
+                   "; its type cannot be chosen", "leave the type off");
     if (type.empty()) {
-      auto deduced = default_type(t, value.type, value.bitfield, value.expr);
+      auto deduced = expr.has_bits() ? bits_type(t, expr, value.expr)
+                                     : default_type(t, value.type, value.bitfield, value.expr);
       if (!deduced) return std::move(deduced).error();
       type = *deduced;
     }
-    auto place = whole(value, t.size);
-    if (!place) return std::move(place).error();
-    auto fetch = fetch_text(value, dwarf::value_of(*place));
+    auto fetch = fetch_text(value, expr);
     if (!fetch) return std::move(fetch).error();
-    return FetchArg{"", *fetch, type, needs_entry(*place)};
+    FetchArg arg{"", *fetch, type, needs_entry(*place)};
+    if (user_type.empty()) arg.fixup = fixup_for(t, expr, value.bitfield);
+    else arg.fixup.add = expr.post_add;
+    return arg;
+  }
+
+  // The kernel's bitfield type for the bits `expr` takes of a fetched value.
+  Result<std::string> bits_type(const TypeInfo &t, const dwarf::FetchExpr &expr, const std::string &what) {
+    bool integral = t.kind == TypeInfo::Kind::Integer || t.kind == TypeInfo::Kind::Char ||
+                    t.kind == TypeInfo::Kind::Bool || t.kind == TypeInfo::Kind::Enum || t.kind == TypeInfo::Kind::Pointer;
+    if (!integral || t.size == 0 || t.size > 8)
+      return Error("'" + what + "' is " + t.name + ", held in some of a register's bits, which the kernel cannot fetch as one");
+    unsigned width = std::min<unsigned>(expr.bit_width, static_cast<unsigned>(t.size * 8));
+    return "b" + std::to_string(width) + "@" + std::to_string(expr.bit_offset) + "/64";
+  }
+
+  // What our decoder must still do to the fetched bits to give the value of
+  // type `t`: sign-extend a signed bitfield or a register's low bits, add
+  // what DWARF adds (value_fixup.h).
+  static ValueFixup fixup_for(const TypeInfo &t, const dwarf::FetchExpr &expr,
+                              const std::optional<dwarf::Member> &bitfield) {
+    ValueFixup fixup;
+    fixup.add = expr.post_add;
+    unsigned bits = static_cast<unsigned>(std::min<uint64_t>(t.size * 8, 64));
+    if (bitfield && bitfield->bit_size) bits = *bitfield->bit_size;
+    else if (expr.has_bits()) bits = std::min(bits, expr.bit_width);
+    bool narrowed = bitfield || expr.has_bits();
+    if (t.is_signed && bits < 64 && (narrowed || fixup.add != 0)) fixup.sign_bits = bits;
+    else if (!t.is_signed && bits < 64 && fixup.add != 0) fixup.zero_bits = bits;
+    return fixup;
   }
 
   const ProbeSpec &spec_;

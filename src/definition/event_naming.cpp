@@ -75,7 +75,7 @@ Status assign_event_names(std::vector<ResolvedSpec> &specs, const std::string &t
     for (ResolvedProbe &site : r.sites) {
       auto same_args = [](const std::vector<FetchArg> &a, const std::vector<FetchArg> &b) {
         return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const FetchArg &x, const FetchArg &y) {
-          return x.name == y.name && x.type == y.type;
+          return x.name == y.name && x.type == y.type && x.fixup == y.fixup;  // the fixup is in the field name
         });
       };
       // The companions (entry values) become events of the same name too.

@@ -10,6 +10,17 @@ std::string signed_offset(int64_t v) {
 }
 }  // namespace
 
+dwarf::FetchExpr FetchFormatter::lower(const dwarf::FetchExpr &expr) const {
+  if (expr.root != dwarf::FetchExpr::Root::GlobalAddress || !expr.loads.empty() || !uprobe ||
+      regs.instruction_pointer.empty())
+    return expr;
+  dwarf::FetchExpr ip = expr;
+  ip.root = dwarf::FetchExpr::Root::InstructionPointer;
+  ip.post_add += static_cast<int64_t>(expr.address - probe_address);
+  ip.address = 0;
+  return ip;
+}
+
 Result<std::string> FetchFormatter::format(const dwarf::FetchExpr &expr) const {
   std::string out;
   if (expr.root == dwarf::FetchExpr::Root::GlobalAddress) {
@@ -34,6 +45,11 @@ Result<std::string> FetchFormatter::format(const dwarf::FetchExpr &expr) const {
       out = std::string(name);
       break;
     }
+    case dwarf::FetchExpr::Root::InstructionPointer:
+      if (regs.instruction_pointer.empty())
+        return Error("the probe's own address cannot be fetched on " + std::string(regs.name));
+      out = std::string(regs.instruction_pointer);
+      break;
     case dwarf::FetchExpr::Root::GlobalAddress:  // handled above
     case dwarf::FetchExpr::Root::Constant:
       out = "\\" + std::to_string(expr.constant);

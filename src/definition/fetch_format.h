@@ -18,8 +18,16 @@ struct FetchFormatter {
   uint64_t probe_address = 0;
   uint64_t probe_file_offset = 0;
 
-  // "%di", "+8(%di)", "+0(+8(%di))", "@+0x4010", "@jiffies+8", "\\7".
-  // Fails for a register this architecture's kprobes cannot fetch.
+  // `expr` in terms this probe can fetch: in a uprobe, the address of a
+  // global as a value is the probe's run-time address (%ip) plus the
+  // link-time distance from the probe to the global, which the decoder adds
+  // (post_add): the program may be loaded anywhere.
+  dwarf::FetchExpr lower(const dwarf::FetchExpr &expr) const;
+
+  // "%di", "+8(%di)", "+0(+8(%di))", "@+0x4010", "@jiffies+8", "\\7", "%ip".
+  // The bits and post_add of `expr` are not part of the text (the type and
+  // the field name carry them). Fails for a register this architecture's
+  // kprobes cannot fetch.
   Result<std::string> format(const dwarf::FetchExpr &expr) const;
 };
 

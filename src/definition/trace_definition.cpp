@@ -29,7 +29,9 @@ FetchArg parse_fetch_arg(std::string_view word) {
   FetchArg arg;
   size_t eq = word.find('=');
   if (eq != std::string_view::npos) {
-    arg.name = std::string(word.substr(0, eq));
+    NamedFixup named = split_fixup(word.substr(0, eq));
+    arg.name = std::move(named.name);
+    arg.fixup = named.fixup;
     word.remove_prefix(eq + 1);
   }
   int depth = 0;
@@ -53,7 +55,7 @@ std::string format_fetch_args(const std::vector<FetchArg> &args) {
   std::string out;
   for (const FetchArg &arg : args) {
     if (!out.empty()) out += ' ';
-    if (!arg.name.empty()) out += arg.name + "=";
+    if (!arg.name.empty()) out += field_name_with_fixup(arg.name, arg.fixup) + "=";
     out += arg.fetch;
     if (!arg.type.empty()) out += ":" + arg.type;
   }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "src/util/result.h"
+#include "src/util/value_fixup.h"
 
 namespace kpp {
 
@@ -27,6 +28,9 @@ struct FetchArg {
   // register had on entry (DW_OP_entry_value). The builder moves such args
   // to a companion probe; a kernel definition never carries this flag.
   bool at_entry = false;
+  // What our decoder does to the fetched value (a signed bitfield, a value
+  // DWARF computes with an addition); written into the field name.
+  ValueFixup fixup = {};
   bool operator==(const FetchArg &) const = default;
 };
 

@@ -76,6 +76,16 @@ EventDecoder::EventPlan EventDecoder::build_plan(tep_event *ev) const {
       p.kind = FieldKind::Hex;
     else
       p.kind = p.elem_signed ? FieldKind::Signed : FieldKind::Unsigned;
+    if (p.kind == FieldKind::Signed || p.kind == FieldKind::Unsigned || p.kind == FieldKind::Hex) {
+      // Arithmetic the kernel could not do, named in the field (value_fixup.h).
+      NamedFixup named = split_fixup(name);
+      if (!named.fixup.empty()) {
+        p.name = std::move(named.name);
+        p.fixup = named.fixup;
+        if (p.fixup.sign_bits) p.kind = FieldKind::Signed;
+        else if (p.fixup.zero_bits && p.kind == FieldKind::Signed) p.kind = FieldKind::Unsigned;
+      }
+    }
     plan.fields.push_back(std::move(p));
   }
   return plan;
@@ -137,14 +147,14 @@ void EventDecoder::decode_field(const FieldPlan &p, const uint8_t *data, int siz
       }
       return;
     case FieldKind::Signed:
-      v.i = sign_extend(tep_read_number(tep_, base, len), len);
-      v.u = static_cast<uint64_t>(v.i);
-      return;
     case FieldKind::Unsigned:
-    case FieldKind::Hex:
-      v.u = tep_read_number(tep_, base, len);
+    case FieldKind::Hex: {
+      uint64_t raw = tep_read_number(tep_, base, len);
+      if (p.elem_signed) raw = static_cast<uint64_t>(sign_extend(raw, len));
+      v.u = p.fixup.apply(raw);
       v.i = static_cast<int64_t>(v.u);
       return;
+    }
   }
 }
 

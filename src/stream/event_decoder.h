@@ -11,6 +11,7 @@
 
 #include "src/stream/comm_cache.h"
 #include "src/stream/event.h"
+#include "src/util/value_fixup.h"
 
 struct tep_handle;
 struct tep_event;
@@ -43,6 +44,7 @@ class EventDecoder {
     bool elem_signed;
     bool elem_hex;
     int elem_size;
+    ValueFixup fixup;  // from the field name's suffix (src/util/value_fixup.h)
   };
   struct EventPlan {
     tep_event *event = nullptr;

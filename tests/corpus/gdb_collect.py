@@ -110,7 +110,8 @@ def render(v, kind):
 
 def func_block(pc, probe):
     """The block of the probed function at pc (an inlined copy is its own
-    function block); the innermost block at pc when nothing matches."""
+    function block); None as the function block when the probed function
+    has none at pc."""
     try:
         inner = gdb.block_for_pc(pc)
     except RuntimeError:
@@ -133,6 +134,11 @@ def func_block(pc, probe):
         cand = cand.superblock
         if cand is not None and cand.is_static:
             break
+    if want or src:
+        # The probed function has no block at pc (the first address of an
+        # inlined copy that gdb counts as the caller's): what gdb shows here
+        # are the caller's variables, not a value to compare with.
+        return inner, None
     return inner, b
 
 

@@ -154,13 +154,14 @@ DEF_RE = re.compile(r"^([pr]):(\S+?)/(\S+) (\S+):(0x[0-9a-fA-F]+|\d+)(?:\s+(.*))
 
 
 def parse_definitions(out, event=None):
-    """[(kind, event, offset, [args])] of -D output lines (of EVENT only)."""
+    """[(kind, event, offset, [args])] of -D output lines (of EVENT and its EVENT_N splits only)."""
     defs = []
     for line in out.splitlines():
         m = DEF_RE.match(line.strip())
         if not m:
             continue
-        if event and m.group(3) != event:
+        # Sites whose arguments differ in type are split into EVENT_1, EVENT_2...
+        if event and not re.fullmatch(re.escape(event) + r"(_\d+)?", m.group(3)):
             continue
         defs.append((m.group(1), m.group(3), int(m.group(5), 0), (m.group(6) or "").split()))
     return defs
@@ -316,6 +317,7 @@ def run_build(args, exe, probes, group, log):
                 g, _, name = ev.get("event", "").partition(":")
                 if g != group:
                     continue
+                name = re.sub(r"_\d+$", "", name)  # EVENT_1...: the same item's other sites
                 events.setdefault(name, []).append(ev.get("fields", {}))
     finally:
         if added:

@@ -74,35 +74,39 @@ TEST(OffsetInto, MemoryMovesTheOffset) {
 TEST(OffsetInto, RegisterAndConstantOnlyAtZero) {
   // A struct held whole in a register or known as a constant has no memory to index.
   EXPECT_EQ(dwarf::offset_into(Place::in_register(rdi), 0), Place::in_register(rdi));
-  EXPECT_FALSE(dwarf::offset_into(Place::in_register(rdi), 8));
+  EXPECT_FALSE(dwarf::offset_into(Place::in_register(rdi), 8)) << "past the register";
+  auto second_int = dwarf::offset_into(Place::in_register(rdi), 4);
+  ASSERT_TRUE(second_int) << "a small struct held in a register: its member's bits";
+  EXPECT_EQ(dwarf::value_of(*second_int).bit_offset, 32u);
+  EXPECT_FALSE(dwarf::pointee(*second_int)) << "nothing loads through some of a register's bits";
   EXPECT_EQ(dwarf::offset_into(Place::known(3), 0), Place::known(3));
   EXPECT_FALSE(dwarf::offset_into(Place::known(3), 4));
 }
 
 TEST(Pointee, OfAPointerInARegister) {
   // p in rdi; p->next at offset 8: +8(%di).
-  Place next = dwarf::pointee(Place::in_register(rdi), 8);
+  Place next = *dwarf::pointee(Place::in_register(rdi), 8);
   EXPECT_EQ(next, Place::at(dwarf::value_of(Place::in_register(rdi)), 8));
   EXPECT_EQ(fetch(dwarf::value_of(next)), "+8(%di)");
   // p->next->name at offset 0 of what next points to: +0(+8(%di)).
-  EXPECT_EQ(fetch(dwarf::value_of(dwarf::pointee(next, 0))), "+0(+8(%di))");
+  EXPECT_EQ(fetch(dwarf::value_of(*dwarf::pointee(next, 0))), "+0(+8(%di))");
 }
 
 TEST(Pointee, OfAPointerInMemory) {
   // struct item *it at -24(%bp); it->name (a char * at offset 0); the string it points to.
   Place it = Place::at(dwarf::value_of(Place::in_register(rbp)), -24);
-  Place name = dwarf::pointee(it, 0);
+  Place name = *dwarf::pointee(it, 0);
   EXPECT_EQ(fetch(dwarf::value_of(name)), "+0(-24(%bp))");
-  EXPECT_EQ(fetch(dwarf::value_of(dwarf::pointee(name))), "+0(+0(-24(%bp)))");
+  EXPECT_EQ(fetch(dwarf::value_of(*dwarf::pointee(name))), "+0(+0(-24(%bp)))");
 }
 
 TEST(Pointee, OfAGlobalPointer) {
   Place head = Place::at_address(0x4010);
-  EXPECT_EQ(fetch(dwarf::value_of(dwarf::pointee(head, 16))), "+16(@+0x4010)");
+  EXPECT_EQ(fetch(dwarf::value_of(*dwarf::pointee(head, 16))), "+16(@+0x4010)");
 }
 
 TEST(Pointee, OfAConstantAddress) {
-  EXPECT_EQ(fetch(dwarf::value_of(dwarf::pointee(Place::known(0x1000), 4))), "+4(\\4096)");
+  EXPECT_EQ(fetch(dwarf::value_of(*dwarf::pointee(Place::known(0x1000), 4))), "+4(\\4096)");
 }
 
 // DW_OP_piece: struct pair { long a; long b; } passed in rdi:rsi is
@@ -121,7 +125,11 @@ TEST(Pieces, AMemberIsReadFromThePieceThatHoldsIt) {
   ASSERT_TRUE(a && b);
   EXPECT_EQ(fetch(dwarf::value_of(*a)), "%di");
   EXPECT_EQ(fetch(dwarf::value_of(*b)), "%si");
-  EXPECT_FALSE(dwarf::offset_into(split_pair(), 12)) << "inside a register piece, not at its start";
+  auto upper = dwarf::offset_into(split_pair(), 12);
+  ASSERT_TRUE(upper) << "inside a register piece: its upper bits";
+  EXPECT_EQ(fetch(dwarf::value_of(*upper)), "%si");
+  EXPECT_EQ(dwarf::value_of(*upper).bit_offset, 32u);
+  EXPECT_EQ(dwarf::value_of(*upper).bit_width, 32u);
   EXPECT_FALSE(dwarf::offset_into(split_pair(), 16)) << "past the last piece";
 }
 
