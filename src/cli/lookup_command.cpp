@@ -20,11 +20,12 @@ namespace kpp {
 
 namespace {
 
-// perf's default -F filter leaves out names starting with '_' (internals).
+// perf's default -F filter leaves out names starting with '_' (internals),
+// but not C++'s mangled names (--no-demangle): they are the program's own.
 Status list_functions(const CliOptions &options, dwarf::DebugInfo &debug) {
   const std::string &glob = *options.funcs;
   for (const std::string &name : debug.function_names()) {
-    bool shown = glob.empty() ? name[0] != '_' : fnmatch(glob.c_str(), name.c_str(), 0) == 0;
+    bool shown = glob.empty() ? name[0] != '_' || name.starts_with("_Z") : fnmatch(glob.c_str(), name.c_str(), 0) == 0;
     if (shown) std::printf("%s\n", name.c_str());
   }
   return Ok{};
@@ -135,7 +136,7 @@ Status show_lines(const CliOptions &options, ProbeTarget &target, const std::str
     if (file.empty()) return Error("no code at " + text + " in '" + debug.path() + "'");
     header = "<" + file + ":" + std::to_string(first) + ">";
   }
-  auto source = read_source(file, options.source);
+  auto source = read_source(file, options.source, options.prefix_map);
   std::printf("%s\n", header.c_str());
   for (int line = first; line <= last; ++line) {
     auto it = code.find(line);

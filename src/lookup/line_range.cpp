@@ -20,11 +20,24 @@ Error at(std::string_view text, size_t begin, size_t end, const std::string &mes
   return Error(message).at(std::string(text), {begin, std::max(end, begin + 1)});
 }
 
+// The first ':' that is not half of C++'s "::" ("ns::f:3" -> the one before 3).
+size_t line_colon(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != ':') continue;
+    if (i + 1 < s.size() && s[i + 1] == ':') {
+      ++i;
+      continue;
+    }
+    return i;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 Result<LineRange> parse_line_range(std::string_view text) {
   LineRange r;
-  size_t colon = text.find(':');
+  size_t colon = line_colon(text);
   std::string_view head = text.substr(0, colon);
   if (head.empty()) return at(text, 0, 1, "a line range starts with a function or a source file");
   // As in probe specs: a word with a '.' and no '@' is a file.

@@ -8,10 +8,17 @@ namespace kpp {
 namespace {
 
 // Backslash-escapes the characters the point syntax treats as special, so a
-// name like `malloc_get_state@GLIBC_2.2.5` reads back as one name.
+// name like `malloc_get_state@GLIBC_2.2.5` reads back as one name. C++'s
+// "::" reads back as it is.
 std::string escape_point_name(const std::string &name) {
   std::string out;
-  for (char c : name) {
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    if (c == ':' && i + 1 < name.size() && name[i + 1] == ':') {
+      out += "::";
+      ++i;
+      continue;
+    }
     if (std::string_view("=@+%:;\\'\"").find(c) != std::string_view::npos) out += '\\';
     out += c;
   }
