@@ -37,13 +37,15 @@ std::vector<std::string> split_scopes(std::string_view name) {
   return parts;
 }
 
-// The position of the '(' that opens a trailing top-level parameter list.
+// The position of the '(' that opens the parameter list `name` ends with
+// ("f(int)", "f(int)const"), npos when it has none ("(anonymous namespace)::f").
 size_t params_start(std::string_view name) {
+  if (name.ends_with(")const")) name.remove_suffix(5);
+  if (!name.ends_with(')')) return std::string_view::npos;
   int depth = 0;
-  for (size_t i = 0; i < name.size(); ++i) {
-    if (name[i] == '<') ++depth;
-    if (name[i] == '>' && depth > 0) --depth;
-    if (name[i] == '(' && depth == 0) return i;
+  for (size_t i = name.size(); i-- > 0;) {
+    if (name[i] == ')') ++depth;
+    if (name[i] == '(' && --depth == 0) return i == 0 ? std::string_view::npos : i;
   }
   return std::string_view::npos;
 }
