@@ -14,12 +14,6 @@ using dwarf::demangle_function;
 using dwarf::is_cxx_query;
 using dwarf::parse_cxx_query;
 
-bool matches(const std::string &query, const std::string &mangled) {
-  auto have = demangle_function(mangled);
-  EXPECT_TRUE(have) << mangled << " does not demangle";
-  return have && cxx_name_matches(parse_cxx_query(query), *have);
-}
-
 TEST(CxxQuery, SplitsAtTopLevelScopes) {
   auto q = parse_cxx_query("std::vector<int, std::allocator<int> >::at(unsigned long)");
   EXPECT_EQ(q.scopes, (std::vector<std::string>{"std", "vector<int,std::allocator<int>>"}));
@@ -47,29 +41,40 @@ TEST(CxxDemangle, QualifiedNameAndParameters) {
   EXPECT_EQ(demangle_for_display("vfs_read"), "vfs_read");
 }
 
-TEST(CxxMatch, TrailingScopesMatch) {
-  EXPECT_TRUE(matches("shapes::Box::area", "_ZNK6shapes3Box4areaEi"));
-  EXPECT_TRUE(matches("Box::area", "_ZNK6shapes3Box4areaEi"));
-  EXPECT_FALSE(matches("ox::area", "_ZNK6shapes3Box4areaEi")) << "scopes are whole components";
-  EXPECT_FALSE(matches("other::Box::area", "_ZNK6shapes3Box4areaEi"));
-  EXPECT_TRUE(matches("(anonymous namespace)::foo", "_ZN12_GLOBAL__N_13fooEv"));
+// Whether a query finds the function behind a mangled name.
+struct MatchCase {
+  const char *query, *mangled;
+  bool found;
+  const char *why;
+};
+
+class CxxMatch : public testing::TestWithParam<MatchCase> {};
+
+TEST_P(CxxMatch, FindsWhatTheQueryNames) {
+  const MatchCase &c = GetParam();
+  auto have = demangle_function(c.mangled);
+  ASSERT_TRUE(have) << c.mangled << " does not demangle";
+  EXPECT_EQ(cxx_name_matches(parse_cxx_query(c.query), *have), c.found) << c.why << ": " << c.query << " vs " << c.mangled;
 }
 
-TEST(CxxMatch, TemplatesByInstanceOrAll) {
-  EXPECT_TRUE(matches("shapes::biggest<int>", "_ZN6shapes7biggestIiEET_S1_S1_"));
-  EXPECT_FALSE(matches("shapes::biggest<long>", "_ZN6shapes7biggestIiEET_S1_S1_"));
-  EXPECT_TRUE(matches("shapes::biggest", "_ZN6shapes7biggestIiEET_S1_S1_")) << "no arguments: every instance";
-  EXPECT_FALSE(matches("shapes::big", "_ZN6shapes7biggestIiEET_S1_S1_"));
-  EXPECT_TRUE(matches("std::vector<int,std::allocator<int> >::at", "_ZNSt6vectorIiSaIiEE2atEm"));
-  EXPECT_TRUE(matches("vector<int, std::allocator<int>>::at", "_ZNSt6vectorIiSaIiEE2atEm"));
-}
-
-TEST(CxxMatch, ParametersPickAnOverload) {
-  EXPECT_TRUE(matches("shapes::twice(long)", "_ZN6shapes5twiceEl"));
-  EXPECT_FALSE(matches("shapes::twice(int)", "_ZN6shapes5twiceEl"));
-  EXPECT_TRUE(matches("twice", "_ZN6shapes5twiceEl"));
-  EXPECT_TRUE(matches("Box::area(int)const", "_ZNK6shapes3Box4areaEi"));
-}
+INSTANTIATE_TEST_SUITE_P(
+    Names, CxxMatch,
+    testing::Values(
+        MatchCase{"shapes::Box::area", "_ZNK6shapes3Box4areaEi", true, "fully qualified"},
+        MatchCase{"Box::area", "_ZNK6shapes3Box4areaEi", true, "the last scopes"},
+        MatchCase{"ox::area", "_ZNK6shapes3Box4areaEi", false, "scopes are whole components"},
+        MatchCase{"other::Box::area", "_ZNK6shapes3Box4areaEi", false, "another namespace"},
+        MatchCase{"(anonymous namespace)::foo", "_ZN12_GLOBAL__N_13fooEv", true, "an anonymous namespace"},
+        MatchCase{"shapes::biggest<int>", "_ZN6shapes7biggestIiEET_S1_S1_", true, "a template instance"},
+        MatchCase{"shapes::biggest<long>", "_ZN6shapes7biggestIiEET_S1_S1_", false, "another instance"},
+        MatchCase{"shapes::biggest", "_ZN6shapes7biggestIiEET_S1_S1_", true, "no arguments: every instance"},
+        MatchCase{"shapes::big", "_ZN6shapes7biggestIiEET_S1_S1_", false, "a prefix is no name"},
+        MatchCase{"std::vector<int,std::allocator<int> >::at", "_ZNSt6vectorIiSaIiEE2atEm", true, "a template scope"},
+        MatchCase{"vector<int, std::allocator<int>>::at", "_ZNSt6vectorIiSaIiEE2atEm", true, "spaces do not matter"},
+        MatchCase{"shapes::twice(long)", "_ZN6shapes5twiceEl", true, "the overload's parameters"},
+        MatchCase{"shapes::twice(int)", "_ZN6shapes5twiceEl", false, "another overload"},
+        MatchCase{"twice", "_ZN6shapes5twiceEl", true, "no parameters: every overload"},
+        MatchCase{"Box::area(int)const", "_ZNK6shapes3Box4areaEi", true, "a const method"}));
 
 }  // namespace
 }  // namespace kpp
