@@ -180,8 +180,11 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   if (need_subprograms || need_inlines)
     for (DWARFDie die : scan_for(name, need_subprograms, need_inlines)) add(die);
   // A plain name that names no function may still name a template's
-  // instances ("biggest" for biggest<int> and biggest<double>).
-  if (result.empty()) return find_cxx_functions(CxxQuery{{}, name, {}}, file, inlines);
+  // instances ("biggest" for biggest<int> and biggest<double>), in a
+  // program that has C++ functions at all.
+  const auto &demangled = demangled_symbols();
+  bool has_cxx = std::any_of(demangled.begin(), demangled.end(), [](const auto &d) { return d.has_value(); });
+  if (result.empty() && has_cxx) return find_cxx_functions(CxxQuery{{}, name, {}}, file, inlines);
   std::sort(result.begin(), result.end(), [](const Function &a, const Function &b) { return a.entry < b.entry; });
   return result;
 }
@@ -232,8 +235,14 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
 std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &name, size_t max) {
   std::set<std::string> names;
   const auto &demangled = demangled_symbols();
-  for (size_t i = 0; i < functions_.size(); ++i)
-    names.insert(open_options_.demangle && demangled[i] ? demangled[i]->qualified : source_name_of_symbol(functions_[i].name));
+  // A name with a parameter list is compared with the overloads' ("twice(short)": "twice(int)", "twice(long)").
+  bool with_params = name.find('(') != std::string::npos;
+  for (size_t i = 0; i < functions_.size(); ++i) {
+    if (open_options_.demangle && demangled[i])
+      names.insert(demangled[i]->qualified + (with_params ? demangled[i]->params : ""));
+    else
+      names.insert(source_name_of_symbol(functions_[i].name));
+  }
   return closest_names(name, std::vector<std::string>(names.begin(), names.end()), max);
 }
 

@@ -781,6 +781,10 @@ TEST_P(E2eCxx, AnUnqualifiedOverloadedNameProbesEveryMatch) {
   run_result typo = kpp({"-x", fixture(), "-D", "shapes::twise"});
   EXPECT_EQ(typo.status, 1) << describe(typo);
   EXPECT_TRUE(contains(typo.err, "shapes::twice")) << "suggestions are demangled: " << typo.err;
+  run_result no_overload = kpp({"-x", fixture(), "-D", "shapes::twice(short)"});
+  EXPECT_EQ(no_overload.status, 1) << describe(no_overload);
+  EXPECT_TRUE(contains(no_overload.err, "shapes::twice(int)") && contains(no_overload.err, "shapes::twice(long)"))
+      << "the overloads there are: " << no_overload.err;
 }
 
 // The default event name of the long method is 102 bytes: shortened the

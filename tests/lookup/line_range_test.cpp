@@ -89,6 +89,10 @@ TEST(LineRange, CxxQualifiedFunction) {
   EXPECT_EQ(r->function, "shapes::Box::area");
   EXPECT_EQ(r->begin, 1);
   EXPECT_EQ(r->end, 3);
+  auto escaped = parse_line_range("shapes\\:\\:Box\\:\\:area:1");
+  ASSERT_TRUE(escaped);
+  EXPECT_EQ(escaped->function, "shapes::Box::area") << "perf's escaped form";
+  EXPECT_EQ(escaped->begin, 1);
   auto whole = parse_line_range("ns::max<int>");
   ASSERT_TRUE(whole);
   EXPECT_EQ(whole->function, "ns::max<int>");
