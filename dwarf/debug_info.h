@@ -91,6 +91,9 @@ class DebugInfo {
   // that every place that opens a file follows the command line.
   static void set_default_options(const OpenOptions &options);
   static OpenOptions default_options();
+  // A symbol as messages show it: demangled ("b(int)" for "_Z1bi") unless
+  // the default options say not to (--no-demangle).
+  static std::string display_symbol(const std::string &symbol);
   virtual ~DebugInfo() = default;
 
   virtual const std::string &path() const = 0;

@@ -33,14 +33,14 @@ Status list_functions(const CliOptions &options, dwarf::DebugInfo &debug) {
 
 std::string symbolic(dwarf::DebugInfo &debug, uint64_t address) {
   auto sym = debug.symbolize(address);
-  return sym ? sym->first + "+" + std::to_string(sym->second) : hex(address);
+  return sym ? dwarf::DebugInfo::display_symbol(sym->first) + "+" + std::to_string(sym->second) : hex(address);
 }
 
 // "walk+0x1e-0x40": a range inside one symbol, as offsets into it.
 std::string range_text(dwarf::DebugInfo &debug, const dwarf::AddressRange &r) {
   auto sym = debug.symbolize(r.begin);
   if (!sym) return hex(r.begin) + "-" + hex(r.end);
-  return sym->first + "+" + hex(sym->second) + "-" + hex(sym->second + (r.end - r.begin));
+  return dwarf::DebugInfo::display_symbol(sym->first) + "+" + hex(sym->second) + "-" + hex(sym->second + (r.end - r.begin));
 }
 
 // "walk:4-6" for the lines of `fn` whose code lies in `ranges`.

@@ -845,6 +845,16 @@ TEST_P(E2eCxx, FuncsListsDemangledNames) {
   EXPECT_FALSE(contains(raw.out, "shapes::twice")) << raw.out;
 }
 
+// Addresses in -V and in messages are shown by their demangled symbol.
+TEST_P(E2eCxx, VarsShowsDemangledPlaces) {
+  run_result r = kpp({"-x", fixture(), "-V", "shapes::twice(long)"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "@<shapes::twice(long)+")) << r.out;
+  run_result raw = kpp({"-x", fixture(), "-V", "shapes::twice(long)", "--no-demangle"});
+  ASSERT_EQ(raw.status, 0) << describe(raw);
+  EXPECT_TRUE(contains(raw.out, "@<_ZN6shapes5twiceEl+")) << raw.out;
+}
+
 TEST_P(E2eCxx, LineListsAMethodBySource) {
   run_result r = kpp({"-x", fixture(), "-L", "shapes::Box::area"});
   ASSERT_EQ(r.status, 0) << describe(r);
