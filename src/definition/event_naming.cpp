@@ -81,7 +81,8 @@ std::string default_group(const std::string &target_path) {
   std::string base = target_path.substr(target_path.rfind('/') + 1);
   size_t cut = 0;
   while (cut < base.size() && is_ident_char(base[cut])) ++cut;
-  return "probe_" + base.substr(0, cut);
+  // The kernel takes group names of at most 63 bytes too.
+  return fit_event_name("probe_" + base.substr(0, cut), 0);
 }
 
 Status assign_event_names(std::vector<ResolvedSpec> &specs, const std::string &target_path,

@@ -23,6 +23,13 @@ TEST(DefaultGroup, IsProbeUnderscoreTheExecutable) {
 
 TEST(DefaultGroup, IsProbeForTheKernel) { EXPECT_EQ(default_group(""), "probe"); }
 
+TEST(DefaultGroup, OfALongProgramNameIsShortenedToo) {
+  std::string group = default_group("/opt/" + std::string(80, 'p'));
+  EXPECT_EQ(group.size(), 63u) << group;
+  EXPECT_TRUE(group.starts_with("probe_ppp")) << group;
+  EXPECT_EQ(default_group("/opt/" + std::string(80, 'p')), group);
+}
+
 // A spec as the parser would give it, with one resolved site.
 ResolvedSpec spec(std::string text, std::string function, int line = 0) {
   ResolvedSpec r;
