@@ -160,7 +160,6 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
 
 std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, const std::string &file,
                                                     InlineCopies inlines) {
-  if (is_cxx_query(name)) return find_cxx_functions(parse_cxx_query(name), file, inlines);
   std::vector<Function> result;
   std::set<uint64_t> seen;
   auto add = [&](DWARFDie die) {
@@ -179,12 +178,16 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   bool need_inlines = inlines == InlineCopies::Include;
   if (need_subprograms || need_inlines)
     for (DWARFDie die : scan_for(name, need_subprograms, need_inlines)) add(die);
-  // A plain name that names no function may still name a template's
-  // instances ("biggest" for biggest<int> and biggest<double>), in a
-  // program that has C++ functions at all.
-  const auto &demangled = demangled_symbols();
-  bool has_cxx = std::any_of(demangled.begin(), demangled.end(), [](const auto &d) { return d.has_value(); });
-  if (result.empty() && has_cxx) return find_cxx_functions(CxxQuery{{}, name, {}}, file, inlines);
+  // Not a symbol's or a DIE's name as it is: a C++ name ("ns::Cls::f",
+  // "max<int>", "f(long)"), or a plain one that may name a template's
+  // instances ("biggest" for biggest<int> and biggest<double>) in a program
+  // that has C++ functions at all. (Names as they are come first: a Go
+  // "main.(*T).Run" is one.)
+  if (result.empty()) {
+    const auto &demangled = demangled_symbols();
+    bool has_cxx = std::any_of(demangled.begin(), demangled.end(), [](const auto &d) { return d.has_value(); });
+    if (has_cxx || is_cxx_query(name)) return find_cxx_functions(parse_cxx_query(name), file, inlines);
+  }
   std::sort(result.begin(), result.end(), [](const Function &a, const Function &b) { return a.entry < b.entry; });
   return result;
 }
