@@ -73,6 +73,7 @@ struct SourcePlace {
 struct OpenOptions {
   bool use_cache = true;        // false (--no-cache): build in memory, read and write no cache file
   std::string cache_directory;  // empty: $XDG_CACHE_HOME/kprobe-probe, else ~/.cache/kprobe-probe
+  bool demangle = true;         // C++ names demangled in function_names() and similar_functions()
 };
 
 // Where this run's name index came from; None until a query needs it.
@@ -91,6 +92,9 @@ class DebugInfo {
   // that every place that opens a file follows the command line.
   static void set_default_options(const OpenOptions &options);
   static OpenOptions default_options();
+  // A symbol as messages show it: demangled ("b(int)" for "_Z1bi") unless
+  // the default options say not to (--no-demangle).
+  static std::string display_symbol(const std::string &symbol);
   virtual ~DebugInfo() = default;
 
   virtual const std::string &path() const = 0;

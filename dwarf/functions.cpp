@@ -121,11 +121,18 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   return fn;
 }
 
-std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subprograms, bool inline_copies) {
+std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subprograms, bool inline_copies,
+                                              bool instances) {
   std::vector<DWARFDie> found;
+  std::string instance_prefix = name + "<";
   if (const NameIndex *index = name_index()) {
+    std::vector<IndexedDie> entries = index->lookup(name);
+    if (instances) {
+      std::vector<IndexedDie> more = index->lookup_prefix(instance_prefix);
+      entries.insert(entries.end(), more.begin(), more.end());
+    }
     // Only the units that hold the named DIEs get parsed by LLVM.
-    for (const IndexedDie &entry : index->lookup(name)) {
+    for (const IndexedDie &entry : entries) {
       if (entry.inlined ? !inline_copies : !subprograms) continue;
       DWARFDie die = die_at(entry.die_offset);
       if (die.isValid()) found.push_back(die);
@@ -141,7 +148,7 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
       DWARFDie die(unit.get(), &entry);
       // An inlined copy is named by its abstract origin; getName follows it.
       const char *n = die.getName(DINameKind::ShortName);
-      if (!n || name != n) continue;
+      if (!n || (name != n && !(instances && std::string_view(n).starts_with(instance_prefix)))) continue;
       if (tag == llvm::dwarf::DW_TAG_subprogram && !die.find(llvm::dwarf::DW_AT_low_pc) &&
           !die.find(llvm::dwarf::DW_AT_ranges))
         continue;
@@ -171,13 +178,74 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   bool need_inlines = inlines == InlineCopies::Include;
   if (need_subprograms || need_inlines)
     for (DWARFDie die : scan_for(name, need_subprograms, need_inlines)) add(die);
+  // Not a symbol's or a DIE's name as it is: a C++ name ("ns::Cls::f",
+  // "max<int>", "f(long)"), or a plain one that may name a template's
+  // instances ("biggest" for biggest<int> and biggest<double>) in a program
+  // that has C++ functions at all. (Names as they are come first: a Go
+  // "main.(*T).Run" is one.)
+  if (result.empty()) {
+    const auto &demangled = demangled_symbols();
+    bool has_cxx = std::any_of(demangled.begin(), demangled.end(), [](const auto &d) { return d.has_value(); });
+    if (has_cxx || is_cxx_query(name)) return find_cxx_functions(parse_cxx_query(name), file, inlines);
+  }
+  std::sort(result.begin(), result.end(), [](const Function &a, const Function &b) { return a.entry < b.entry; });
+  return result;
+}
+
+const std::vector<std::optional<DemangledFunction>> &LlvmDebugInfo::demangled_symbols() {
+  if (!demangled_symbols_) {
+    demangled_symbols_.emplace();
+    demangled_symbols_->reserve(functions_.size());
+    for (const ElfSymbol &sym : functions_) demangled_symbols_->push_back(demangle_function(sym.name));
+  }
+  return *demangled_symbols_;
+}
+
+// Every function whose demangled name is what `query` asks for: all the
+// overloads and template instances that fit, as perf probes every function
+// a plain name matches; a parameter list picks one overload.
+std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, const std::string &file,
+                                                        InlineCopies inlines) {
+  std::vector<Function> result;
+  std::set<uint64_t> seen;
+  auto add = [&](DWARFDie die) {
+    if (!die.isValid() || !seen.insert(die.getOffset()).second) return;
+    // The linkage name is on the declaration (a method's in its class, an
+    // inlined copy's on its abstract origin): getName follows both.
+    std::optional<DemangledFunction> have = demangle_function(linkage_name(die));
+    if (!have) {
+      const char *n = die.getName(DINameKind::ShortName);
+      have = DemangledFunction{n ? n : "", {}};
+    }
+    if (!cxx_name_matches(query, *have)) return;
+    auto fn = function_from_die(die);
+    if (!fn || (!file.empty() && !path_ends_with(fn->decl_file, file))) return;
+    result.push_back(std::move(*fn));
+  };
+  const auto &demangled = demangled_symbols();
+  for (size_t i = 0; i < functions_.size(); ++i)
+    if (demangled[i] && cxx_name_matches(query, *demangled[i]))
+      add(enclosing_subprogram(dies_for_address(*context_, functions_[i].address).FunctionDIE));
+  bool need_subprograms = result.empty();
+  bool need_inlines = inlines == InlineCopies::Include;
+  if (need_subprograms || need_inlines)
+    for (DWARFDie die : scan_for(query.base, need_subprograms, need_inlines, query.base.find('<') == std::string::npos))
+      add(die);
   std::sort(result.begin(), result.end(), [](const Function &a, const Function &b) { return a.entry < b.entry; });
   return result;
 }
 
 std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &name, size_t max) {
   std::set<std::string> names;
-  for (const ElfSymbol &sym : functions_) names.insert(source_name_of_symbol(sym.name));
+  const auto &demangled = demangled_symbols();
+  // A name with a parameter list is compared with the overloads' ("twice(short)": "twice(int)", "twice(long)").
+  bool with_params = name.find('(') != std::string::npos;
+  for (size_t i = 0; i < functions_.size(); ++i) {
+    if (open_options_.demangle && demangled[i])
+      names.insert(demangled[i]->qualified + (with_params ? demangled[i]->params : ""));
+    else
+      names.insert(source_name_of_symbol(functions_[i].name));
+  }
   return closest_names(name, std::vector<std::string>(names.begin(), names.end()), max);
 }
 

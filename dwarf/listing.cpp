@@ -8,7 +8,11 @@ namespace kpp::dwarf {
 
 std::vector<std::string> LlvmDebugInfo::function_names() {
   std::set<std::string> names;
-  for (const ElfSymbol &sym : functions_) names.insert(source_name_of_symbol(sym.name));
+  for (const ElfSymbol &sym : functions_) {
+    // "_ZNK6shapes3Box4areaEi.isra.0" -> "shapes::Box::area(int) const", as perf -F prints it.
+    std::string name = source_name_of_symbol(sym.name);
+    names.insert(open_options_.demangle ? demangle_for_display(name) : name);
+  }
   return {names.begin(), names.end()};
 }
 

@@ -11,6 +11,7 @@
 #include <llvm/Object/ObjectFile.h>
 
 #include "dwarf/cfa.h"
+#include "dwarf/cxx_names.h"
 #include "dwarf/debug_info.h"
 #include "dwarf/name_index.h"
 #include "dwarf/section_layout.h"
@@ -86,8 +87,14 @@ class LlvmDebugInfo final : public DebugInfo {
   void make_frame_tables();
   std::optional<Function> function_from_die(llvm::DWARFDie die);
   std::string decl_file_of(llvm::DWARFDie die, llvm::DILineInfoSpecifier::FileLineInfoKind kind);
-  // Subprograms with code (and, when asked, inlined copies) named `name`, by a scan of every unit.
-  std::vector<llvm::DWARFDie> scan_for(const std::string &name, bool subprograms, bool inline_copies);
+  // Subprograms with code (and, when asked, inlined copies) named `name`, by a scan of every unit;
+  // with `instances`, also those named `name<...>` (a template's instances).
+  std::vector<llvm::DWARFDie> scan_for(const std::string &name, bool subprograms, bool inline_copies,
+                                       bool instances = false);
+  // find_functions for a C++ name (cxx_names.h): symbols and DIEs by their demangled names.
+  std::vector<Function> find_cxx_functions(const CxxQuery &query, const std::string &file, InlineCopies inlines);
+  // functions_' names demangled (nullopt: not a C++ function), made on first use.
+  const std::vector<std::optional<DemangledFunction>> &demangled_symbols();
   // The index of every function with code, built or loaded on first use
   // (null for relocatable objects, whose raw DWARF the fast scan cannot read).
   const NameIndex *name_index();
@@ -118,6 +125,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::string build_id_;
   std::vector<ElfSymbol> functions_;            // STT_FUNC symbols, sorted by address
   std::vector<ElfSymbol> symbols_;              // STT_FUNC and STT_OBJECT, sorted by address
+  std::optional<std::vector<std::optional<DemangledFunction>>> demangled_symbols_;
   std::vector<LoadSegment> segments_;
   OpenOptions open_options_ = DebugInfo::default_options();
   std::optional<NameIndex> name_index_;

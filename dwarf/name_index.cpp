@@ -147,17 +147,26 @@ Result<NameIndex> NameIndex::adopt(std::shared_ptr<const void> owner, const uint
   return NameIndex(std::move(owner), data, size);
 }
 
-std::vector<IndexedDie> NameIndex::lookup(std::string_view name) const {
+std::vector<IndexedDie> NameIndex::lookup(std::string_view name) const { return lookup_range(name, false); }
+
+std::vector<IndexedDie> NameIndex::lookup_prefix(std::string_view prefix) const { return lookup_range(prefix, true); }
+
+std::vector<IndexedDie> NameIndex::lookup_range(std::string_view key, bool prefix) const {
   const NameRecord *begin = names_of(data_), *end = begin + name_count();
-  const NameRecord *it = std::lower_bound(begin, end, name, [&](const NameRecord &r, std::string_view n) {
+  const NameRecord *it = std::lower_bound(begin, end, key, [&](const NameRecord &r, std::string_view n) {
     return name_at(data_, r) < n;
   });
   std::vector<IndexedDie> found;
-  if (it == end || name_at(data_, *it) != name) return found;
   const uint64_t *entries = entries_of(data_);
-  for (uint32_t i = 0; i < it->count; ++i) {
-    uint64_t e = entries[it->first + i];
-    found.push_back({e & ~kInlinedBit, (e & kInlinedBit) != 0});
+  // The names are sorted: those that start with `key` follow one another.
+  for (; it != end; ++it) {
+    std::string_view name = name_at(data_, *it);
+    if (prefix ? !name.starts_with(key) : name != key) break;
+    for (uint32_t i = 0; i < it->count; ++i) {
+      uint64_t e = entries[it->first + i];
+      found.push_back({e & ~kInlinedBit, (e & kInlinedBit) != 0});
+    }
+    if (!prefix) break;
   }
   return found;
 }

@@ -46,6 +46,8 @@ class NameIndex {
 
   // The DIEs of the functions named `name`, by offset.
   std::vector<IndexedDie> lookup(std::string_view name) const;
+  // The DIEs of every function whose name starts with `prefix` ("max<" finds max<int>, max<long>).
+  std::vector<IndexedDie> lookup_prefix(std::string_view prefix) const;
   size_t name_count() const;
   size_t entry_count() const;
 
@@ -53,6 +55,8 @@ class NameIndex {
   std::string_view bytes() const { return {reinterpret_cast<const char *>(data_), size_}; }
 
  private:
+  std::vector<IndexedDie> lookup_range(std::string_view key, bool prefix) const;
+
   NameIndex(std::shared_ptr<const void> owner, const uint8_t *data, size_t size)
       : owner_(std::move(owner)), data_(data), size_(size) {}
 

@@ -3,6 +3,7 @@
 // result to the cache, on first use.
 #include <thread>
 
+#include "dwarf/cxx_names.h"
 #include "dwarf/die_scan.h"
 #include "dwarf/index_cache.h"
 #include "dwarf/llvm_debug_info.h"
@@ -18,6 +19,10 @@ OpenOptions &process_defaults() {
 
 void DebugInfo::set_default_options(const OpenOptions &options) { process_defaults() = options; }
 OpenOptions DebugInfo::default_options() { return process_defaults(); }
+
+std::string DebugInfo::display_symbol(const std::string &symbol) {
+  return process_defaults().demangle ? demangle_for_display(symbol) : symbol;
+}
 
 Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, const OpenOptions &options) {
   auto info = open(path);

@@ -14,6 +14,7 @@ inline BuildOptions build_options_for(const CliOptions &options, const ProbeTarg
   b.max_probes = options.max_probes;
   b.no_inlines = options.no_inlines;
   b.source_dir = options.source;
+  b.prefix_map = options.prefix_map;
   b.force = options.force;
   b.maxactive = options.maxactive;
   return b;

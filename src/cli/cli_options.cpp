@@ -20,6 +20,9 @@ enum LiveLongOnly { opt_keep = 1200 };
 // Options of kernel probes.
 enum KernelLongOnly { opt_maxactive = 1300, opt_enable, opt_disable };
 
+// Options of names and sources.
+enum NameLongOnly { opt_demangle = 1400, opt_no_demangle, opt_demangle_kernel, opt_prefix_map };
+
 const option long_options[] = {
     {"add", required_argument, nullptr, 'a'},
     {"del", required_argument, nullptr, 'd'},
@@ -55,6 +58,10 @@ const option long_options[] = {
     {"maxactive", required_argument, nullptr, opt_maxactive},
     {"enable", required_argument, nullptr, opt_enable},
     {"disable", required_argument, nullptr, opt_disable},
+    {"demangle", no_argument, nullptr, opt_demangle},
+    {"no-demangle", no_argument, nullptr, opt_no_demangle},
+    {"demangle-kernel", no_argument, nullptr, opt_demangle_kernel},
+    {"prefix-map", required_argument, nullptr, opt_prefix_map},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -124,6 +131,17 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
         break;
       }
       case opt_json: o.json = true; break;
+      case opt_demangle: o.demangle = true; break;
+      case opt_no_demangle: o.demangle = false; break;
+      case opt_demangle_kernel: o.demangle_kernel = true; break;
+      case opt_prefix_map: {
+        const char *eq = std::strchr(optarg, '=');
+        if (!eq || eq == optarg)
+          return Error(std::string("--prefix-map: expected OLD=NEW, got '") + optarg + "'",
+                       "e.g. --prefix-map /build/tree=/home/me/src");
+        o.prefix_map.emplace_back(std::string(optarg, static_cast<size_t>(eq - optarg)), std::string(eq + 1));
+        break;
+      }
       case opt_no_inlines: o.no_inlines = true; break;
       case 'F':
         if (optarg) o.funcs = optarg;
@@ -216,6 +234,9 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
   -k, --vmlinux PATH     the kernel's DWARF vmlinux
   -m, --module NAME|PATH probe a kernel module (its debug .ko found by name, or given)
   -s, --source DIR       where to find source files
+      --prefix-map OLD=NEW  read source paths that start with OLD under NEW (repeatable)
+      --no-demangle      show C++ names as the symbol table has them (-F, messages)
+      --demangle-kernel  demangle kernel symbols too
   -f, --force            add even if the event exists, with a _N suffix; accept a vmlinux
                          or module of another build-id, a +OFFS not at a line start
       --maxactive N      (kernel %return) kretprobe instances at once (definition rN:)

@@ -29,6 +29,9 @@ struct CliOptions {
   std::string vmlinux;                   // -k/--vmlinux
   std::string module;                    // -m/--module
   std::string source;                    // -s/--source
+  std::vector<std::pair<std::string, std::string>> prefix_map;  // --prefix-map OLD=NEW, in order
+  bool demangle = true;                  // --demangle/--no-demangle (programs)
+  bool demangle_kernel = false;          // --demangle-kernel
   bool force = false;                    // -f/--force
   bool dry_run = false;                  // -n/--dry-run
   bool quiet = false;                    // -q/--quiet

@@ -20,11 +20,12 @@ namespace kpp {
 
 namespace {
 
-// perf's default -F filter leaves out names starting with '_' (internals).
+// perf's default -F filter leaves out names starting with '_' (internals),
+// but not C++'s mangled names (--no-demangle): they are the program's own.
 Status list_functions(const CliOptions &options, dwarf::DebugInfo &debug) {
   const std::string &glob = *options.funcs;
   for (const std::string &name : debug.function_names()) {
-    bool shown = glob.empty() ? name[0] != '_' : fnmatch(glob.c_str(), name.c_str(), 0) == 0;
+    bool shown = glob.empty() ? name[0] != '_' || name.starts_with("_Z") : fnmatch(glob.c_str(), name.c_str(), 0) == 0;
     if (shown) std::printf("%s\n", name.c_str());
   }
   return Ok{};
@@ -32,14 +33,14 @@ Status list_functions(const CliOptions &options, dwarf::DebugInfo &debug) {
 
 std::string symbolic(dwarf::DebugInfo &debug, uint64_t address) {
   auto sym = debug.symbolize(address);
-  return sym ? sym->first + "+" + std::to_string(sym->second) : hex(address);
+  return sym ? dwarf::DebugInfo::display_symbol(sym->first) + "+" + std::to_string(sym->second) : hex(address);
 }
 
 // "walk+0x1e-0x40": a range inside one symbol, as offsets into it.
 std::string range_text(dwarf::DebugInfo &debug, const dwarf::AddressRange &r) {
   auto sym = debug.symbolize(r.begin);
   if (!sym) return hex(r.begin) + "-" + hex(r.end);
-  return sym->first + "+" + hex(sym->second) + "-" + hex(sym->second + (r.end - r.begin));
+  return dwarf::DebugInfo::display_symbol(sym->first) + "+" + hex(sym->second) + "-" + hex(sym->second + (r.end - r.begin));
 }
 
 // "walk:4-6" for the lines of `fn` whose code lies in `ranges`.
@@ -135,7 +136,7 @@ Status show_lines(const CliOptions &options, ProbeTarget &target, const std::str
     if (file.empty()) return Error("no code at " + text + " in '" + debug.path() + "'");
     header = "<" + file + ":" + std::to_string(first) + ">";
   }
-  auto source = read_source(file, options.source);
+  auto source = read_source(file, options.source, options.prefix_map);
   std::printf("%s\n", header.c_str());
   for (int line = first; line <= last; ++line) {
     auto it = code.find(line);

@@ -56,10 +56,14 @@ void print_added(const std::vector<ResolvedSpec> &specs, const ProbeTarget &targ
   for (const ResolvedSpec &r : specs) count += r.sites.size();
   std::fprintf(stderr, "Added new event%s:\n", count > 1 ? "s" : "");
   std::string last;
+  std::set<std::string> told;  // shortened events, said once each
   for (const ResolvedSpec &r : specs) {
     for (const ResolvedProbe &p : r.sites) {
       std::fprintf(stderr, "%s\n", format_list_line(p.definition, p.point).c_str());
       last = p.definition.qualified_name();
+      if (!p.long_event.empty() && told.insert(last).second)
+        std::fprintf(stderr, "  (event name shortened: '%s' is %zu bytes, the kernel takes at most 63)\n",
+                     p.long_event.c_str(), p.long_event.size());
     }
   }
   std::string run = target.path.empty() ? "sleep 1" : target.path;

@@ -82,7 +82,10 @@ Result<ProbeTarget> open_module(const CliOptions &options) {
 }  // namespace
 
 Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf) {
-  dwarf::DebugInfo::set_default_options({.use_cache = !options.no_cache, .cache_directory = {}});
+  // perf demangles programs' names unless --no-demangle, the kernel's only with --demangle-kernel.
+  dwarf::DebugInfo::set_default_options({.use_cache = !options.no_cache,
+                                         .cache_directory = {},
+                                         .demangle = options.exec.empty() ? options.demangle_kernel : options.demangle});
   ProbeTarget target;
   if (!options.exec.empty()) {
     char resolved[PATH_MAX];

@@ -23,6 +23,7 @@ struct BuildOptions {
   bool force = false;       // -f: allow a +OFFS the line table does not show to start an instruction
   std::optional<unsigned> maxactive;  // --maxactive: kretprobe instances (definition rN:)
   std::string source_dir;   // -s: where sources are, for lazy patterns (;PTN)
+  std::vector<std::pair<std::string, std::string>> prefix_map;  // --prefix-map OLD=NEW (src/lookup/source_file.h)
 };
 
 // One site of one probe: the definition and, in perf syntax, where it is.
@@ -37,6 +38,9 @@ struct ResolvedProbe {
   // per thread, also through recursion. Their `event` holds just the suffix
   // until assign_event_names() names them.
   std::vector<TraceDefinition> companions;
+  // When the event's name was too long for the kernel and was shortened
+  // (fit_event_name), the name it would have had; else empty.
+  std::string long_event;
 };
 
 // All sites of one spec; they share one event name (a multi-probe event).
@@ -63,6 +67,13 @@ std::string default_group(const std::string &target_path);
 // else perf's defaults (func, func_L12, func__return). A name in `taken`
 // ("group:event", the events that exist already, plus those named earlier in
 // this same call) is refused unless `allow_suffix`, which adds _1, _2, ...
+// An event name the kernel takes: at most `limit` bytes (the kernel's
+// MAX_EVENT_NAME_LEN less the NUL, 63, by default). A longer name keeps its
+// start and its last `keep_tail` bytes ("_L12", "__return", "_1") with 8 hex
+// digits of a hash of the whole name between them: the same name is always
+// shortened the same way, and long names that differ anywhere stay distinct.
+std::string fit_event_name(const std::string &name, size_t keep_tail, size_t limit = 63);
+
 Status assign_event_names(std::vector<ResolvedSpec> &specs, const std::string &target_path,
                           std::set<std::string> taken, bool allow_suffix);
 

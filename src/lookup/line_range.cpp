@@ -20,11 +20,39 @@ Error at(std::string_view text, size_t begin, size_t end, const std::string &mes
   return Error(message).at(std::string(text), {begin, std::max(end, begin + 1)});
 }
 
+// The first ':' that is not half of C++'s "::" ("ns::f:3" -> the one before 3)
+// nor escaped (perf's "ns\:\:f:3").
+size_t line_colon(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (s[i] != ':') continue;
+    if (i + 1 < s.size() && s[i + 1] == ':') {
+      ++i;
+      continue;
+    }
+    return i;
+  }
+  return std::string_view::npos;
+}
+
+// `s` without its backslash escapes, as perf's strdup_esq.
+std::string unescaped(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) ++i;
+    out += s[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<LineRange> parse_line_range(std::string_view text) {
   LineRange r;
-  size_t colon = text.find(':');
+  size_t colon = line_colon(text);
   std::string_view head = text.substr(0, colon);
   if (head.empty()) return at(text, 0, 1, "a line range starts with a function or a source file");
   // As in probe specs: a word with a '.' and no '@' is a file.
@@ -34,7 +62,7 @@ Result<LineRange> parse_line_range(std::string_view text) {
     if (colon == std::string_view::npos) return at(text, 0, text.size(), "a source file needs a line: SRC:ALN");
   } else {
     size_t atsign = head.find('@');
-    r.function = std::string(head.substr(0, atsign));
+    r.function = unescaped(head.substr(0, atsign));
     if (atsign != std::string_view::npos) r.file = std::string(head.substr(atsign + 1));
     if (r.function.empty()) return at(text, 0, 1, "missing function name");
   }

@@ -4,8 +4,22 @@
 
 namespace kpp {
 
-Result<SourceText> read_source(const std::string &recorded_path, const std::string &source_dir) {
-  std::vector<std::string> candidates;
+std::vector<std::string> mapped_paths(const std::string &path, const PrefixMap &prefix_map) {
+  std::vector<std::string> out;
+  for (const auto &[old_prefix, new_prefix] : prefix_map) {
+    std::string old_dir = old_prefix;
+    while (old_dir.size() > 1 && old_dir.back() == '/') old_dir.pop_back();
+    if (!path.starts_with(old_dir)) continue;
+    // "/build/a" maps "/build/a/x.c", not "/build/ab/x.c".
+    if (path.size() > old_dir.size() && path[old_dir.size()] != '/' && old_dir != "/") continue;
+    out.push_back(new_prefix + path.substr(old_dir == "/" ? 0 : old_dir.size()));
+  }
+  return out;
+}
+
+Result<SourceText> read_source(const std::string &recorded_path, const std::string &source_dir,
+                               const PrefixMap &prefix_map) {
+  std::vector<std::string> candidates = mapped_paths(recorded_path, prefix_map);
   if (!source_dir.empty()) {
     // "/build/x/fs/read_write.c" under DIR: DIR/build/x/fs/read_write.c,
     // DIR/x/fs/read_write.c, DIR/fs/read_write.c, DIR/read_write.c.
@@ -30,7 +44,9 @@ Result<SourceText> read_source(const std::string &recorded_path, const std::stri
     return text;
   }
   return Error("cannot find the source file '" + recorded_path + "'; tried:" + tried,
-               "give the source tree with -s DIR");
+               prefix_map.empty() ? "give the source tree with -s DIR, or map the build tree's path with "
+                                    "--prefix-map OLD=NEW"
+                                  : "check the --prefix-map pairs, or give the source tree with -s DIR");
 }
 
 }  // namespace kpp

@@ -1,7 +1,8 @@
 // [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return|;PTN]  |  SRC:ALN  |  SRC;PTN
 //
 // The rules are perf probe's (parse_perf_probe_point): '=', '@', '+', ':',
-// ';' and '%' are special unless escaped with '\' or quoted; ';PTN' ends the
+// ';' and '%' are special unless escaped with '\' or quoted (and, unlike
+// perf, "::" is never special: C++ names need no escapes); ';PTN' ends the
 // point and keeps its text raw; the token is a source file only if it has no
 // '+', '@' or '%' and a '.' before its ':' or ';'; then one check per
 // forbidden combination, each with its own message.
@@ -47,6 +48,12 @@ Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end)
     } else if (c == '\'' || c == '"') {
       quote = c;
       quote_col = i;
+    } else if (c == ':' && i + 1 < end && spec[i + 1] == ':') {
+      // C++'s scope operator ("ns::Cls::method") is part of the name: a
+      // line number follows a single ':'. perf needs it escaped ("ns\:\:f");
+      // that form works too.
+      out.chars.push_back({c, i, true});
+      out.chars.push_back({c, ++i, true});
     } else if (c == ';') {
       out.lazy_col = i;
       out.lazy = std::string(spec.substr(i + 1, end - i - 1));

@@ -5,6 +5,7 @@
 // refuses len >= 64).
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 
 #include "src/definition/probe_builder.h"
@@ -21,6 +22,13 @@ TEST(DefaultGroup, IsProbeUnderscoreTheExecutable) {
 }
 
 TEST(DefaultGroup, IsProbeForTheKernel) { EXPECT_EQ(default_group(""), "probe"); }
+
+TEST(DefaultGroup, OfALongProgramNameIsShortenedToo) {
+  std::string group = default_group("/opt/" + std::string(80, 'p'));
+  EXPECT_EQ(group.size(), 63u) << group;
+  EXPECT_TRUE(group.starts_with("probe_ppp")) << group;
+  EXPECT_EQ(default_group("/opt/" + std::string(80, 'p')), group);
+}
 
 // A spec as the parser would give it, with one resolved site.
 ResolvedSpec spec(std::string text, std::string function, int line = 0) {
@@ -133,23 +141,67 @@ TEST(EventName, At63BytesIsAccepted) {
   EXPECT_EQ(names_of({spec(name, name)}), Names{"probe_prog:" + name});
 }
 
-TEST(EventName, LongerThan63BytesIsRefused) {
-  for (size_t size : {64, 100}) {
-    std::string name(size, 'f');
-    std::vector<ResolvedSpec> specs{spec(name, name)};
-    Status s = assign_event_names(specs, "/usr/bin/prog", {}, false);
-    ASSERT_FALSE(s) << size << " bytes accepted";
-    EXPECT_NE(s.error().message.find("too long"), std::string::npos) << s.error().message;
-    EXPECT_NE(s.error().hint.find("EVENT="), std::string::npos) << s.error().hint;
-  }
+// Longer names (C++, Go) are shortened: a prefix, 8 hex digits of a hash
+// of the whole name, and perf's suffix, 63 bytes in all.
+TEST(EventName, LongerThan63BytesIsShortenedToFit) {
+  std::string name = "shapes::deeply_nested_namespace_for_names::AnotherRatherLongClassName::measure";
+  ResolvedSpec r = spec(name + ":2", name, 2);
+  std::vector<ResolvedSpec> specs{r};
+  ASSERT_TRUE(assign_event_names(specs, "/usr/bin/prog", {}, false));
+  const ResolvedProbe &site = specs[0].sites[0];
+  const std::string &event = site.definition.event;
+  EXPECT_EQ(event.size(), 63u) << event;
+  EXPECT_TRUE(event.starts_with("shapes_deeply_nested_namespace_for_names_Anoth")) << event;
+  EXPECT_TRUE(std::regex_match(event, std::regex("[A-Za-z_][A-Za-z0-9_]*_[0-9a-f]{8}_L2"))) << event;
+  EXPECT_EQ(site.long_event, "shapes_deeply_nested_namespace_for_names_AnotherRatherLongClassName_measure_L2");
 }
 
-TEST(EventName, SuffixThatMakesItTooLongIsRefused) {
+TEST(EventName, ShorteningIsTheSameEveryTime) {
+  std::string name(100, 'f');
+  Names first = names_of({spec(name, name)});
+  EXPECT_EQ(names_of({spec(name, name)}), first);
+  EXPECT_EQ(first.front(), "probe_prog:" + std::string(54, 'f') + "_" + "196eedf5") << "pinned: a change renames users' events";
+}
+
+TEST(EventName, LongNamesThatDifferOnlyAtTheEndStayDistinct) {
+  std::string a = std::string(80, 'f') + "a", b = std::string(80, 'f') + "b";
+  Names names = names_of({spec(a, a), spec(b, b)});
+  ASSERT_EQ(names.size(), 2u) << names.front();
+  EXPECT_NE(names[0], names[1]);
+  for (const std::string &n : names) EXPECT_EQ(n.size(), std::string("probe_prog:").size() + 63) << n;
+}
+
+TEST(EventName, ShortNamesAreLeftAlone) {
+  std::vector<ResolvedSpec> specs{spec("walk", "walk")};
+  ASSERT_TRUE(assign_event_names(specs, "/usr/bin/prog", {}, false));
+  EXPECT_EQ(specs[0].sites[0].long_event, "");
+}
+
+TEST(EventName, ASuffixThatMakesItTooLongIsFittedToo) {
   std::string name(62, 'f');  // fits; name_1 would be 64 bytes
-  std::vector<ResolvedSpec> specs{spec(name, name)};
-  Status s = assign_event_names(specs, "/usr/bin/prog", {"probe_prog:" + name}, true);
-  ASSERT_FALSE(s);
-  EXPECT_NE(s.error().message.find("too long"), std::string::npos) << s.error().message;
+  Names names = names_of({spec(name, name)}, {"probe_prog:" + name}, true);
+  ASSERT_EQ(names.size(), 1u);
+  EXPECT_EQ(names[0].size(), std::string("probe_prog:").size() + 63) << names[0];
+  EXPECT_TRUE(names[0].ends_with("_1")) << names[0];
+}
+
+TEST(EventName, CxxNamesBecomeIdentifiers) {
+  EXPECT_EQ(names_of({spec("shapes::twice(long)", "shapes::twice(long)")}), Names{"probe_prog:shapes_twice_long"});
+  EXPECT_EQ(names_of({spec("ns::max<int>:3", "ns::max<int>", 3)}), Names{"probe_prog:ns_max_int_L3"});
+}
+
+// An entry-value companion's name is the event's and "__entry": the event
+// leaves room for it.
+TEST(EventName, LongNamesLeaveRoomForCompanions) {
+  std::string name(70, 'f');
+  ResolvedSpec r = spec(name + ":3", name, 3);
+  TraceDefinition entry;
+  entry.event = "__entry";
+  r.sites[0].companions.push_back(entry);
+  std::vector<ResolvedSpec> specs{r};
+  ASSERT_TRUE(assign_event_names(specs, "/usr/bin/prog", {}, false));
+  EXPECT_EQ(specs[0].sites[0].companions[0].event.size(), 63u) << specs[0].sites[0].companions[0].event;
+  EXPECT_EQ(specs[0].sites[0].companions[0].event, specs[0].sites[0].definition.event + "__entry");
 }
 
 }  // namespace

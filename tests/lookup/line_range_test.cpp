@@ -81,3 +81,20 @@ TEST(LazyMatch, IgnoresWhiteSpaceInBoth) {
   EXPECT_FALSE(kpp::lazy_match("  x = rq;", "rq=*")) << "the pattern matches the whole line";
   EXPECT_TRUE(kpp::lazy_match("  x = rq;", "*rq*"));
 }
+
+// C++ names: "::" belongs to the name; the line follows a single ':'.
+TEST(LineRange, CxxQualifiedFunction) {
+  auto r = parse_line_range("shapes::Box::area:1+2");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->function, "shapes::Box::area");
+  EXPECT_EQ(r->begin, 1);
+  EXPECT_EQ(r->end, 3);
+  auto escaped = parse_line_range("shapes\\:\\:Box\\:\\:area:1");
+  ASSERT_TRUE(escaped);
+  EXPECT_EQ(escaped->function, "shapes::Box::area") << "perf's escaped form";
+  EXPECT_EQ(escaped->begin, 1);
+  auto whole = parse_line_range("ns::max<int>");
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->function, "ns::max<int>");
+  EXPECT_FALSE(whole->end);
+}

@@ -39,5 +39,28 @@ TEST_F(SourceFile, NamesEveryPathTried) {
   ASSERT_FALSE(text);
   EXPECT_NE(text.error().message.find((root_ / "tree/fs/nope.c").string()), std::string::npos);
   EXPECT_NE(text.error().message.find("/build/x/fs/nope.c"), std::string::npos);
-  EXPECT_EQ(text.error().hint, "give the source tree with -s DIR");
+  EXPECT_NE(text.error().hint.find("-s DIR"), std::string::npos) << text.error().hint;
+  EXPECT_NE(text.error().hint.find("--prefix-map"), std::string::npos) << text.error().hint;
+}
+
+// --prefix-map OLD=NEW: the build tree moved from OLD to NEW.
+TEST_F(SourceFile, PrefixMapFindsAMovedTree) {
+  auto text = kpp::read_source("/build/x/fs/read_write.c", "", {{"/build/x", (root_ / "tree").string()}});
+  ASSERT_TRUE(text) << text.error().message;
+  EXPECT_EQ(text->path, (root_ / "tree/fs/read_write.c").string());
+}
+
+TEST_F(SourceFile, PrefixMapMatchesWholeDirectories) {
+  EXPECT_EQ(kpp::mapped_paths("/build/ab/x.c", {{"/build/a", "/src"}}), std::vector<std::string>{});
+  EXPECT_EQ(kpp::mapped_paths("/build/a/x.c", {{"/build/a/", "/src"}}), std::vector<std::string>{"/src/x.c"});
+  EXPECT_EQ(kpp::mapped_paths("/build/a/x.c", {{"/build", "/b1"}, {"/build/a", "/b2"}}),
+            (std::vector<std::string>{"/b1/a/x.c", "/b2/x.c"}));
+}
+
+TEST_F(SourceFile, PrefixMapPathsAreAmongThoseTried) {
+  auto text = kpp::read_source("/build/x/fs/nope.c", (root_ / "tree").string(), {{"/build/x", "/elsewhere"}});
+  ASSERT_FALSE(text);
+  for (std::string tried : {std::string("/elsewhere/fs/nope.c"), (root_ / "tree/fs/nope.c").string(),
+                            std::string("/build/x/fs/nope.c")})
+    EXPECT_NE(text.error().message.find(tried), std::string::npos) << tried << " in " << text.error().message;
 }

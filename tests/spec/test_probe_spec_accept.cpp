@@ -76,6 +76,14 @@ std::vector<AcceptCase> accept_cases() {
        {.point = {.function = "malloc_get_state@GLIBC_2.2.5"}}},
       {"escaped '+' in a source file", "foo\\+bar.c:4", {.point = {.file = "foo+bar.c", .line = 4}}},
       {"quoted part of a name", "'ns::run':2", {.point = {.function = "ns::run", .line = 2}}},
+      // C++ names: "::" is part of the name, a single ':' starts the line.
+      {"perf's escaped C++ name", "ns\\:\\:Cls\\:\\:run:2", {.point = {.function = "ns::Cls::run", .line = 2}}},
+      {"plain C++ name", "ns::Cls::run", {.point = {.function = "ns::Cls::run"}}},
+      {"C++ name with a line", "ns::Cls::run:2", {.point = {.function = "ns::Cls::run", .line = 2}}},
+      {"C++ template with %return", "ns::max<int>%return", {.point = {.function = "ns::max<int>", .is_return = true}}},
+      {"C++ overload by parameters, @SRC", "ns::twice(long)@a.cpp",
+       {.point = {.function = "ns::twice(long)", .file = "a.cpp"}}},
+      {"three colons: \"::\" is read first", "ns:::7", {.point = {.function = "ns::", .line = 7}}},
       {"a lazy pattern keeps its escapes", "f;a\\=b", {.point = {.function = "f", .lazy_pattern = "a\\=b"}}},
       // PROBE ARGUMENT: [NAME=]LOCALVAR|$retval|%REG|@SYMBOL[:TYPE]
       {"several args, any whitespace", "  vfs_read \tfile  count\n",
@@ -199,6 +207,8 @@ INSTANTIATE_TEST_SUITE_P(
                    "vfs_read@fs/read_write.c+28"},
         FormatCase{{.point = {.address = 0x4005d0}}, "0x4005d0"},
         FormatCase{{.point = {.file = "Makefile", .line = 3}}, "@Makefile:3"},
+        FormatCase{{.point = {.function = "ns::Cls::run", .line = 3}}, "ns::Cls::run:3"},
+        FormatCase{{.point = {.function = "odd:name"}}, "odd\\:name"},
         FormatCase{{.point = {.function = "f.isra.0", .line = 3}}, "f.isra.0@*:3"},
         FormatCase{{.point = {.function = "f"},
                     .args = {var("p", {arrow("a"), idx(2), dot("b")}, "u8[4]"), reg("ax", "x64"),

@@ -1,0 +1,107 @@
+#include "dwarf/cxx_names.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <memory>
+
+#include <llvm/Demangle/Demangle.h>
+
+#include "dwarf/names.h"
+
+namespace kpp::dwarf {
+
+namespace {
+
+std::string without_spaces(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
+// The parts of `name` between its top-level "::" (depth 0 of <> and ()).
+std::vector<std::string> split_scopes(std::string_view name) {
+  std::vector<std::string> parts(1);
+  int depth = 0;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    if (c == '<' || c == '(') ++depth;
+    if ((c == '>' || c == ')') && depth > 0) --depth;
+    if (depth == 0 && c == ':' && i + 1 < name.size() && name[i + 1] == ':') {
+      parts.emplace_back();
+      ++i;
+      continue;
+    }
+    parts.back() += c;
+  }
+  return parts;
+}
+
+// The position of the '(' that opens the parameter list `name` ends with
+// ("f(int)", "f(int)const"), npos when it has none ("(anonymous namespace)::f").
+size_t params_start(std::string_view name) {
+  if (name.ends_with(")const")) name.remove_suffix(5);
+  if (!name.ends_with(')')) return std::string_view::npos;
+  int depth = 0;
+  for (size_t i = name.size(); i-- > 0;) {
+    if (name[i] == ')') ++depth;
+    if (name[i] == '(' && --depth == 0) return i == 0 ? std::string_view::npos : i;
+  }
+  return std::string_view::npos;
+}
+
+using CharPtr = std::unique_ptr<char, decltype(&std::free)>;
+
+}  // namespace
+
+bool is_cxx_query(std::string_view name) {
+  return name.find("::") != std::string_view::npos || name.find('<') != std::string_view::npos ||
+         name.find('(') != std::string_view::npos;
+}
+
+CxxQuery parse_cxx_query(std::string_view name) {
+  std::string text = without_spaces(name);
+  CxxQuery q;
+  size_t open = params_start(text);
+  if (open != std::string::npos) {
+    q.params = text.substr(open);
+    if (q.params.ends_with(")const")) q.params.resize(q.params.size() - 5);
+    text.resize(open);
+  }
+  q.scopes = split_scopes(text);
+  q.base = q.scopes.back();
+  q.scopes.pop_back();
+  return q;
+}
+
+std::optional<DemangledFunction> demangle_function(const std::string &mangled) {
+  std::string name = source_name_of_symbol(mangled);  // "_ZN1a1fEv.isra.0" -> "_ZN1a1fEv"
+  if (!name.starts_with("_Z")) return std::nullopt;
+  llvm::ItaniumPartialDemangler demangler;
+  if (demangler.partialDemangle(name.c_str()) || !demangler.isFunction()) return std::nullopt;
+  size_t size = 0;
+  CharPtr qualified(demangler.getFunctionName(nullptr, &size), &std::free);
+  CharPtr params(demangler.getFunctionParameters(nullptr, &size), &std::free);
+  if (!qualified || !params) return std::nullopt;
+  return DemangledFunction{without_spaces(qualified.get()), without_spaces(params.get())};
+}
+
+std::string demangle_for_display(const std::string &symbol) {
+  if (!symbol.starts_with("_Z")) return symbol;
+  return llvm::demangle(symbol);
+}
+
+bool cxx_name_matches(const CxxQuery &query, const DemangledFunction &have) {
+  std::vector<std::string> parts = split_scopes(have.qualified);
+  if (parts.size() < query.scopes.size() + 1) return false;
+  const std::string &last = parts.back();
+  bool base_ok = last == query.base ||
+                 (query.base.find('<') == std::string::npos && last.starts_with(query.base + "<"));
+  if (!base_ok) return false;
+  size_t offset = parts.size() - 1 - query.scopes.size();
+  for (size_t i = 0; i < query.scopes.size(); ++i)
+    if (parts[offset + i] != query.scopes[i]) return false;
+  return query.params.empty() || query.params == have.params;
+}
+
+}  // namespace kpp::dwarf

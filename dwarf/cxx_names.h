@@ -1,0 +1,47 @@
+// C++ function names as users write them (`ns::Cls::method`, `ns::max<int>`,
+// `twice(long)`), matched against the names the compiler recorded: the
+// demangled linkage name of a symbol or a DIE. LLVM-free header.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kpp::dwarf {
+
+// A requested name split at its top-level `::` (not those inside <...> or
+// (...)); whitespace is dropped everywhere, so `max<int, long>` and
+// `max<int,long>` are one name.
+struct CxxQuery {
+  std::vector<std::string> scopes;  // "ns", "Cls"
+  std::string base;                 // "method", "max<int>"
+  std::string params;               // "(int)" when a parameter list was given (a trailing "const" dropped)
+};
+
+// Whether `name` asks for the C++ matcher: it has `::`, template arguments
+// or a parameter list. A plain identifier goes the C way first.
+bool is_cxx_query(std::string_view name);
+CxxQuery parse_cxx_query(std::string_view name);
+
+// A demangled function name: "shapes::Box::area" and "(int)", whitespace
+// dropped. Clone suffixes (".isra.0", ".cold") are ignored.
+struct DemangledFunction {
+  std::string qualified;
+  std::string params;
+};
+std::optional<DemangledFunction> demangle_function(const std::string &mangled);
+
+// The demangled text a person reads ("shapes::Box::area(int) const"), or
+// `symbol` itself when it is not an Itanium mangled name. A clone suffix
+// stays visible: "f(int) [clone .isra.0]" reads as perf and c++filt print it.
+std::string demangle_for_display(const std::string &symbol);
+
+// Whether `have` is what `query` asks for: the query's scopes and base are
+// the last components of the qualified name (so `Box::area` finds
+// `shapes::Box::area`); a base without template arguments also matches
+// every instance (`biggest` finds `biggest<int>` and `biggest<double>`);
+// a parameter list, when given, must be equal.
+bool cxx_name_matches(const CxxQuery &query, const DemangledFunction &have);
+
+}  // namespace kpp::dwarf
