@@ -174,6 +174,20 @@ class DebugInfo {
     (void)names;
     return {};
   }
+  // The link-time addresses of every function symbol named `name`: more
+  // than one for a static function whose name other files also use (the
+  // kernel refuses such a name as ambiguous). Empty when unknown.
+  virtual std::vector<uint64_t> function_symbol_addresses(const std::string &name) {
+    (void)name;
+    return {};
+  }
+  // The nearest function symbol at or before `address`, in the same section,
+  // whose name no other function symbol has, and `address`'s offset from it:
+  // what a module probe on a non-unique name is anchored on.
+  virtual std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) {
+    (void)address;
+    return std::nullopt;
+  }
 };
 
 }  // namespace kpp::dwarf

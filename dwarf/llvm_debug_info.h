@@ -21,6 +21,7 @@ struct ElfSymbol {
   std::string name;
   uint64_t address = 0;
   uint64_t size = 0;
+  uint64_t section = 0;  // ELF section index (kernel probes anchor within one section)
 };
 
 struct LoadSegment {
@@ -65,6 +66,8 @@ class LlvmDebugInfo final : public DebugInfo {
   std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) override;
   bool is_instruction_start(const Function &fn, uint64_t address) override;
   std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override;
+  std::vector<uint64_t> function_symbol_addresses(const std::string &name) override;
+  std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) override;
 
   bool has_debug_info() { return context_->getNumCompileUnits() > 0; }
   // For a program without DWARF: finds its separate debug file (build-id,

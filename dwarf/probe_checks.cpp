@@ -1,5 +1,7 @@
 // Facts the definition builder checks before it lets a kernel probe through:
-// instruction starts (from the line table) and section marker symbols.
+// instruction starts (from the line table), section marker symbols, and
+// which function names the symbol table holds more than once.
+#include <algorithm>
 #include <set>
 
 #include "dwarf/llvm_debug_info.h"
@@ -35,6 +37,29 @@ std::map<std::string, uint64_t> LlvmDebugInfo::symbol_addresses(const std::vecto
     if (found.size() == wanted.size()) break;
   }
   return found;
+}
+
+std::vector<uint64_t> LlvmDebugInfo::function_symbol_addresses(const std::string &name) {
+  std::vector<uint64_t> found;
+  for (const ElfSymbol &sym : functions_)
+    if (sym.name == name && std::find(found.begin(), found.end(), sym.address) == found.end())
+      found.push_back(sym.address);
+  return found;
+}
+
+std::optional<std::pair<std::string, uint64_t>> LlvmDebugInfo::unique_function_symbol_before(uint64_t address) {
+  auto it = std::upper_bound(functions_.begin(), functions_.end(), address,
+                             [](uint64_t a, const ElfSymbol &s) { return a < s.address; });
+  if (it == functions_.begin()) return std::nullopt;
+  uint64_t section = std::prev(it)->section;
+  std::map<std::string, int> uses;
+  for (const ElfSymbol &sym : functions_) ++uses[sym.name];
+  while (it != functions_.begin()) {
+    --it;
+    if (it->section != section) break;
+    if (uses[it->name] == 1) return std::make_pair(it->name, address - it->address);
+  }
+  return std::nullopt;
 }
 
 }  // namespace kpp::dwarf
