@@ -159,8 +159,9 @@ class DebugInfo {
   virtual IndexSource index_source() const { return IndexSource::None; }
   virtual std::string index_note() const { return {}; }
 
-  // Whether an instruction starts at `address` inside `fn`, as far as the
-  // line table tells: a row's address or the function's entry. (A kprobe in
+  // Whether an instruction starts at `address` inside `fn`: the function's
+  // entry, a line-table row's address, or (when a disassembler is linked in)
+  // where decoding from the start of its range lands. (A kprobe in
   // the middle of an instruction would corrupt it; the kernel's own check
   // exists only on some architectures.)
   virtual bool is_instruction_start(const Function &fn, uint64_t address) {
@@ -168,6 +169,9 @@ class DebugInfo {
     (void)address;
     return true;
   }
+  // What is_instruction_start() goes by, for messages: "the line table", or
+  // "the line table and the disassembler" (builds with KPP_X86_DISASSEMBLER).
+  virtual std::string instruction_oracle() { return "the line table"; }
   // The link-time addresses of those of `names` that are symbols of any type
   // (section markers such as __noinstr_text_start included).
   virtual std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) {

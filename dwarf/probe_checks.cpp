@@ -1,5 +1,5 @@
 // Facts the definition builder checks before it lets a kernel probe through:
-// instruction starts (from the line table), section marker symbols, and
+// instruction starts (the line table, else the disassembler), section marker symbols, and
 // which function names the symbol table holds more than once.
 #include <algorithm>
 #include <set>
@@ -14,7 +14,45 @@ bool LlvmDebugInfo::is_instruction_start(const Function &fn, uint64_t address) {
   if (address == fn.entry) return true;
   for (const LineRow &row : rows_of(fn))
     if (row.address == address) return true;
+  // No row there: decode the instructions from the start of the range that
+  // holds it (the function's entry when that range has it), as the kernel's
+  // own x86 check decodes from the symbol's start.
+  if (!decoder()) return false;
+  for (const AddressRange &r : fn.ranges) {
+    if (!r.contains(address)) continue;
+    uint64_t start = r.contains(fn.entry) ? fn.entry : r.begin;
+    auto code = code_bytes(start, r.end);
+    return code && decoder()->starts_instruction(*code, start, address).value_or(false);
+  }
   return false;
+}
+
+InstructionDecoder *LlvmDebugInfo::decoder() {
+  if (!decoder_made_) {
+    decoder_ = InstructionDecoder::for_machine(machine_);
+    decoder_made_ = true;
+  }
+  return decoder_.get();
+}
+
+std::string LlvmDebugInfo::instruction_oracle() {
+  return decoder() ? "the line table and the disassembler" : "the line table";
+}
+
+std::optional<std::string_view> LlvmDebugInfo::code_bytes(uint64_t begin, uint64_t end) {
+  for (const object::SectionRef &section : binary_.getBinary()->sections()) {
+    if (section.isVirtual() || !section.isText()) continue;
+    uint64_t base = layout_->empty() ? section.getAddress() : layout_->base_of(section.getIndex());
+    if (begin < base || end > base + section.getSize() || (!layout_->empty() && base == 0)) continue;
+    auto contents = section.getContents();
+    if (!contents) {
+      consumeError(contents.takeError());
+      return std::nullopt;
+    }
+    if (contents->size() < end - base) return std::nullopt;
+    return std::string_view(contents->data() + (begin - base), end - begin);
+  }
+  return std::nullopt;
 }
 
 std::map<std::string, uint64_t> LlvmDebugInfo::symbol_addresses(const std::vector<std::string> &names) {

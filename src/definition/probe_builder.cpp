@@ -154,7 +154,7 @@ class Builder {
       // check; uprobes and other architectures do not).
       if (!options_.force && !debug_.is_instruction_start(fn, address))
         return fail("offset +" + std::to_string(*p.offset) + " of " + fn.name + " (" + hex(address) +
-                        ") is not where the line table starts an instruction",
+                        ") is not where an instruction starts, by " + debug_.instruction_oracle(),
                     "use an offset of a line start (kprobe-probe -D 'FUNC:LINE' shows them), or -f if you know it is one");
       return std::vector<Site>{{&fn, address, fn.name + "+" + std::to_string(*p.offset) + file_suffix(fn)}};
     }

@@ -36,7 +36,15 @@ expect 'r16:probe/vfs_read__return vfs_read+0 arg1=$retval:s64' -k "$V" -D 'vfs_
 # exc_nmi is noinstr (arch/x86/kernel/nmi.c); kprobes refuse .noinstr.text.
 refuse '.noinstr.text' -k "$V" -D exc_nmi
 # vfs_read starts with a 5-byte call to __fentry__: +3 is inside it.
-refuse 'not where the line table starts an instruction' -k "$V" -D 'vfs_read+3'
+refuse 'not where an instruction starts' -k "$V" -D 'vfs_read+3'
+# With the disassembler (KPP_X86_DISASSEMBLER=1 from CMake): vfs_read's code after the
+# 5-byte call is 'push %r15' (41 57) at +5, 'push %r14' at +7, 'push %r13' at +9
+# (objdump -d). +9 starts an instruction that has no line-table row (without the
+# disassembler it is refused); +6 is inside 'push %r15'.
+if [ "${KPP_X86_DISASSEMBLER:-0}" = 1 ]; then
+  expect 'p:probe/vfs_read vfs_read+9' -k "$V" -D 'vfs_read+9'
+  refuse 'not where an instruction starts, by the line table and the disassembler' -k "$V" -D 'vfs_read+6'
+fi
 expect 'p:probe/vfs_read vfs_read+3' -k "$V" -f -D 'vfs_read+3'
 
 # A static function whose name the vmlinux holds twice: proc_single_open is in both
