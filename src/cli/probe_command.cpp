@@ -70,24 +70,6 @@ void print_added(const std::vector<ResolvedSpec> &specs, const ProbeTarget &targ
                last.c_str(), run.c_str());
 }
 
-// Before kernel probes are written: every site where the running kernel's
-// kallsyms puts it (after KASLR), its definition re-anchored when a module
-// shares its name, and none in the kprobe blacklist, which is refused here
-// with the reason rather than by the kernel's bare EINVAL half-way through
-// the adds. Without kallsyms addresses, the blacklist is matched by name.
-Status check_running_kernel(std::vector<ResolvedSpec> &resolved) {
-  std::vector<KernelSite> sites = all_kernel_sites(resolved);
-  std::vector<uint64_t> addresses(sites.size(), 0);
-  if (auto kallsyms = Kallsyms::read()) {
-    auto placed = place_on_running_kernel(sites, *kallsyms);
-    if (!placed) return std::move(placed).error();
-    addresses = std::move(*placed);
-  }
-  auto text = read_kprobes_debugfs("blacklist");
-  if (!text) return Ok{};
-  return check_addresses_not_blacklisted(sites, addresses, parse_kprobe_blacklist(*text));
-}
-
 Status add_or_define(const CliOptions &options) {
   bool define_only = !options.definition.empty();
   const std::vector<std::string> &texts = define_only ? options.definition : options.add;

@@ -20,24 +20,37 @@ std::string placement_name(const KernelPlacement &p) {
 
 }  // namespace
 
-Status check_not_blacklisted(const std::vector<TraceDefinition> &definitions,
-                             const std::vector<BlacklistEntry> &blacklist) {
-  for (const TraceDefinition &def : definitions) {
-    if (def.kind != TraceDefinition::Kind::Kprobe) continue;
-    size_t colon = def.symbol.find(':');
-    std::string module = colon == std::string::npos ? "" : def.symbol.substr(0, colon);
-    std::string symbol = colon == std::string::npos ? def.symbol : def.symbol.substr(colon + 1);
-    if (auto entry = blacklisted(blacklist, module, symbol)) return blacklist_error(def.symbol, *entry);
+Status check_running_kernel(std::vector<ResolvedSpec> &resolved) {
+  std::vector<KernelSite> sites = all_kernel_sites(resolved);
+  std::vector<uint64_t> addresses(sites.size(), 0);
+  if (auto kallsyms = Kallsyms::read()) {
+    auto placed = place_on_running_kernel(sites, *kallsyms);
+    if (!placed) return std::move(placed).error();
+    addresses = std::move(*placed);
   }
-  return Ok{};
+  auto text = read_kprobes_debugfs("blacklist");
+  if (!text) return Ok{};
+  return check_addresses_not_blacklisted(sites, addresses, parse_kprobe_blacklist(*text));
 }
 
 Result<std::vector<uint64_t>> place_on_running_kernel(std::vector<KernelSite> &sites, const Kallsyms &kallsyms) {
   std::vector<uint64_t> addresses;
   for (KernelSite &site : sites) {
     KernelPlacement &p = site.placement;
-    if (p.anchor.empty() || (!p.module.empty() && !kallsyms.has_module(p.module))) {
-      addresses.push_back(0);  // from BTF (no link-time addresses), or a module not loaded yet
+    if (p.anchor.empty()) {
+      // From BTF: no link-time addresses, so no way to name one copy of a
+      // name the kernel holds more than once (it would refuse the name).
+      const std::string &name = site.definition->symbol;
+      if (name.find(':') == std::string::npos && kallsyms.count(name) > 1)
+        return Error("'" + name + "' names " + std::to_string(kallsyms.count(name)) +
+                         " symbols in the running kernel, and without a DWARF vmlinux kprobe-probe cannot tell "
+                         "which one is meant",
+                     "give the vmlinux with -k, or probe a caller whose name is unique");
+      addresses.push_back(0);
+      continue;
+    }
+    if (!p.module.empty() && !kallsyms.has_module(p.module)) {
+      addresses.push_back(0);  // a module not loaded yet: the kernel places it when it loads
       continue;
     }
     auto anchors = kallsyms.addresses_of(p.anchor, p.module);

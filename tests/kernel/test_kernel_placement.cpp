@@ -93,6 +93,21 @@ TEST(RunningKernel, DebugFileOfAnotherKernelIsRefused) {
   EXPECT_NE(refused.error().message.find("_text"), std::string::npos) << refused.error().message;
 }
 
+TEST(RunningKernel, BtfDefinitionOfANameHeldTwiceIsRefused) {
+  TraceDefinition unique, twice;
+  unique.symbol = "notify_die";
+  twice.symbol = "probes_seq_show";
+  std::vector<KernelSite> ok{{&unique, {}}};
+  auto placed = place_on_running_kernel(ok, running());
+  ASSERT_TRUE(placed);
+  EXPECT_EQ((*placed)[0], 0u);
+  std::vector<KernelSite> refused{{&twice, {}}};
+  auto error = place_on_running_kernel(refused, running());
+  ASSERT_FALSE(error);
+  EXPECT_NE(error.error().message.find("'probes_seq_show' names 2 symbols"), std::string::npos)
+      << error.error().message;
+}
+
 TEST(RunningKernel, BlacklistIsMatchedByAddress) {
   auto blacklist = parse_kprobe_blacklist(hex(0xffffffff81500000 + kShift) + "-" + hex(0xffffffff81500080 + kShift) +
                                           "\tnotify_die\n");

@@ -10,7 +10,9 @@
 #     hits); and the address debugfs kprobes/list shows is the runtime _text
 #     (kallsyms) plus OFF, one of the two proc_single_open kallsyms lists.
 #  3. --list names the function and keeps the anchor: 'proc_single_open@<_text+OFF>'.
-#  4. process_fetch_insn (also a name of several copies) is NOKPROBE in each file:
+#  4. Without a DWARF vmlinux (BTF), 'proc_single_open' is refused: nothing tells
+#     the copies apart.
+#  5. process_fetch_insn (also a name of several copies) is NOKPROBE in each file:
 #     its _text+OFF anchor is refused by the blacklist's address range, naming it.
 . /kpp/lib.sh
 T=$KPP_TRACING
@@ -92,7 +94,17 @@ kpp_run del -d 'probe:p*'
 [ -z "$(cat "$T/kprobe_events")" ] || kpp_fail "-d left kprobe_events: $(cat "$T/kprobe_events")"
 kpp_ok "--list shows proc_single_open@<_text+OFF> with hits; -d removed both"
 
-# 4. The blacklist by address, through a _text anchor.
+# 4. Without a DWARF vmlinux (no -k, none where distributions put it) the spec comes from
+# BTF, which has no addresses to tell the copies apart: refused, nothing written.
+[ -r /sys/kernel/btf/vmlinux ] || kpp_skip "no /sys/kernel/btf/vmlinux"
+kpp_run btfdup --add proc_single_open
+[ $rc -eq 1 ] || kpp_fail "--add proc_single_open from BTF exited $rc, not 1"
+grep -q "'proc_single_open' names 2 symbols in the running kernel" /tmp/btfdup.err ||
+  kpp_fail "the BTF refusal does not say that proc_single_open names 2 symbols"
+[ -z "$(cat "$T/kprobe_events")" ] || kpp_fail "a refused add left kprobe_events: $(cat "$T/kprobe_events")"
+kpp_ok "from BTF, the ambiguous proc_single_open is refused with the reason"
+
+# 5. The blacklist by address, through a _text anchor.
 grep '	process_fetch_insn$' /sys/kernel/debug/kprobes/blacklist >/tmp/black
 kpp_show "blacklisted process_fetch_insn" /tmp/black
 [ -s /tmp/black ] || kpp_skip "process_fetch_insn is not blacklisted in this kernel"
