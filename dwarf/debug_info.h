@@ -164,8 +164,9 @@ class DebugInfo {
   virtual IndexSource index_source() const { return IndexSource::None; }
   virtual std::string index_note() const { return {}; }
 
-  // Whether an instruction starts at `address` inside `fn`, as far as the
-  // line table tells: a row's address or the function's entry. (A kprobe in
+  // Whether an instruction starts at `address` inside `fn`: the function's
+  // entry, a line-table row's address, or (when a disassembler is linked in)
+  // where decoding from the start of its range lands. (A kprobe in
   // the middle of an instruction would corrupt it; the kernel's own check
   // exists only on some architectures.)
   virtual bool is_instruction_start(const Function &fn, uint64_t address) {
@@ -180,11 +181,28 @@ class DebugInfo {
     (void)bytes;
     return std::nullopt;
   }
+  // What is_instruction_start() goes by, for messages: "the line table", or
+  // "the line table and the disassembler" (builds with KPP_X86_DISASSEMBLER).
+  virtual std::string instruction_oracle() { return "the line table"; }
   // The link-time addresses of those of `names` that are symbols of any type
   // (section markers such as __noinstr_text_start included).
   virtual std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) {
     (void)names;
     return {};
+  }
+  // The link-time addresses of every function symbol named `name`: more
+  // than one for a static function whose name other files also use (the
+  // kernel refuses such a name as ambiguous). Empty when unknown.
+  virtual std::vector<uint64_t> function_symbol_addresses(const std::string &name) {
+    (void)name;
+    return {};
+  }
+  // The nearest function symbol at or before `address`, in the same section,
+  // whose name no other function symbol has, and `address`'s offset from it:
+  // what a module probe on a non-unique name is anchored on.
+  virtual std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) {
+    (void)address;
+    return std::nullopt;
   }
 };
 

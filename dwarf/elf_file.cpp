@@ -128,20 +128,21 @@ void LlvmDebugInfo::read_symbols(const object::ObjectFile &obj) {
     if (*name == "linux_banner") is_kernel_ = true;
     if (*address == 0 && layout_->empty()) continue;
     if (name->empty()) continue;
+    auto section = sym.getSection();
+    if (!section) {
+      consumeError(section.takeError());
+      continue;
+    }
+    uint64_t section_index = *section == obj.section_end() ? 0 : (*section)->getIndex();
     // In a .ko, values are offsets into their section: add the section's base.
     if (!layout_->empty()) {
-      auto section = sym.getSection();
-      if (!section) {
-        consumeError(section.takeError());
-        continue;
-      }
-      if (*section == obj.section_end() || layout_->base_of((*section)->getIndex()) == 0) continue;
-      *address += layout_->base_of((*section)->getIndex());
+      if (section_index == 0 || layout_->base_of(section_index) == 0) continue;
+      *address += layout_->base_of(section_index);
     }
     uint64_t size = object::ELFSymbolRef(sym).getSize();
-    if (*type == object::SymbolRef::ST_Function) functions_.push_back({name->str(), *address, size});
+    if (*type == object::SymbolRef::ST_Function) functions_.push_back({name->str(), *address, size, section_index});
     if (*type == object::SymbolRef::ST_Function || *type == object::SymbolRef::ST_Data)
-      symbols_.push_back({name->str(), *address, size});
+      symbols_.push_back({name->str(), *address, size, section_index});
   }
   auto by_address = [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; };
   std::sort(functions_.begin(), functions_.end(), by_address);

@@ -13,6 +13,7 @@
 #include "dwarf/cfa.h"
 #include "dwarf/cxx_names.h"
 #include "dwarf/debug_info.h"
+#include "dwarf/instruction_decoder.h"
 #include "dwarf/name_index.h"
 #include "dwarf/section_layout.h"
 
@@ -22,6 +23,7 @@ struct ElfSymbol {
   std::string name;
   uint64_t address = 0;
   uint64_t size = 0;
+  uint64_t section = 0;  // ELF section index (kernel probes anchor within one section)
 };
 
 struct LoadSegment {
@@ -65,8 +67,11 @@ class LlvmDebugInfo final : public DebugInfo {
   Result<uint64_t> file_offset(uint64_t address) override;
   std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) override;
   bool is_instruction_start(const Function &fn, uint64_t address) override;
+  std::string instruction_oracle() override;
   std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override;
   std::optional<uint64_t> find_read_only_bytes(std::string_view bytes) override;
+  std::vector<uint64_t> function_symbol_addresses(const std::string &name) override;
+  std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) override;
 
   bool has_debug_info() { return context_->getNumCompileUnits() > 0; }
   // For a program without DWARF: finds its separate debug file (build-id,
@@ -85,6 +90,10 @@ class LlvmDebugInfo final : public DebugInfo {
   void read_elf_facts();
   void read_symbols(const llvm::object::ObjectFile &obj);
   void make_frame_tables();
+  InstructionDecoder *decoder();
+  // The bytes of the code section that holds [begin, end) (for .ko files at
+  // the laid-out addresses); nullopt when no section with contents holds it.
+  std::optional<std::string_view> code_bytes(uint64_t begin, uint64_t end);
   std::optional<Function> function_from_die(llvm::DWARFDie die);
   std::string decl_file_of(llvm::DWARFDie die, llvm::DILineInfoSpecifier::FileLineInfoKind kind);
   // Subprograms with code (and, when asked, inlined copies) named `name`, by a scan of every unit;
@@ -132,6 +141,8 @@ class LlvmDebugInfo final : public DebugInfo {
   IndexSource index_source_ = IndexSource::None;
   std::string index_note_;
   bool frame_tables_made_ = false;
+  bool decoder_made_ = false;
+  std::unique_ptr<InstructionDecoder> decoder_;  // null: no disassembler for this machine
   std::unique_ptr<FrameTable> eh_frames_, debug_frames_;  // null when the section is absent
 };
 

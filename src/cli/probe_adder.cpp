@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "src/kernel/kernel_refusals.h"
 #include "src/spec/probe_spec.h"
 
 namespace kpp {
@@ -31,6 +32,8 @@ Result<std::vector<ResolvedSpec>> add_probe_specs(ProbeEngine &engine, ProbeTarg
     for (const TraceDefinition &d : *defs) taken.insert(d.qualified_name());
   if (Status named = assign_event_names(resolved, target.path, taken, false); !named) return std::move(named).error();
 
+  if (target.path.empty())
+    if (Status placed = check_running_kernel(resolved); !placed) return std::move(placed).error();
   std::vector<TraceDefinition> defs = all_definitions(resolved);
   if (Status ok = engine.add(defs); !ok) return std::move(ok).error();
   for (const TraceDefinition &d : defs) added.hold(d.qualified_name());

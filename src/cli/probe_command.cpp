@@ -9,6 +9,7 @@
 #include "src/definition/btf_probe.h"
 #include "src/definition/probe_builder.h"
 #include "src/kernel/build_id.h"
+#include "src/kernel/kallsyms.h"
 #include "src/kernel/kernel_refusals.h"
 #include "src/kernel/kprobe_lists.h"
 #include "src/probes/list_format.h"
@@ -89,16 +90,21 @@ Status add_or_define(const CliOptions &options) {
   if (!named) return named;
 
   if (define_only) {
+    // -D prints what --add would write: on the running kernel's own vmlinux
+    // the same re-anchoring (an offline vmlinux of another kernel does not
+    // place, and prints as it is).
+    if (target->path.empty())
+      if (auto kallsyms = Kallsyms::read()) {
+        std::vector<ResolvedSpec> trial = *resolved;
+        std::vector<KernelSite> trial_sites = all_kernel_sites(trial);
+        if (place_on_running_kernel(trial_sites, *kallsyms)) *resolved = std::move(trial);
+      }
     for (const TraceDefinition &def : all_definitions(*resolved)) std::printf("%s\n", format_definition(def).c_str());
     return Ok{};
   }
   if (target->path.empty()) {
-    // What the kernel's blacklist names is refused here, with the reason,
-    // rather than by the kernel's bare EINVAL half-way through the adds.
-    if (auto text = read_kprobes_debugfs("blacklist")) {
-      Status allowed = check_not_blacklisted(all_definitions(*resolved), parse_kprobe_blacklist(*text));
-      if (!allowed) return allowed;
-    }
+    Status placed = check_running_kernel(*resolved);
+    if (!placed) return placed;
   }
   if (!options.dry_run) {
     Status added = engine->add(all_definitions(*resolved));
@@ -117,14 +123,33 @@ Status list(const CliOptions &options) {
   std::vector<KprobeStatus> statuses;
   if (auto text = read_kprobes_debugfs("list")) statuses = parse_kprobe_list(*text);
   SourceLookup lookup;
+  std::optional<Kallsyms> kallsyms;
+  bool kallsyms_read = false;
   for (const TraceDefinition &def : *defs) {
     if (!options.list->empty() && !event_matches(*options.list, def.qualified_name())) continue;
     std::string point = lookup.point_of(def);
+    // A probe anchored on _text (a function name the kernel holds more than
+    // once) is shown as the function the kernel has there, the anchor kept
+    // to tell the copies apart: "proc_single_open@<_text+4111664>". That is
+    // also the name debugfs kprobes/list gives it.
+    TraceDefinition listed = def;
+    if (def.kind == TraceDefinition::Kind::Kprobe && def.symbol == "_text") {
+      if (!kallsyms_read) {
+        kallsyms = Kallsyms::read();
+        kallsyms_read = true;
+      }
+      if (auto named = kallsyms ? kallsyms->at_text_offset(def.offset) : std::nullopt) {
+        listed.symbol = named->first;
+        listed.offset = named->second;
+        point = named->first + (named->second ? "+" + std::to_string(named->second) : "") + "@<_text+" +
+                std::to_string(def.offset) + ">" + (def.is_return ? "%return" : "");
+      }
+    }
     ProbeEngine::Counts c = counts[def.qualified_name()];
     std::optional<uint64_t> misses;
     if (def.kind == TraceDefinition::Kind::Kprobe) misses = c.misses;
     std::vector<std::string> flags;
-    if (auto status = status_of(statuses, def)) flags = status->flags;
+    if (auto status = status_of(statuses, listed)) flags = status->flags;
     if (options.json) {
       std::printf("%s\n", format_list_json(def, point, c.hits, misses, flags).c_str());
     } else {

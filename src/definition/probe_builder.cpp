@@ -154,7 +154,7 @@ class Builder {
       // check; uprobes and other architectures do not).
       if (!options_.force && !debug_.is_instruction_start(fn, address))
         return fail("offset +" + std::to_string(*p.offset) + " of " + fn.name + " (" + hex(address) +
-                        ") is not where the line table starts an instruction",
+                        ") is not where an instruction starts, by " + debug_.instruction_oracle(),
                     "use an offset of a line start (kprobe-probe -D 'FUNC:LINE' shows them), or -f if you know it is one");
       return std::vector<Site>{{&fn, address, fn.name + "+" + std::to_string(*p.offset) + file_suffix(fn)}};
     }
@@ -249,10 +249,12 @@ class Builder {
       if (!offset) return std::move(offset).error();
       entry.offset = *offset;
     } else {
-      auto sym = debug_.symbolize(address);
-      if (!sym) return fail("no symbol covers the function entry " + hex(address));
-      entry.symbol = options_.module.empty() ? sym->first : options_.module + ":" + sym->first;
-      entry.offset = sym->second;
+      auto placement = place_kernel_probe(debug_, address, options_.module);
+      if (!placement) return fail(placement.error().message + " (the function entry of " + site.point + ")",
+                                  placement.error().hint);
+      entry.symbol = placement->definition_symbol();
+      entry.offset = placement->offset();
+      companion_placement_ = *placement;
     }
     TraceDefinition exit = entry;
     exit.args.clear();
@@ -279,17 +281,19 @@ class Builder {
       formatter.probe_address = site.address;
       formatter.probe_file_offset = *offset;
     } else {
-      // By symbol and offset, which survive KASLR.
-      auto sym = debug_.symbolize(site.address);
-      if (!sym) return fail("no symbol covers " + hex(site.address) + " (" + site.point + ")");
+      // By symbol and offset, which survive KASLR; a symbol the kernel holds
+      // more than once by a unique anchor (src/definition/kernel_anchor.h).
+      auto placement = place_kernel_probe(debug_, site.address, options_.module);
+      if (!placement) return fail(placement.error().message + " (" + site.point + ")", placement.error().hint);
       if (!areas_) areas_ = KernelAreas::of(debug_);
       if (auto area = areas_->area_of(site.address))
         return fail("cannot probe " + site.point + ": it is in the kernel's " + *area + ", which kprobes refuse",
                     "that code runs where a kprobe would recurse or is not yet safe to instrument; probe its caller");
       if (def.is_return) def.maxactive = options_.maxactive;
       def.kind = TraceDefinition::Kind::Kprobe;
-      def.symbol = options_.module.empty() ? sym->first : options_.module + ":" + sym->first;
-      def.offset = sym->second;
+      def.symbol = placement->definition_symbol();
+      def.offset = placement->offset();
+      probe.placement = *placement;
     }
     std::string where = site.point;
     if (auto sym = debug_.symbolize(site.address))
@@ -303,6 +307,7 @@ class Builder {
       auto companions = entry_companions(def, site, std::move(at_entry));
       if (!companions) return std::move(companions).error();
       probe.companions = std::move(*companions);
+      probe.companion_placement = companion_placement_;
     }
     return probe;
   }
@@ -314,6 +319,7 @@ class Builder {
   std::vector<dwarf::Function> functions_;
   std::vector<uint64_t> line_addresses_;
   std::optional<KernelAreas> areas_;  // read once, at the first kernel site
+  KernelPlacement companion_placement_;  // of the last entry_companions()
 };
 
 }  // namespace
@@ -327,6 +333,19 @@ std::vector<TraceDefinition> all_definitions(const std::vector<ResolvedSpec> &sp
       defs.push_back(p.definition);
     }
   return defs;
+}
+
+std::vector<KernelSite> all_kernel_sites(std::vector<ResolvedSpec> &specs) {
+  // Shared companions come once per site here (all_definitions() writes
+  // them once): each copy is checked and rewritten alike.
+  std::vector<KernelSite> sites;
+  for (ResolvedSpec &r : specs)
+    for (ResolvedProbe &p : r.sites) {
+      if (p.definition.kind != TraceDefinition::Kind::Kprobe) continue;
+      for (TraceDefinition &c : p.companions) sites.push_back({&c, p.companion_placement});
+      sites.push_back({&p.definition, p.placement});
+    }
+  return sites;
 }
 
 Result<ResolvedSpec> build_probe(const ProbeSpec &spec, dwarf::DebugInfo &debug, const BuildOptions &options) {

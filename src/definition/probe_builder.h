@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dwarf/debug_info.h"
+#include "src/definition/kernel_anchor.h"
 #include "src/definition/trace_definition.h"
 #include "src/spec/probe_spec.h"
 #include "src/util/result.h"
@@ -41,6 +42,10 @@ struct ResolvedProbe {
   // When the event's name was too long for the kernel and was shortened
   // (fit_event_name), the name it would have had; else empty.
   std::string long_event;
+  // Kernel probes: where the definition and its companions point, for the
+  // checks against the running kernel (kallsyms, the kprobe blacklist).
+  KernelPlacement placement;
+  KernelPlacement companion_placement;
 };
 
 // All sites of one spec; they share one event name (a multi-probe event).
@@ -58,6 +63,14 @@ Result<ResolvedSpec> build_probe(const ProbeSpec &spec, dwarf::DebugInfo &debug,
 // Every definition to write for `specs`, in order: each site's companions
 // (once per function entry) before the site itself.
 std::vector<TraceDefinition> all_definitions(const std::vector<ResolvedSpec> &specs);
+
+// A kernel definition with where it points; `all_kernel_sites` lists every
+// kernel definition of `specs` (companions once per site that has them).
+struct KernelSite {
+  TraceDefinition *definition;
+  KernelPlacement placement;
+};
+std::vector<KernelSite> all_kernel_sites(std::vector<ResolvedSpec> &specs);
 
 // perf's default group: "probe" for the kernel, "probe_<exe>" for a program
 // (the basename cut at its first character that is not alphanumeric or '_').

@@ -87,13 +87,6 @@ std::optional<KprobeStatus> status_of(const std::vector<KprobeStatus> &list, con
   return std::nullopt;
 }
 
-std::optional<BlacklistEntry> blacklisted(const std::vector<BlacklistEntry> &blacklist, const std::string &module,
-                                          const std::string &symbol) {
-  for (const BlacklistEntry &e : blacklist)
-    if (e.symbol == symbol && e.module == module) return e;
-  return std::nullopt;
-}
-
 std::optional<std::string> read_kprobes_debugfs(const std::string &name) {
   const std::string dir = "/sys/kernel/debug";
   std::string path = dir + "/kprobes/" + name;

@@ -36,10 +36,6 @@ std::vector<KprobeStatus> parse_kprobe_list(const std::string &text);
 // the kernel's state, so the first match is as good as any.
 std::optional<KprobeStatus> status_of(const std::vector<KprobeStatus> &list, const TraceDefinition &def);
 
-// The entry that blacklists `symbol` (of `module`, "" for vmlinux), if any.
-std::optional<BlacklistEntry> blacklisted(const std::vector<BlacklistEntry> &blacklist, const std::string &module,
-                                          const std::string &symbol);
-
 // Reads a debugfs file under kprobes/ (mounting debugfs at /sys/kernel/debug
 // when it is not and we are root); nullopt when it cannot be read.
 std::optional<std::string> read_kprobes_debugfs(const std::string &name);

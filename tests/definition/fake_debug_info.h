@@ -1,5 +1,5 @@
-// A DebugInfo with no file behind it: only symbolize() answers (from a map),
-// the rest is empty. Enough for FetchFormatter's kernel globals. It follows
+// A DebugInfo with no file behind it: only the symbol queries answer (from
+// maps), the rest is empty. Enough for FetchFormatter's kernel globals. It follows
 // DebugInfo's pure virtuals: a new one needs a line here.
 #pragma once
 
@@ -14,6 +14,8 @@ class FakeDebugInfo : public dwarf::DebugInfo {
  public:
   // Symbols as {start address -> name}; each covers up to the next.
   std::map<uint64_t, std::string> symbols;
+  // Marker symbols (_text, __noinstr_text_start) for symbol_addresses().
+  std::map<std::string, uint64_t> markers;
   uint16_t e_machine = 62;  // EM_X86_64
 
   const std::string &path() const override { return path_; }
@@ -47,6 +49,25 @@ class FakeDebugInfo : public dwarf::DebugInfo {
     if (it == symbols.begin()) return std::nullopt;
     --it;
     return std::make_pair(it->second, address - it->first);
+  }
+  std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override {
+    std::map<std::string, uint64_t> found;
+    for (const std::string &n : names)
+      if (auto it = markers.find(n); it != markers.end()) found.insert(*it);
+    return found;
+  }
+  std::vector<uint64_t> function_symbol_addresses(const std::string &name) override {
+    std::vector<uint64_t> found;
+    for (const auto &[address, n] : symbols)
+      if (n == name) found.push_back(address);
+    return found;
+  }
+  std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) override {
+    for (auto it = symbols.upper_bound(address); it != symbols.begin();) {
+      --it;
+      if (function_symbol_addresses(it->second).size() == 1) return std::make_pair(it->second, address - it->first);
+    }
+    return std::nullopt;
   }
 
  private:

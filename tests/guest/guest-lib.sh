@@ -17,6 +17,20 @@ kpp_save() {   # $@: files
   cp "$@" /kpp/out/ || kpp_fail "cannot save $* for the host"
 }
 
+# A file's contents under a heading, for the log a failing case leaves.
+kpp_show() { echo "--- $1:"; cat "$2"; }
+
+# kpp_run NAME ARGS...: kprobe-probe ARGS, its output shown and kept in /tmp/NAME.out
+# and /tmp/NAME.err, its exit status in $rc.
+kpp_run() {
+  kpp_run_name=$1
+  shift
+  kprobe-probe "$@" >/tmp/$kpp_run_name.out 2>/tmp/$kpp_run_name.err
+  rc=$?
+  kpp_show "$kpp_run_name stdout" /tmp/$kpp_run_name.out
+  kpp_show "$kpp_run_name stderr" /tmp/$kpp_run_name.err
+}
+
 # Append one line to a tracefs control file; on refusal show the kernel's reason from
 # error_log, which is where kprobe_events explains a rejected definition.
 kpp_trace_write() {   # $1: line, $2: file under $KPP_TRACING
@@ -81,4 +95,10 @@ kpp_remove_all_kprobes() {
     echo 0 >"$KPP_TRACING/events/$e/enable" 2>/dev/null
     echo "-:$e" >>"$KPP_TRACING/kprobe_events" 2>/dev/null
   done
+}
+
+# A case's exit trap that removes every kprobe (kpp_remove_all_kprobes) and keeps the
+# case's exit status.
+kpp_remove_all_kprobes_on_exit() {
+  trap 'rc=$?; kpp_remove_all_kprobes; exit $rc' EXIT
 }

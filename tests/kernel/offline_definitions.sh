@@ -36,8 +36,40 @@ expect 'r16:probe/vfs_read__return vfs_read+0 arg1=$retval:s64' -k "$V" -D 'vfs_
 # exc_nmi is noinstr (arch/x86/kernel/nmi.c); kprobes refuse .noinstr.text.
 refuse '.noinstr.text' -k "$V" -D exc_nmi
 # vfs_read starts with a 5-byte call to __fentry__: +3 is inside it.
-refuse 'not where the line table starts an instruction' -k "$V" -D 'vfs_read+3'
+refuse 'not where an instruction starts' -k "$V" -D 'vfs_read+3'
+# With the disassembler (KPP_X86_DISASSEMBLER=1 from CMake): vfs_read's code after the
+# 5-byte call is 'push %r15' (41 57) at +5, 'push %r14' at +7, 'push %r13' at +9
+# (objdump -d). +9 starts an instruction that has no line-table row (without the
+# disassembler it is refused); +6 is inside 'push %r15'.
+if [ "${KPP_X86_DISASSEMBLER:-0}" = 1 ]; then
+  expect 'p:probe/vfs_read vfs_read+9' -k "$V" -D 'vfs_read+9'
+  refuse 'not where an instruction starts, by the line table and the disassembler' -k "$V" -D 'vfs_read+6'
+fi
 expect 'p:probe/vfs_read vfs_read+3' -k "$V" -f -D 'vfs_read+3'
+
+# A static function whose name the vmlinux holds twice: proc_single_open is in both
+# fs/proc/base.c and fs/proc/generic.c, so "proc_single_open+0" is ambiguous (the
+# kernel refuses it, or probes whichever copy it finds first). Each copy is written
+# as _text+OFF (decimal, as every offset here and in perf), OFF = its nm address
+# minus _text's; addr2line says which address is which file's.
+nm_text=$(nm "$V" | awk '$3 == "_text" { print $1 }')
+copies=$(nm "$V" | awk '$3 == "proc_single_open" && ($2 == "t" || $2 == "T") { print $1 }')
+[ "$(echo "$copies" | wc -l)" -eq 2 ] || fail "nm does not show two proc_single_open in $V: $copies"
+for copy in $copies; do
+  file=$(addr2line -e "$V" "0x$copy" | sed 's/:.*//')
+  case $file in
+    */fs/proc/base.c) src=fs/proc/base.c ;;
+    */fs/proc/generic.c) src=generic.c ;;
+    *) fail "addr2line puts proc_single_open at 0x$copy in $file" ;;
+  esac
+  # Both are in ffffffff8xxxxxxx: the difference of the low halves (sh arithmetic is signed 64-bit).
+  off=$(( 0x${copy#ffffffff} - 0x${nm_text#ffffffff} ))
+  expect "p:probe/proc_single_open _text+$off" -k "$V" -D "proc_single_open@$src"
+done
+# Without @file both copies, one multi-probe event.
+[ "$("$K" -k "$V" -D proc_single_open | grep -c '^p:probe/proc_single_open _text+[0-9]')" -eq 2 ] ||
+  fail "-D proc_single_open does not give both copies as _text+OFF"
+echo "ok: -D proc_single_open gives both copies"
 
 # loop.ko is relocatable: lo_ioctl in .text, loop_init in .init.text and loop_exit in
 # .exit.text all have section offset 0 in the file; each must keep its own name.

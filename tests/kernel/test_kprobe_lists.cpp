@@ -37,27 +37,32 @@ TEST(KprobeList, FlagsAndModules) {
   EXPECT_FALSE(status_of(list, def));
 }
 
-TEST(KprobeBlacklist, RefusesListedSymbols) {
+// Without runtime addresses (kallsyms hidden, or a BTF definition): by name.
+TEST(KprobeBlacklist, RefusesListedSymbolsByNameWithoutAddresses) {
   auto blacklist = parse_kprobe_blacklist(
       "0xffffffffb3ec5070-0xffffffffb3ec5120\tnotify_die\n"
       "0xffffffffc0000000-0xffffffffc0000040\tsome_fn [mymod]\n"
       "0x0000000000000000-0x0000000000000000\texc_nmi\n");
   ASSERT_EQ(blacklist.size(), 3u);
   EXPECT_EQ(blacklist[1].module, "mymod");
-  TraceDefinition ok, bad, mod;
+  TraceDefinition ok, bad, mod, plain;
   ok.symbol = "vfs_read";
   bad.symbol = "notify_die";
   mod.symbol = "mymod:some_fn";
-  EXPECT_TRUE(check_not_blacklisted({ok}, blacklist));
-  Status refused = check_not_blacklisted({ok, bad}, blacklist);
+  plain.symbol = "some_fn";
+  auto check = [&](std::vector<TraceDefinition *> defs) {
+    std::vector<KernelSite> sites;
+    for (TraceDefinition *d : defs) sites.push_back({d, {}});
+    return check_addresses_not_blacklisted(sites, std::vector<uint64_t>(sites.size(), 0), blacklist);
+  };
+  EXPECT_TRUE(check({&ok}));
+  Status refused = check({&ok, &bad});
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("notify_die"), std::string::npos);
   EXPECT_NE(refused.error().message.find("blacklist"), std::string::npos);
-  EXPECT_FALSE(check_not_blacklisted({mod}, blacklist));
+  EXPECT_FALSE(check({&mod}));
   // A vmlinux symbol of the same name as a module's is not the module's.
-  TraceDefinition plain;
-  plain.symbol = "some_fn";
-  EXPECT_TRUE(check_not_blacklisted({plain}, blacklist));
+  EXPECT_TRUE(check({&plain}));
 }
 
 TEST(Notes, BuildIdFromNotes) {

@@ -3,7 +3,8 @@
 #  1. the vmlinux found where Debian puts it (no -k), its build-id checked;
 #  2. a module probe (loop.ko: lo_ioctl's cmd) found by name in the debug tree, fired by
 #     busybox losetup, whose ioctls have known numbers (linux/loop.h: LOOP_CLR_FD 0x4C01);
-#  3. a blacklisted function refused before anything is written;
+#  3. a blacklisted function refused before anything is written, also at an offset
+#     inside it (matched by runtime address against the blacklist's range);
 #  4. --list flags from debugfs kprobes/list and hits from kprobe_profile, --enable,
 #     --disable, --maxactive;
 #  5. without any DWARF vmlinux, 'vfs_read count' from BTF, seen as count=7 on a dd.
@@ -20,15 +21,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-show() { echo "--- $1:"; cat "$2"; }
-run() {  # run NAME ARGS...: kprobe-probe ARGS, output in /tmp/NAME.out and .err, status in $rc
-  name=$1
-  shift
-  kprobe-probe "$@" >/tmp/$name.out 2>/tmp/$name.err
-  rc=$?
-  show "$name stdout" /tmp/$name.out
-  show "$name stderr" /tmp/$name.err
-}
 expect_empty_events() {
   [ -z "$(cat "$T/kprobe_events")" ] || kpp_fail "$1: kprobe_events is not empty: $(cat "$T/kprobe_events")"
 }
@@ -36,14 +28,14 @@ expect_empty_events() {
 # 1. The vmlinux where Debian's -dbg package puts it; no -k.
 mkdir -p /usr/lib/debug/boot
 ln -sf "$KPP_VMLINUX" "/usr/lib/debug/boot/vmlinux-$REL"
-run nok -D 'vfs_read count'
+kpp_run nok -D 'vfs_read count'
 [ $rc -eq 0 ] || kpp_fail "-D without -k exited $rc with /usr/lib/debug/boot/vmlinux-$REL present"
 grep -qx 'p:probe/vfs_read vfs_read+0 count=%dx:u64' /tmp/nok.out || kpp_fail "-D without -k: wrong definition"
 grep -q BTF /tmp/nok.err && kpp_fail "-D without -k used BTF although the DWARF vmlinux is there"
 kpp_ok "vmlinux found at /usr/lib/debug/boot/vmlinux-$REL without -k"
 
 # A vmlinux of another build (here: a module's debug file) is refused for --add, naming both ids.
-run wrongid -k "$KPP_DEBUG_MODULE_KO" --add vfs_read
+kpp_run wrongid -k "$KPP_DEBUG_MODULE_KO" --add vfs_read
 [ $rc -eq 1 ] || kpp_fail "--add with a foreign -k file exited $rc, not 1"
 RUNNING_ID=$(kpp_notes_build_id /sys/kernel/notes)
 grep -q "$RUNNING_ID" /tmp/wrongid.err && grep -q "$KPP_DEBUG_MODULE_BUILD_ID" /tmp/wrongid.err ||
@@ -56,74 +48,82 @@ insmod "$KPP_MODULE_KO" || kpp_fail "insmod $KPP_MODULE_KO failed"
 mkdir -p "/lib/modules/$REL" "/usr/lib/debug/lib/modules/$REL/kernel/drivers/block"
 echo "kernel/drivers/block/loop.ko:" >"/lib/modules/$REL/modules.dep"
 ln -sf "$KPP_DEBUG_MODULE_KO" "/usr/lib/debug/lib/modules/$REL/kernel/drivers/block/loop.ko"
-run modadd -m loop --add 'lo_ioctl cmd'
+kpp_run modadd -m loop --add 'lo_ioctl cmd'
 [ $rc -eq 0 ] || kpp_fail "-m loop --add 'lo_ioctl cmd' exited $rc"
 grep -Eq '^p:probe/lo_ioctl loop:lo_ioctl(\+0)? cmd=%dx:u32$' "$T/kprobe_events" ||
   kpp_fail "no 'p:probe/lo_ioctl loop:lo_ioctl+0 cmd=%dx:u32' in kprobe_events: $(cat "$T/kprobe_events")"
 dd if=/dev/zero of=/tmp/disk bs=1024 count=64 2>/dev/null
 losetup /dev/loop0 /tmp/disk || kpp_fail "losetup /dev/loop0 failed"
-run modtrace trace --pid-only -e 'probe:lo_ioctl' -- losetup -d /dev/loop0
+kpp_run modtrace trace --pid-only -e 'probe:lo_ioctl' -- losetup -d /dev/loop0
 [ $rc -eq 0 ] || kpp_fail "trace of losetup -d exited $rc"
 # LOOP_CLR_FD is 0x4C01 = 19457 (include/uapi/linux/loop.h).
 grep -Eq ' losetup-[0-9]+ probe:lo_ioctl cmd=19457$' /tmp/modtrace.out ||
   kpp_fail "no probe:lo_ioctl event with cmd=19457 (LOOP_CLR_FD) from losetup -d"
-run modlist -l
+kpp_run modlist -l
 grep -Eq '^  probe:lo_ioctl +\(on lo_ioctl(@[^ ]+)? in loop with cmd\)( |$)' /tmp/modlist.out ||
   kpp_fail "-l: no '  probe:lo_ioctl (on lo_ioctl in loop with cmd)' line"
-run moddel -d 'probe:lo_ioctl'
+kpp_run moddel -d 'probe:lo_ioctl'
 expect_empty_events "after -d probe:lo_ioctl"
 kpp_ok "module probe loop:lo_ioctl saw cmd=19457 (LOOP_CLR_FD) from losetup -d"
 
 # 3. The kprobe blacklist: notify_die is NOKPROBE_SYMBOL (kernel/notifier.c).
 grep -q '	notify_die$' /sys/kernel/debug/kprobes/blacklist || kpp_skip "notify_die is not blacklisted in this kernel"
-run black --add notify_die
+kpp_run black --add notify_die
 [ $rc -eq 1 ] || kpp_fail "--add notify_die exited $rc, not 1"
 grep -q 'blacklist' /tmp/black.err || kpp_fail "--add notify_die: the refusal does not say 'blacklist'"
 expect_empty_events "after the blacklisted notify_die"
 kpp_ok "blacklisted notify_die refused with its reason, nothing written"
+# Inside it, by name+offset (+28 starts line 3, so only the blacklist can refuse it):
+# the runtime address falls in the blacklist's range, which the refusal names.
+kpp_run black28 --add 'notify_die+28'
+[ $rc -eq 1 ] || kpp_fail "--add notify_die+28 exited $rc, not 1"
+grep -q 'cannot probe notify_die+28 (0xffffffff[0-9a-f]*): the kernel.s kprobe blacklist lists notify_die (0x' /tmp/black28.err ||
+  kpp_fail "--add notify_die+28: the refusal does not name the address and notify_die's range"
+expect_empty_events "after notify_die+28"
+kpp_ok "notify_die+28 refused: its address is inside notify_die's blacklist range"
 
 # 4. --list flags and counts, --enable/--disable, --maxactive.
-run add4 --add 'vfs_read count' --add 'vfs_read%return $retval' --maxactive 8
+kpp_run add4 --add 'vfs_read count' --add 'vfs_read%return $retval' --maxactive 8
 [ $rc -eq 0 ] || kpp_fail "--add with --maxactive 8 exited $rc"
 grep -Eq '^r8:probe/vfs_read__return vfs_read(\+0)? arg1=\$retval:s64$' "$T/kprobe_events" ||
   kpp_fail "--maxactive 8: no 'r8:probe/vfs_read__return' in kprobe_events"
-run list1 -l
+kpp_run list1 -l
 grep -Eq '^  probe:vfs_read +\(on vfs_read(@[^ ]+)? with count\) \[DISABLED\]' /tmp/list1.out ||
   kpp_fail "-l: probe:vfs_read is not flagged [DISABLED] before --enable"
-run enable --enable 'probe:vfs_read*'
+kpp_run enable --enable 'probe:vfs_read*'
 [ $rc -eq 0 ] || kpp_fail "--enable exited $rc"
 [ "$(cat "$T/events/probe/vfs_read/enable")" = 1 ] || kpp_fail "--enable left events/probe/vfs_read/enable at 0"
 dd if=/proc/version of=/dev/null bs=7 count=1 2>/dev/null
-run list2 -l
+kpp_run list2 -l
 grep -E '^  probe:vfs_read ' /tmp/list2.out | grep -q 'DISABLED' && kpp_fail "-l: still [DISABLED] after --enable"
 grep -Eq '^  probe:vfs_read +\(on .*\)( \[[A-Z]+\])* hits=[1-9][0-9]* misses=0$' /tmp/list2.out ||
   kpp_fail "-l: probe:vfs_read shows no hits after a dd while enabled"
-run list3 -l --json
+kpp_run list3 -l --json
 grep '"event":"vfs_read",' /tmp/list3.json /tmp/list3.out 2>/dev/null | grep -Eq '"hits":[1-9]' ||
   kpp_fail "-l --json: no hits for probe:vfs_read"
-run disable --disable 'probe:vfs_read*'
+kpp_run disable --disable 'probe:vfs_read*'
 [ "$(cat "$T/events/probe/vfs_read/enable")" = 0 ] || kpp_fail "--disable left events/probe/vfs_read/enable at 1"
-run list4 -l --json
+kpp_run list4 -l --json
 grep '"event":"vfs_read",' /tmp/list4.out | grep -q '"flags":\["DISABLED"' ||
   kpp_fail "-l --json: no \"flags\":[\"DISABLED\"...] after --disable"
-run del4 -d 'probe:vfs_read*'
+kpp_run del4 -d 'probe:vfs_read*'
 expect_empty_events "after -d probe:vfs_read*"
 kpp_ok "--list flags ([DISABLED]) and hits, --enable/--disable, --maxactive 8 (r8:)"
 
 # 5. No DWARF vmlinux anywhere: BTF gives vfs_read's count.
 rm -f "/usr/lib/debug/boot/vmlinux-$REL"
 [ -r /sys/kernel/btf/vmlinux ] || kpp_skip "no /sys/kernel/btf/vmlinux"
-run btfdef -D 'vfs_read count' -D 'vfs_read%return $retval'
+kpp_run btfdef -D 'vfs_read count' -D 'vfs_read%return $retval'
 [ $rc -eq 0 ] || kpp_fail "-D from BTF exited $rc"
 grep -q 'BTF' /tmp/btfdef.err || kpp_fail "-D from BTF does not say it came from BTF"
 grep -qx 'p:probe/vfs_read vfs_read+0 count=%dx:u64' /tmp/btfdef.out || kpp_fail "BTF -D: wrong entry definition"
 grep -qx 'r:probe/vfs_read__return vfs_read+0 arg1=$retval:s64' /tmp/btfdef.out ||
   kpp_fail "BTF -D: wrong return definition"
-run btfadd -q --add 'vfs_read count' --add 'vfs_read%return $retval'
+kpp_run btfadd -q --add 'vfs_read count' --add 'vfs_read%return $retval'
 [ $rc -eq 0 ] || kpp_fail "--add from BTF exited $rc"
-run btftrace trace --pid-only -e 'probe:vfs_read*' -- dd if=/proc/version of=/dev/null bs=7 count=1
+kpp_run btftrace trace --pid-only -e 'probe:vfs_read*' -- dd if=/proc/version of=/dev/null bs=7 count=1
 grep -Eq ' dd-[0-9]+ probe:vfs_read count=7$' /tmp/btftrace.out || kpp_fail "BTF probe: no count=7 from dd"
 grep -Eq ' dd-[0-9]+ probe:vfs_read__return arg1=7$' /tmp/btftrace.out || kpp_fail "BTF probe: no return 7 from dd"
-run btfdel -d 'probe:vfs_read*'
+kpp_run btfdel -d 'probe:vfs_read*'
 expect_empty_events "after -d of the BTF probes"
 kpp_ok "without a DWARF vmlinux, BTF: vfs_read count=7 and return 7 from dd"

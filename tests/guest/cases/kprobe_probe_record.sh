@@ -7,12 +7,7 @@ T=$KPP_TRACING
 kpp_require_kprobes_and_vmlinux
 
 # On any exit: remove instances a killed record would leave, delete probe:vfs_read.
-cleanup() {
-  rc=$?
-  kpp_remove_all_kprobes
-  exit $rc
-}
-trap cleanup EXIT
+kpp_remove_all_kprobes_on_exit
 
 kprobe-probe -k "$KPP_VMLINUX" --add 'vfs_read count' >/tmp/add.out 2>&1 ||
   { cat /tmp/add.out; kpp_fail "kprobe-probe --add 'vfs_read count' failed"; }

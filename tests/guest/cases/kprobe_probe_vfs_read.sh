@@ -8,12 +8,7 @@ T=$KPP_TRACING
 kpp_require_kprobes_and_vmlinux
 
 # On any exit: remove what this case added (and a killed trace's instance), keep the status.
-cleanup() {
-  rc=$?
-  kpp_remove_all_kprobes
-  exit $rc
-}
-trap cleanup EXIT
+kpp_remove_all_kprobes_on_exit
 
 show() { echo "--- $1:"; cat "$2"; }
 

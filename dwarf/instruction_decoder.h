@@ -1,0 +1,28 @@
+// Instruction lengths from LLVM's MC disassembler, to tell whether an
+// address inside a function starts an instruction when the line table has
+// no row there (a kprobe in the middle of an instruction corrupts it).
+// Private to dwarf/. Only x86-64's is linked in (where instructions have
+// variable length), and only with the CMake option KPP_X86_DISASSEMBLER;
+// without it for_machine() returns null (instruction_decoder_none.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+namespace kpp::dwarf {
+
+class InstructionDecoder {
+ public:
+  // A decoder for ELF machine `e_machine`; null when none is linked in.
+  static std::unique_ptr<InstructionDecoder> for_machine(uint16_t e_machine);
+  virtual ~InstructionDecoder() = default;
+
+  // Decoding `code` from its first byte (an instruction start at
+  // `code_address`), whether an instruction starts at `address`; nullopt
+  // when the bytes do not decode before reaching it.
+  virtual std::optional<bool> starts_instruction(std::string_view code, uint64_t code_address, uint64_t address) = 0;
+};
+
+}  // namespace kpp::dwarf
