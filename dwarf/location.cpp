@@ -57,6 +57,26 @@ uint64_t low_bits(uint64_t v, unsigned bits) { return bits >= 64 ? v : v & ((uin
 // low 64 - k bits; the variable's type then says whether they are signed.
 Status take_bits(StackEntry &e, uint8_t op, uint64_t k) {
   FetchExpr &x = e.expr;
+  if (!x.terms.empty()) {
+    // A sum of run-time values, which only the decoder has: it can keep the
+    // sum's low bits, signed or not, as it does for the variable's type.
+    if (op == llvm::dwarf::DW_OP_shl && !e.pending_shl && k > 0 && k < 64) {
+      e.pending_shl = static_cast<unsigned>(k);
+      return Ok{};
+    }
+    if ((op == llvm::dwarf::DW_OP_shr || op == llvm::dwarf::DW_OP_shra) && e.pending_shl == k) {
+      e.pending_shl = 0;
+      x.sum_bits = std::min(x.sum_bits, 64 - static_cast<unsigned>(k));
+      x.sum_signed = op == llvm::dwarf::DW_OP_shra;
+      return Ok{};
+    }
+    if (op == llvm::dwarf::DW_OP_and && !e.pending_shl && k != 0 && (k & (k + 1)) == 0) {
+      x.sum_bits = std::min(x.sum_bits, static_cast<unsigned>(std::popcount(k)));
+      x.sum_signed = false;
+      return Ok{};
+    }
+    return unsupported(op, "of a sum of run-time values cannot be done here");
+  }
   if (e.addend != 0) return unsupported(op, "of a computed sum cannot be done by kernel fetch-args");
   if (op == llvm::dwarf::DW_OP_shl) {
     if (e.pending_shl || k == 0 || k >= 64) return unsupported(op, "cannot be done by kernel fetch-args here");
@@ -161,14 +181,15 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
     if (stack.empty()) return Error("its location expression is empty");
     const StackEntry &top = stack.back();
     if (top.pending_shl) return unsupported(llvm::dwarf::DW_OP_shl, "cannot be done by kernel fetch-args here");
-    if (stack_value && top.kind == StackEntry::Kind::Expr && (top.addend != 0 || top.expr.has_bits())) {
+    if (stack_value && top.kind == StackEntry::Kind::Expr && (top.addend != 0 || top.expr.decoder_computed())) {
       // A computed value: the kernel fetches the bits, our decoder adds.
       FetchExpr v = top.expr;
       v.post_add += top.addend;
       return Place::value(v);
     }
-    if (top.kind == StackEntry::Kind::Expr && top.expr.has_bits())
-      return Error("its address is made of a register's bits, which kernel fetch-args cannot load through");
+    if (top.kind == StackEntry::Kind::Expr && top.expr.decoder_computed())
+      return Error("its address is computed from registers' bits or from several run-time values, which kernel "
+                   "fetch-args cannot load through");
     if (stack_value) {
       if (top.kind == StackEntry::Kind::Constant) return Place::known(static_cast<int64_t>(top.value) + top.addend);
       if (top.kind == StackEntry::Kind::Address) {
@@ -266,23 +287,35 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
         int64_t v = static_cast<int64_t>(lhs.value) + lhs.addend;
         lhs = rhs;
         lhs.addend += v;
+      } else if (lhs.kind == StackEntry::Kind::Expr && rhs.kind == StackEntry::Kind::Expr && !lhs.pending_shl &&
+                 !rhs.pending_shl && rhs.expr.terms.empty() && rhs.expr.root != FetchExpr::Root::EntryRegister) {
+        // Two run-time values: each becomes a field, the decoder adds them.
+        bool minus = code == llvm::dwarf::DW_OP_minus;
+        FetchExpr term = rhs.expr;
+        term.negated = minus;
+        lhs.addend += minus ? -rhs.addend : rhs.addend;
+        lhs.expr.terms.push_back(std::move(term));
       } else {
         return unsupported(code, "of two run-time values cannot be done by kernel fetch-args");
       }
     } else if (code == llvm::dwarf::DW_OP_deref || code == llvm::dwarf::DW_OP_deref_size) {
       // DW_OP_deref_size N loads N bytes, zero-extended. As the last load,
-      // the variable's type already reads that many bytes; a narrower
-      // pointer loaded on the way would need a mask the kernel cannot apply.
+      // the variable's type already reads that many bytes. On the way to a
+      // computation it is the load's low N * 8 bits (a bitfield fetch); a
+      // narrower pointer loaded through would need a mask the kernel cannot
+      // apply, which the load after it refuses.
+      unsigned narrow_bits = 0;
       if (code == llvm::dwarf::DW_OP_deref_size && op.getRawOperand(0) < 8) {
         bool last = op.getEndOffset() == data.getData().size() ||
                     static_cast<uint8_t>(data.getData()[op.getEndOffset()]) == llvm::dwarf::DW_OP_stack_value;
-        if (!last || op.getRawOperand(0) < describe(type_of(die)).size)
+        if (last && op.getRawOperand(0) < describe(type_of(die)).size)
           return unsupported(code, "narrower than the value it loads is not supported");
+        if (!last) narrow_bits = static_cast<unsigned>(op.getRawOperand(0) * 8);
       }
       if (stack.empty()) return Error("its location expression is malformed");
       StackEntry &top = stack.back();
-      if (top.kind == StackEntry::Kind::Expr && (top.expr.has_bits() || top.pending_shl))
-        return unsupported(code, "through a register's bits cannot be done by kernel fetch-args");
+      if (top.kind == StackEntry::Kind::Expr && (top.expr.decoder_computed() || top.pending_shl))
+        return unsupported(code, "through a computed value cannot be done by kernel fetch-args");
       if (top.kind == StackEntry::Kind::Expr) {
         top.expr.loads.push_back(top.addend);
       } else {
@@ -293,6 +326,7 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
         top.kind = StackEntry::Kind::Expr;
       }
       top.addend = 0;
+      if (narrow_bits) top.expr.bit_width = narrow_bits;
     } else if (code == llvm::dwarf::DW_OP_shl || code == llvm::dwarf::DW_OP_shr || code == llvm::dwarf::DW_OP_shra ||
                code == llvm::dwarf::DW_OP_and) {
       if (stack.size() < 2) return Error("its location expression is malformed");

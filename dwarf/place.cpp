@@ -51,7 +51,8 @@ std::optional<Place> offset_into(const Place &place, int64_t offset) {
   if (offset == 0) return place;
   if (place.kind == Place::Kind::Register || place.kind == Place::Kind::Value) {
     FetchExpr v = value_of(place);
-    if (offset < 0 || v.post_add != 0 || static_cast<uint64_t>(offset) * 8 >= v.bit_width) return std::nullopt;
+    if (offset < 0 || v.post_add != 0 || !v.terms.empty() || static_cast<uint64_t>(offset) * 8 >= v.bit_width)
+      return std::nullopt;
     v.bit_offset += static_cast<unsigned>(offset) * 8;
     v.bit_width -= static_cast<unsigned>(offset) * 8;
     return Place::value(std::move(v));
@@ -71,7 +72,7 @@ std::optional<Place> whole(const Place &place, uint64_t size) {
 
 std::optional<Place> pointee(const Place &place, int64_t offset) {
   FetchExpr v = value_of(place);
-  if (v.has_bits()) return std::nullopt;
+  if (v.decoder_computed()) return std::nullopt;
   // A pointer DWARF computes as "register + 8" loads at +8 from the register.
   offset += v.post_add;
   v.post_add = 0;

@@ -38,7 +38,18 @@ struct FetchExpr {
   unsigned bit_offset = 0;
   unsigned bit_width = 64;
   int64_t post_add = 0;
+  // A value computed from several run-time values (DW_OP_minus of two
+  // loads): the others, each fetched as a field of its own and added (or,
+  // `negated`, subtracted) by the decoder before post_add.
+  std::vector<FetchExpr> terms;
+  bool negated = false;
+  // The sum's low `sum_bits` bits, sign-extended when `sum_signed` (an int
+  // difference widened to a long: DW_OP_shl 32, DW_OP_shra 32).
+  unsigned sum_bits = 64;
+  bool sum_signed = false;
   bool has_bits() const { return bit_offset != 0 || bit_width < 64; }
+  // Whether the decoder computes part of it: nothing loads through such a value.
+  bool decoder_computed() const { return has_bits() || !terms.empty(); }
   bool operator==(const FetchExpr &) const = default;
 };
 

@@ -71,14 +71,26 @@ class Resolver {
       if (!next) return std::move(next).error();
       value = std::move(next);
     }
-    auto fetch = typed_fetch(*value, arg.type);
+    std::vector<FetchArg> terms;
+    auto fetch = typed_fetch(*value, arg.type, terms);
     if (!fetch) return std::move(fetch).error();
-    fetch->name = name;
-    if (std::string field = field_name_with_fixup(name, fetch->fixup); field.size() > max_field_name)
-      return Error("the field name '" + field + "' (the decoder's step included) is longer than the kernel's " +
-                       std::to_string(max_field_name) + " bytes",
-                   "name the argument yourself: 'N=" + arg.base + "...'");
-    return std::vector<FetchArg>{std::move(*fetch)};
+    auto fields = named(name, std::move(*fetch), std::move(terms));
+    if (!fields) return Error(fields.error().message, "name the argument yourself: 'N=" + arg.base + "...'");
+    return fields;
+  }
+
+  // The value's field and its terms (see ValueFixup::term), all named
+  // `name`; fails when a name with the decoder's step is too long.
+  static Result<std::vector<FetchArg>> named(const std::string &name, FetchArg primary, std::vector<FetchArg> terms) {
+    std::vector<FetchArg> out{std::move(primary)};
+    for (FetchArg &t : terms) out.push_back(std::move(t));
+    for (FetchArg &f : out) {
+      f.name = name;
+      if (std::string field = field_name_with_fixup(name, f.fixup); field.size() > max_field_name)
+        return Error("the field name '" + field + "' (the decoder's step included) is longer than the kernel's " +
+                     std::to_string(max_field_name) + " bytes");
+    }
+    return out;
   }
 
   Result<Value> lookup(const std::string &name) {
@@ -104,11 +116,12 @@ class Resolver {
       if (params_only && !v.is_parameter) continue;
       if (!v.place) continue;  // perf skips what cannot be read here, too
       if (v.place->kind == Place::Kind::Memory && !v.place->base) continue;  // globals are not $vars
-      auto fetch = typed_fetch(Value{*v.place, v.type, std::nullopt, v.name}, "");
+      std::vector<FetchArg> terms;
+      auto fetch = typed_fetch(Value{*v.place, v.type, std::nullopt, v.name}, "", terms);
       if (!fetch) continue;  // structs and the like: nothing to show as one value
-      fetch->name = v.name;
-      if (field_name_with_fixup(v.name, fetch->fixup).size() > max_field_name) continue;
-      out.push_back(std::move(*fetch));
+      auto fields = named(v.name, std::move(*fetch), std::move(terms));
+      if (!fields) continue;
+      for (FetchArg &f : *fields) out.push_back(std::move(f));
     }
     return out;
   }
@@ -219,7 +232,9 @@ class Resolver {
     }
   }
 
-  Result<FetchArg> typed_fetch(const Value &value, const std::string &user_type) {
+  // The fetch-arg for `value`; a value DWARF computes from several run-time
+  // values also gets `terms`, the fields the decoder adds to it.
+  Result<FetchArg> typed_fetch(const Value &value, const std::string &user_type, std::vector<FetchArg> &terms) {
     TypeInfo t = site_.debug.describe(value.type);
     bool wants_string = user_type == "string" || user_type == "ustring";
     bool char_array = t.kind == TypeInfo::Kind::Array &&
@@ -276,12 +291,13 @@ class Resolver {
     if (!place) return std::move(place).error();
     dwarf::FetchExpr expr = site_.formatter.lower(dwarf::value_of(*place));
     std::string type = user_type;
-    if (expr.has_bits() && !user_type.empty())
-      return Error("'" + value.expr + "' is made of some of a register's bits at " + site_.where +
-                   "; its type cannot be chosen", "leave the type off");
+    bool computed = expr.has_bits() || !expr.terms.empty();
+    if (computed && !user_type.empty())
+      return Error("'" + value.expr + "' is computed from registers or memory at " + site_.where +
+                   " by our decoder; its type cannot be chosen", "leave the type off");
     if (type.empty()) {
-      auto deduced = expr.has_bits() ? bits_type(t, expr, value.expr)
-                                     : default_type(t, value.type, value.bitfield, value.expr);
+      auto deduced = computed ? bits_type(t, expr, value.expr)
+                              : default_type(t, value.type, value.bitfield, value.expr);
       if (!deduced) return std::move(deduced).error();
       type = *deduced;
     }
@@ -290,6 +306,21 @@ class Resolver {
     FetchArg arg{"", *fetch, type, needs_entry(*place)};
     if (user_type.empty()) arg.fixup = fixup_for(t, expr, value.bitfield);
     else arg.fixup.add = expr.post_add;
+    for (size_t i = 0; i < expr.terms.size(); ++i) {
+      const dwarf::FetchExpr &term = expr.terms[i];
+      if (dwarf::needs_entry_values(term))
+        return Error("cannot read '" + value.expr + "' at " + site_.where +
+                     ": it is computed from an entry value and another value");
+      auto text = fetch_text(value, term);
+      if (!text) return std::move(text).error();
+      TypeInfo whole_register;
+      whole_register.kind = TypeInfo::Kind::Integer;
+      whole_register.size = 8;
+      FetchArg field{"", *text, *bits_type(whole_register, term, value.expr), false};
+      field.fixup.term = static_cast<unsigned>(i + 1);
+      field.fixup.negated = term.negated;
+      terms.push_back(std::move(field));
+    }
     return arg;
   }
 
@@ -300,6 +331,11 @@ class Resolver {
     if (!integral || t.size == 0 || t.size > 8)
       return Error("'" + what + "' is " + t.name + ", held in some of a register's bits, which the kernel cannot fetch as one");
     unsigned width = std::min<unsigned>(expr.bit_width, static_cast<unsigned>(t.size * 8));
+    // The whole of a value, to be summed with terms: unsigned, and wrapped to
+    // the type's width by the decoder afterwards.
+    if (!expr.has_bits()) return std::string(t.kind == TypeInfo::Kind::Pointer ? "x64" : "u64");
+    // The low 8, 16 or 32 bits are a plain unsigned fetch of that size.
+    if (expr.bit_offset == 0 && (width == 8 || width == 16 || width == 32)) return "u" + std::to_string(width);
     return "b" + std::to_string(width) + "@" + std::to_string(expr.bit_offset) + "/64";
   }
 
@@ -311,11 +347,17 @@ class Resolver {
     ValueFixup fixup;
     fixup.add = expr.post_add;
     unsigned bits = static_cast<unsigned>(std::min<uint64_t>(t.size * 8, 64));
+    bool is_signed = t.is_signed;
     if (bitfield && bitfield->bit_size) bits = *bitfield->bit_size;
     else if (expr.has_bits()) bits = std::min(bits, expr.bit_width);
-    bool narrowed = bitfield || expr.has_bits();
-    if (t.is_signed && bits < 64 && (narrowed || fixup.add != 0)) fixup.sign_bits = bits;
-    else if (!t.is_signed && bits < 64 && fixup.add != 0) fixup.zero_bits = bits;
+    if (!expr.terms.empty() && expr.sum_bits < bits) {
+      // The sum is narrower than the type (an int difference in a long).
+      bits = expr.sum_bits;
+      is_signed = expr.sum_signed;
+    }
+    bool narrowed = bitfield || expr.has_bits() || !expr.terms.empty();
+    if (is_signed && bits < 64 && (narrowed || fixup.add != 0)) fixup.sign_bits = bits;
+    else if (!is_signed && bits < 64 && (fixup.add != 0 || !expr.terms.empty())) fixup.zero_bits = bits;
     return fixup;
   }
 

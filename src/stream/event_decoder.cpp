@@ -79,13 +79,17 @@ EventDecoder::EventPlan EventDecoder::build_plan(tep_event *ev) const {
     if (p.kind == FieldKind::Signed || p.kind == FieldKind::Unsigned || p.kind == FieldKind::Hex) {
       // Arithmetic the kernel could not do, named in the field (value_fixup.h).
       NamedFixup named = split_fixup(name);
-      if (!named.fixup.empty()) {
+      if (named.fixup.term && plan.shown > 0) {
+        p.fixup = named.fixup;
+        p.term_of = static_cast<int>(plan.shown - 1);
+      } else if (!named.fixup.empty() && !named.fixup.term) {
         p.name = std::move(named.name);
         p.fixup = named.fixup;
         if (p.fixup.sign_bits) p.kind = FieldKind::Signed;
         else if (p.fixup.zero_bits && p.kind == FieldKind::Signed) p.kind = FieldKind::Unsigned;
       }
     }
+    if (p.term_of < 0) ++plan.shown;
     plan.fields.push_back(std::move(p));
   }
   return plan;
@@ -150,8 +154,7 @@ void EventDecoder::decode_field(const FieldPlan &p, const uint8_t *data, int siz
     case FieldKind::Unsigned:
     case FieldKind::Hex: {
       uint64_t raw = tep_read_number(tep_, base, len);
-      if (p.elem_signed) raw = static_cast<uint64_t>(sign_extend(raw, len));
-      v.u = p.fixup.apply(raw);
+      v.u = p.elem_signed ? static_cast<uint64_t>(sign_extend(raw, len)) : raw;
       v.i = static_cast<int64_t>(v.u);
       return;
     }
@@ -183,12 +186,29 @@ bool EventDecoder::decode(const void *data, int size, uint64_t ts, int cpu, Even
   if (plan->probe_ip && plan->probe_ip->offset + plan->probe_ip->size <= size)
     out.probe_ip = tep_read_number(tep_, bytes + plan->probe_ip->offset, plan->probe_ip->size);
   // Resize without freeing: field strings keep their capacity across events.
-  if (out.fields.size() > plan->fields.size()) out.fields.resize(plan->fields.size());
-  while (out.fields.size() < plan->fields.size()) out.fields.emplace_back();
-  for (size_t k = 0; k < plan->fields.size(); ++k) {
-    const FieldPlan &p = plan->fields[k];
-    if (out.fields[k].name != p.name) out.fields[k].name = p.name;
-    decode_field(p, bytes, size, out.fields[k].value);
+  if (out.fields.size() > plan->shown) out.fields.resize(plan->shown);
+  while (out.fields.size() < plan->shown) out.fields.emplace_back();
+  size_t shown = 0;
+  for (const FieldPlan &p : plan->fields) {
+    if (p.term_of >= 0) {
+      decode_field(p, bytes, size, term_);
+      FieldValue &sum = out.fields[static_cast<size_t>(p.term_of)].value;
+      sum.u = p.fixup.negated ? sum.u - term_.u : sum.u + term_.u;
+      sum.i = static_cast<int64_t>(sum.u);
+      continue;
+    }
+    Field &f = out.fields[shown++];
+    if (f.name != p.name) f.name = p.name;
+    decode_field(p, bytes, size, f.value);
+  }
+  // The arithmetic the kernel could not do (value_fixup.h), terms summed first.
+  shown = 0;
+  for (const FieldPlan &p : plan->fields) {
+    if (p.term_of >= 0) continue;
+    FieldValue &v = out.fields[shown++].value;
+    if (p.fixup.empty()) continue;
+    v.u = p.fixup.apply(v.u);
+    v.i = static_cast<int64_t>(v.u);
   }
   return true;
 }

@@ -45,15 +45,19 @@ class EventDecoder {
     bool elem_hex;
     int elem_size;
     ValueFixup fixup;  // from the field name's suffix (src/util/value_fixup.h)
+    int term_of = -1;  // a term: the index, among the shown fields, of the field it adds to
   };
   struct EventPlan {
     tep_event *event = nullptr;
     std::string system, name, key;
     tep_format_field *probe_ip = nullptr;
     std::vector<FieldPlan> fields;
+    size_t shown = 0;  // fields that are not terms of another
   };
   const EventPlan *plan_for(const void *data, int size);
   EventPlan build_plan(tep_event *ev) const;
+  // The field's raw value (sign-extended when the kernel's type is signed);
+  // fixups are applied once its terms are in.
   void decode_field(const FieldPlan &p, const uint8_t *data, int size, FieldValue &v) const;
 
   tep_handle *tep_;
@@ -61,6 +65,7 @@ class EventDecoder {
   std::unordered_map<int, EventPlan> plans_;
   int type_offset_ = 0, type_size_ = 2, pid_offset_ = 4, pid_size_ = 4;
   std::string empty_;
+  FieldValue term_;  // scratch for a term's raw value
 };
 
 }  // namespace kpp

@@ -25,6 +25,7 @@ std::string field_name_with_fixup(std::string_view name, const ValueFixup &fixup
   std::string out(name);
   if (fixup.empty()) return out;
   out += kSuffix;
+  if (fixup.term) return out + (fixup.negated ? "n" : "t") + std::to_string(fixup.term);
   char buf[32];
   if (fixup.add) {
     uint64_t magnitude = fixup.add < 0 ? -static_cast<uint64_t>(fixup.add) : static_cast<uint64_t>(fixup.add);
@@ -51,6 +52,13 @@ NamedFixup split_fixup(std::string_view field_name) {
       ++i;
     return ops.substr(start, i - start);
   };
+  if (i < ops.size() && (ops[i] == 't' || ops[i] == 'n')) {
+    fixup.negated = ops[i++] == 'n';
+    std::string_view d = digits(false);
+    if (d.empty() || d.size() > 2 || i != ops.size() || d == "0" || d[0] == '0') return whole;
+    fixup.term = static_cast<unsigned>(std::stoul(std::string(d)));
+    return {std::string(field_name.substr(0, at)), fixup};
+  }
   if (i < ops.size() && (ops[i] == 'p' || ops[i] == 'm')) {
     bool minus = ops[i++] == 'm';
     std::string_view h = digits(true);

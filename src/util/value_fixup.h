@@ -9,7 +9,8 @@
 // the definition goes (uprobe_events, --list, trace.dat) and needs no state
 // of ours: "delta__ks5" is field "delta", sign-extended from 5 bits;
 // "level__km1s32" is "level" minus 1 as a signed 32-bit value;
-// "a__kp2ed0" is "a" plus 0x2ed0. Our trace, JSON, live view and report show
+// "a__kp2ed0" is "a" plus 0x2ed0; "w__kn1" is subtracted from the field
+// "w" before it. Our trace, JSON, live view and report show
 // the fixed value under the plain name; trace-cmd shows the raw field.
 #pragma once
 
@@ -23,8 +24,14 @@ struct ValueFixup {
   int64_t add = 0;         // added first (wrapping)
   unsigned sign_bits = 0;  // then: the low N bits as a signed number (0 = leave)
   unsigned zero_bits = 0;  //   or: the low N bits as an unsigned number (0 = leave)
+  // This field is not a value of its own but the N-th term of the field
+  // before it, added to (or, negated, subtracted from) that field's raw value
+  // before its fixup: a value DWARF computes from two run-time values
+  // ("w__kp0s32" then "w__kn1": w = first - second, as an int).
+  unsigned term = 0;
+  bool negated = false;
 
-  bool empty() const { return add == 0 && sign_bits == 0 && zero_bits == 0; }
+  bool empty() const { return add == 0 && sign_bits == 0 && zero_bits == 0 && term == 0; }
   bool operator==(const ValueFixup &) const = default;
 
   // The fixed value; the result is signed when sign_bits is set.

@@ -27,7 +27,8 @@ TEST(ValueFixup, AddsThenWrapsToTheTypesWidth) {
 }
 
 TEST(ValueFixup, NamesRoundTrip) {
-  const ValueFixup cases[] = {{0, 5, 0}, {-1, 32, 0}, {0x2ed0, 0, 0}, {-0x10, 0, 16}, {0, 0, 8}};
+  const ValueFixup cases[] = {{0, 5, 0},    {-1, 32, 0},           {0x2ed0, 0, 0}, {-0x10, 0, 16},
+                              {0, 0, 8},    {0, 0, 0, 1, false},   {0, 0, 0, 2, true}};
   for (const ValueFixup &f : cases) {
     std::string name = field_name_with_fixup("delta", f);
     NamedFixup back = split_fixup(name);
@@ -38,11 +39,12 @@ TEST(ValueFixup, NamesRoundTrip) {
   EXPECT_EQ(field_name_with_fixup("level", {-1, 32, 0}), "level__km1s32");
   EXPECT_EQ(field_name_with_fixup("a", {0x2ed0, 0, 0}), "a__kp2ed0");
   EXPECT_EQ(field_name_with_fixup("plain", {}), "plain");
+  EXPECT_EQ(field_name_with_fixup("w", {0, 0, 0, 1, true}), "w__kn1") << "a term subtracted from the field before";
 }
 
 TEST(ValueFixup, OrdinaryNamesAreLeftAlone) {
   for (const char *name : {"count", "__k", "x__k", "x__ks", "x__ks0", "x__ks65", "x__kp", "x__kpXY", "x__ks5junk",
-                           "x__kP10", "my__kind"}) {
+                           "x__kP10", "my__kind", "x__kt0", "x__kt", "x__kt1s5"}) {
     NamedFixup n = split_fixup(name);
     EXPECT_EQ(n.name, name);
     EXPECT_TRUE(n.fixup.empty()) << name;
