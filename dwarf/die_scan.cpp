@@ -19,8 +19,9 @@ enum : uint16_t {
 };
 enum : uint16_t {
   AT_sibling = 0x01, AT_name = 0x03, AT_low_pc = 0x11, AT_abstract_origin = 0x31, AT_specification = 0x47,
-  AT_ranges = 0x55, AT_str_offsets_base = 0x72, AT_language = 0x13,
+  AT_ranges = 0x55, AT_str_offsets_base = 0x72, AT_language = 0x13, AT_stmt_list = 0x10,
 };
+constexpr uint64_t LNCT_path = 0x1;
 // DW_LANG_C_plus_plus, _03, _11, _14, _17, _20: C++ declares methods inside classes.
 constexpr uint64_t cxx_languages[] = {0x04, 0x19, 0x1a, 0x21, 0x2a, 0x2b};
 enum : uint16_t {
@@ -109,6 +110,7 @@ struct UnitResult {
   std::vector<std::pair<uint64_t, std::string_view>> names;  // sorted by offset
   std::vector<std::pair<uint64_t, uint64_t>> aliases;        // unnamed subprogram -> its origin
   std::vector<std::pair<size_t, uint64_t>> unresolved;       // functions[i] named by DIE at offset
+  ScannedUnit unit;                                          // its offset and file names
   std::optional<Error> error;
 };
 
@@ -154,6 +156,7 @@ class Scanner {
 
   UnitResult scan(const UnitHeader &u) const {
     UnitResult r;
+    r.unit.offset = u.offset;
     if (!u.has_code_dies) return r;
     auto table = abbrevs(u.abbrev_offset);
     if (!table) {
@@ -164,6 +167,7 @@ class Scanner {
     const uint8_t *base = data(b_.info);
     Cursor c{base + u.dies, base + u.end};
     uint64_t str_offsets_base = 0;
+    std::optional<uint64_t> stmt_list;
     bool unit_die = true;
     // In C++ a method's out-of-line body names it through DW_AT_specification,
     // pointing into its class: classes are read, not skipped, there.
@@ -201,6 +205,12 @@ class Scanner {
           case AT_str_offsets_base:
             str_offsets_base = c.fixed(u.offset_size);
             break;
+          case AT_stmt_list:
+            if (unit_die && (form == FORM_sec_offset || form == FORM_data4 || form == FORM_data8))
+              stmt_list = c.fixed(form == FORM_sec_offset ? u.offset_size : form == FORM_data4 ? 4 : 8);
+            else
+              skip_form(c, form, u);
+            break;
           case AT_language:
             if (unit_die && (form == FORM_data1 || form == FORM_data2)) {
               uint64_t lang = c.fixed(form == FORM_data1 ? 1 : 2);
@@ -218,6 +228,7 @@ class Scanner {
         }
       }
       if (!c.ok) break;
+      if (unit_die && stmt_list) r.unit.files_known = line_files(*stmt_list, str_offsets_base, r.unit.files);
       unit_die = false;
       if (skip_subtree) {
         if (sibling > die && sibling <= u.end) c.p = base + sibling;
@@ -280,6 +291,63 @@ class Scanner {
     }
     if (!c.ok) return Error("abbreviation table at 0x" + hex(offset) + " is truncated");
     return table;
+  }
+
+  // The last path components of the file names in the header of the line
+  // table at `offset` of .debug_line (DWARF 2-5), sorted and unique. False
+  // when the header cannot be read: the caller then matches any file.
+  bool line_files(uint64_t offset, uint64_t str_offsets_base, std::vector<std::string_view> &files) const {
+    if (offset >= b_.line.size()) return false;
+    Cursor c{data(b_.line) + offset, data(b_.line) + b_.line.size()};
+    UnitHeader h;  // the header's own format, for skip_form and string_of
+    uint64_t length = c.fixed(4);
+    if (length == 0xffffffff) {
+      h.offset_size = 8;
+      length = c.fixed(8);
+    }
+    if (!c.ok || length > static_cast<uint64_t>(c.end - c.p)) return false;
+    c.end = c.p + length;
+    h.version = static_cast<uint8_t>(c.fixed(2));
+    if (h.version < 2 || h.version > 5) return false;
+    if (h.version >= 5) {
+      h.address_size = static_cast<uint8_t>(c.fixed(1));
+      c.skip(1);  // segment selector size
+    }
+    uint64_t header_length = c.fixed(h.offset_size);
+    if (!c.ok || header_length > static_cast<uint64_t>(c.end - c.p)) return false;
+    c.end = c.p + header_length;
+    c.skip(h.version >= 4 ? 5 : 4);  // minimum_instruction_length .. line_range
+    uint64_t opcode_base = c.fixed(1);
+    c.skip(opcode_base ? opcode_base - 1 : 0);
+    auto add = [&](std::string_view path) { files.push_back(last_path_component(path)); };
+    if (h.version < 5) {
+      while (c.ok && !c.cstring().empty()) {}  // include_directories
+      for (;;) {
+        std::string_view name = c.cstring();
+        if (!c.ok || name.empty()) break;
+        add(name);
+        c.skip_leb();  // directory index
+        c.skip_leb();  // modification time
+        c.skip_leb();  // length
+      }
+    } else {
+      for (int table = 0; table < 2 && c.ok; ++table) {  // directories, then file names
+        std::vector<std::pair<uint64_t, uint16_t>> format(c.fixed(1));
+        for (auto &[content, form] : format) {
+          content = c.uleb();
+          form = static_cast<uint16_t>(c.uleb());
+        }
+        uint64_t count = c.uleb();
+        for (uint64_t i = 0; i < count && c.ok; ++i)
+          for (const auto &[content, form] : format) {
+            if (table == 1 && content == LNCT_path) add(string_of(c, form, h, str_offsets_base));
+            else skip_form(c, form, h);
+          }
+      }
+    }
+    std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+    return c.ok;
   }
 
   void skip_attrs(Cursor &c, const Abbrev &a, const UnitHeader &u) const {
@@ -370,7 +438,12 @@ std::string_view resolve(uint64_t offset, const std::vector<std::pair<uint64_t, 
 
 }  // namespace
 
-Result<std::vector<ScannedFunction>> scan_functions(const DwarfBytes &bytes, unsigned threads) {
+std::string_view last_path_component(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads) {
   Scanner scanner(bytes);
   auto units = scanner.headers();
   if (!units) return std::move(units).error();
@@ -387,7 +460,7 @@ Result<std::vector<ScannedFunction>> scan_functions(const DwarfBytes &bytes, uns
   work();
   for (std::thread &t : pool) t.join();
 
-  std::vector<ScannedFunction> all;
+  ScanResult all;
   std::vector<std::pair<uint64_t, std::string_view>> global_names;
   std::vector<std::pair<uint64_t, uint64_t>> global_aliases;
   bool cross_unit = false;
@@ -409,9 +482,12 @@ Result<std::vector<ScannedFunction>> scan_functions(const DwarfBytes &bytes, uns
       for (auto &[index, origin] : r.unresolved)
         if (r.functions[index].name.empty()) r.functions[index].name = resolve(origin, global_names, global_aliases);
   }
-  for (UnitResult &r : results)
+  for (size_t i = 0; i < results.size(); ++i) {
+    UnitResult &r = results[i];
     for (ScannedFunction &f : r.functions)
-      if (!f.name.empty()) all.push_back(f);
+      if (!f.name.empty()) all.functions.push_back(f);
+    if ((*units)[i].has_code_dies) all.units.push_back(std::move(r.unit));
+  }
   return all;
 }
 

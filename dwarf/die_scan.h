@@ -17,7 +17,7 @@ namespace kpp::dwarf {
 
 // The raw bytes of the sections the scan reads (empty when absent).
 struct DwarfBytes {
-  std::string_view info, abbrev, str, line_str, str_offsets;
+  std::string_view info, abbrev, str, line_str, str_offsets, line;
 };
 
 // A DIE with code: an out-of-line subprogram (named directly, or through its
@@ -28,8 +28,25 @@ struct ScannedFunction {
   bool inlined = false;
 };
 
-// Every such DIE, ordered by offset, found with `threads` threads.
+// A compilation unit and the last path components of the files its line
+// table names (its sources, headers, and every DW_AT_decl_file target), so
+// that `SRC:ALN` parses only the line tables of units that name SRC.
+struct ScannedUnit {
+  uint64_t offset = 0;                  // of the unit in .debug_info
+  std::vector<std::string_view> files;  // sorted, unique; point into the sections
+  bool files_known = true;              // false: the line table header could not be read (any file may match)
+};
+
+struct ScanResult {
+  std::vector<ScannedFunction> functions;  // ordered by offset
+  std::vector<ScannedUnit> units;          // compile units (not type units), ordered by offset
+};
+
+// Every such DIE and every unit's file names, found with `threads` threads.
 // Errors: a malformed unit header, abbreviation table or DIE (with its offset).
-Result<std::vector<ScannedFunction>> scan_functions(const DwarfBytes &bytes, unsigned threads);
+Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads);
+
+// The last component of `path` ("read_write.c" for "fs/read_write.c").
+std::string_view last_path_component(std::string_view path);
 
 }  // namespace kpp::dwarf

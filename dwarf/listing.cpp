@@ -20,11 +20,11 @@ std::vector<LineSite> LlvmDebugInfo::line_rows(const Function &fn) {
 }
 
 std::string LlvmDebugInfo::find_source_file(const std::string &suffix) {
-  for (const auto &unit : context_->compile_units()) {
-    const llvm::DWARFDebugLine::LineTable *table = context_->getLineTableForUnit(unit.get());
+  for (llvm::DWARFUnit *unit : units_naming(suffix)) {
+    const llvm::DWARFDebugLine::LineTable *table = context_->getLineTableForUnit(unit);
     if (!table) continue;
     for (size_t i = 0; i <= table->Prologue.FileNames.size(); ++i) {
-      std::string path = file_of_row(unit.get(), table, i);
+      std::string path = file_of_row(unit, table, i);
       if (!path.empty() && path_ends_with(path, suffix)) return path;
     }
   }

@@ -90,6 +90,9 @@ class LlvmDebugInfo final : public DebugInfo {
   // The index of every function with code, built or loaded on first use
   // (null for relocatable objects, whose raw DWARF the fast scan cannot read).
   const NameIndex *name_index();
+  // The units whose line tables may name `file` (a path suffix): from the
+  // index's file lists when there is one, else every compile unit.
+  std::vector<llvm::DWARFUnit *> units_naming(const std::string &file);
   // The line-table rows of the unit that holds `fn`, restricted to its ranges and its file.
   struct LineRow { uint64_t address; int line; bool is_stmt; bool prologue_end; bool same_file; bool seq_start; };
   std::vector<LineRow> rows_of(const Function &fn);

@@ -30,6 +30,10 @@ Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, cons
 const NameIndex *LlvmDebugInfo::name_index() {
   if (name_index_) return &*name_index_;
   if (!index_note_.empty()) return nullptr;  // tried and failed: the LLVM scan answers
+  if (!open_options_.use_index) {
+    index_note_ = "index: not used (asked not to)";
+    return nullptr;
+  }
   const llvm::object::ObjectFile &obj = *binary_.getBinary();
   // A relocatable object's DWARF needs its relocations applied (LLVM does);
   // the raw scan reads little-endian data only.
@@ -47,6 +51,7 @@ const NameIndex *LlvmDebugInfo::name_index() {
   bytes.line_str = std::string_view(dwarf.getLineStrSection().data(), dwarf.getLineStrSection().size());
   const llvm::DWARFSection &offsets = dwarf.getStrOffsetsSection();
   bytes.str_offsets = std::string_view(offsets.Data.data(), offsets.Data.size());
+  bytes.line = std::string_view(dwarf.getLineSection().Data.data(), dwarf.getLineSection().Data.size());
 
   auto key = index_key(path_, build_id_);
   if (!key) {
