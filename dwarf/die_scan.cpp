@@ -111,8 +111,24 @@ struct UnitResult {
   std::vector<std::pair<uint64_t, uint64_t>> aliases;        // unnamed subprogram -> its origin
   std::vector<std::pair<size_t, uint64_t>> unresolved;       // functions[i] named by DIE at offset
   ScannedUnit unit;                                          // its offset and file names
+  std::string_view line_header;                              // the bytes line_files() read
+  std::string_view abbrev_table;                             // the bytes abbrevs() read
   std::optional<Error> error;
 };
+
+// The name of the DIE at `offset`, following unnamed aliases a few steps.
+std::string_view resolve(uint64_t offset, const std::vector<std::pair<uint64_t, std::string_view>> &names,
+                         const std::vector<std::pair<uint64_t, uint64_t>> &aliases) {
+  for (int step = 0; step < 4; ++step) {
+    auto n = std::lower_bound(names.begin(), names.end(), std::make_pair(offset, std::string_view()),
+                              [](const auto &a, const auto &b) { return a.first < b.first; });
+    if (n != names.end() && n->first == offset) return n->second;
+    auto a = std::lower_bound(aliases.begin(), aliases.end(), std::make_pair(offset, uint64_t{0}));
+    if (a == aliases.end() || a->first != offset) return {};
+    offset = a->second;
+  }
+  return {};
+}
 
 class Scanner {
  public:
@@ -154,11 +170,25 @@ class Scanner {
     return units;
   }
 
+  // Resolves the functions named through another DIE of the unit; what is
+  // left names a DIE of another unit. Unless `keep_names`, the unit's names
+  // are let go then (on a vmlinux they are millions of declarations).
+  static void resolve_local(UnitResult &r, bool keep_names) {
+    auto left = std::remove_if(r.unresolved.begin(), r.unresolved.end(), [&](const auto &u) {
+      r.functions[u.first].name = resolve(u.second, r.names, r.aliases);
+      return !r.functions[u.first].name.empty();
+    });
+    r.unresolved.erase(left, r.unresolved.end());
+    if (keep_names) return;
+    decltype(r.names)().swap(r.names);
+    decltype(r.aliases)().swap(r.aliases);
+  }
+
   UnitResult scan(const UnitHeader &u) const {
     UnitResult r;
     r.unit.offset = u.offset;
     if (!u.has_code_dies) return r;
-    auto table = abbrevs(u.abbrev_offset);
+    auto table = abbrevs(u.abbrev_offset, r.abbrev_table);
     if (!table) {
       r.error = std::move(table).error();
       return r;
@@ -228,7 +258,8 @@ class Scanner {
         }
       }
       if (!c.ok) break;
-      if (unit_die && stmt_list) r.unit.files_known = line_files(*stmt_list, str_offsets_base, r.unit.files);
+      if (unit_die && stmt_list)
+        r.unit.files_known = line_files(*stmt_list, str_offsets_base, r.unit.files, r.line_header);
       unit_die = false;
       if (skip_subtree) {
         if (sibling > die && sibling <= u.end) c.p = base + sibling;
@@ -261,7 +292,7 @@ class Scanner {
 
   // The abbreviation table at `offset`, indexed by code. Tables are parsed
   // once per thread scan call; units of a vmlinux each have their own.
-  Result<std::vector<Abbrev>> abbrevs(uint64_t offset) const {
+  Result<std::vector<Abbrev>> abbrevs(uint64_t offset, std::string_view &read) const {
     if (offset >= b_.abbrev.size()) return Error("abbreviation table offset 0x" + hex(offset) + " is out of range");
     Cursor c{data(b_.abbrev) + offset, data(b_.abbrev) + b_.abbrev.size()};
     std::vector<Abbrev> table;
@@ -290,15 +321,23 @@ class Scanner {
       table[code] = std::move(a);
     }
     if (!c.ok) return Error("abbreviation table at 0x" + hex(offset) + " is truncated");
+    read = b_.abbrev.substr(offset, c.p - (data(b_.abbrev) + offset));
     return table;
   }
 
   // The last path components of the file names in the header of the line
   // table at `offset` of .debug_line (DWARF 2-5), sorted and unique. False
   // when the header cannot be read: the caller then matches any file.
-  bool line_files(uint64_t offset, uint64_t str_offsets_base, std::vector<std::string_view> &files) const {
+  bool line_files(uint64_t offset, uint64_t str_offsets_base, std::vector<std::string_view> &files,
+                  std::string_view &header) const {
     if (offset >= b_.line.size()) return false;
     Cursor c{data(b_.line) + offset, data(b_.line) + b_.line.size()};
+    struct Span {  // what was read, however the parse ends
+      Cursor &c;
+      std::string_view &header;
+      const uint8_t *begin;
+      ~Span() { header = std::string_view(reinterpret_cast<const char *>(begin), c.p - begin); }
+    } span{c, header, c.p};
     UnitHeader h;  // the header's own format, for skip_form and string_of
     uint64_t length = c.fixed(4);
     if (length == 0xffffffff) {
@@ -422,20 +461,6 @@ class Scanner {
   DwarfBytes b_;
 };
 
-// The name of the DIE at `offset`, following unnamed aliases a few steps.
-std::string_view resolve(uint64_t offset, const std::vector<std::pair<uint64_t, std::string_view>> &names,
-                         const std::vector<std::pair<uint64_t, uint64_t>> &aliases) {
-  for (int step = 0; step < 4; ++step) {
-    auto n = std::lower_bound(names.begin(), names.end(), std::make_pair(offset, std::string_view()),
-                              [](const auto &a, const auto &b) { return a.first < b.first; });
-    if (n != names.end() && n->first == offset) return n->second;
-    auto a = std::lower_bound(aliases.begin(), aliases.end(), std::make_pair(offset, uint64_t{0}));
-    if (a == aliases.end() || a->first != offset) return {};
-    offset = a->second;
-  }
-  return {};
-}
-
 }  // namespace
 
 std::string_view last_path_component(std::string_view path) {
@@ -443,7 +468,8 @@ std::string_view last_path_component(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads) {
+Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads,
+                                  const std::function<void(std::string_view)> &done_with) {
   Scanner scanner(bytes);
   auto units = scanner.headers();
   if (!units) return std::move(units).error();
@@ -451,41 +477,53 @@ Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads) {
 
   // Units differ in size by orders of magnitude: threads take the next unit
   // from a shared counter rather than a fixed share.
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < units->size();) results[i] = scanner.scan((*units)[i]);
+  auto scan_all = [&](bool keep_names) -> std::optional<Error> {
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < units->size();) {
+        const UnitHeader &u = (*units)[i];
+        results[i] = scanner.scan(u);
+        Scanner::resolve_local(results[i], keep_names);
+        if (done_with) {
+          done_with(bytes.info.substr(u.offset, u.end - u.offset));
+          for (std::string_view read : {results[i].line_header, results[i].abbrev_table})
+            if (!read.empty()) done_with(read);
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
+    work();
+    for (std::thread &t : pool) t.join();
+    for (UnitResult &r : results)
+      if (r.error) return std::move(*r.error);
+    return std::nullopt;
   };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
-  work();
-  for (std::thread &t : pool) t.join();
-
-  ScanResult all;
-  std::vector<std::pair<uint64_t, std::string_view>> global_names;
-  std::vector<std::pair<uint64_t, uint64_t>> global_aliases;
-  bool cross_unit = false;
-  for (UnitResult &r : results) {
-    if (r.error) return std::move(*r.error);
-    for (auto &[index, origin] : r.unresolved) {
-      r.functions[index].name = resolve(origin, r.names, r.aliases);
-      cross_unit = cross_unit || r.functions[index].name.empty();
-    }
-  }
+  if (auto error = scan_all(false)) return std::move(*error);
+  bool cross_unit = std::any_of(results.begin(), results.end(), [](const UnitResult &r) { return !r.unresolved.empty(); });
   if (cross_unit) {
     // References into other units (DW_FORM_ref_addr, from LTO): resolved
     // against every unit's names, which are in offset order unit after unit.
+    // Only such binaries pay for keeping every name: a second scan keeps them.
+    if (auto error = scan_all(true)) return std::move(*error);
+    std::vector<std::pair<uint64_t, std::string_view>> global_names;
+    std::vector<std::pair<uint64_t, uint64_t>> global_aliases;
     for (const UnitResult &r : results) {
       global_names.insert(global_names.end(), r.names.begin(), r.names.end());
       global_aliases.insert(global_aliases.end(), r.aliases.begin(), r.aliases.end());
     }
     for (UnitResult &r : results)
-      for (auto &[index, origin] : r.unresolved)
-        if (r.functions[index].name.empty()) r.functions[index].name = resolve(origin, global_names, global_aliases);
+      for (auto &[index, origin] : r.unresolved) r.functions[index].name = resolve(origin, global_names, global_aliases);
   }
+  ScanResult all;
+  size_t total = 0;
+  for (const UnitResult &r : results) total += r.functions.size();
+  all.functions.reserve(total);
   for (size_t i = 0; i < results.size(); ++i) {
     UnitResult &r = results[i];
     for (ScannedFunction &f : r.functions)
       if (!f.name.empty()) all.functions.push_back(f);
+    decltype(r.functions)().swap(r.functions);
     if ((*units)[i].has_code_dies) all.units.push_back(std::move(r.unit));
   }
   return all;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -43,8 +44,13 @@ struct ScanResult {
 };
 
 // Every such DIE and every unit's file names, found with `threads` threads.
+// `done_with`, when given, is called (on the scanning threads) with the bytes
+// of each unit and of its line table header once they have been read: the
+// caller may give their pages back (dwarf/mapped_object.h). The names in the
+// result may still point into them.
 // Errors: a malformed unit header, abbreviation table or DIE (with its offset).
-Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads);
+Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads,
+                                  const std::function<void(std::string_view)> &done_with = {});
 
 // The last component of `path` ("read_write.c" for "fs/read_write.c").
 std::string_view last_path_component(std::string_view path);

@@ -60,23 +60,23 @@ void read_segments_and_notes(const object::ELFFile<ELFT> &elf, std::vector<LoadS
 }  // namespace
 
 Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path) {
-  auto binary = object::ObjectFile::createObjectFile(path);
-  if (!binary) {
-    std::string why = toString(binary.takeError());
-    return Error("cannot open '" + path + "': " + why);
-  }
-  if (!binary->getBinary()->isELF())
+  auto object = open_mapped_object(path);
+  if (!object) return std::move(object).error();
+  if (!object->binary.getBinary()->isELF())
     return Error("'" + path + "' is not an ELF file");
-  auto info = std::make_unique<LlvmDebugInfo>(path, std::move(*binary));
+  auto info = std::make_unique<LlvmDebugInfo>(path, std::move(*object));
   if (!info->has_debug_info()) {
     Status attached = info->attach_separate_debug();
     if (!attached) return std::move(attached).error();
   }
+  // Reading the unit headers touched a page of .debug_info for each unit,
+  // the symbols all of .symtab: a query reads again only what it needs.
+  info->drop_mapped_pages();
   return std::unique_ptr<DebugInfo>(std::move(info));
 }
 
-LlvmDebugInfo::LlvmDebugInfo(std::string path, object::OwningBinary<object::ObjectFile> binary)
-    : path_(std::move(path)), binary_(std::move(binary)) {
+LlvmDebugInfo::LlvmDebugInfo(std::string path, MappedObject object)
+    : path_(std::move(path)), binary_(std::move(object.binary)), mapping_(object.mapping) {
   // Problems in the DWARF are reported by the queries that meet them; the
   // handlers keep LLVM from printing to stderr on its own.
   layout_ = SectionLayout::of(*binary_.getBinary());
@@ -84,6 +84,15 @@ LlvmDebugInfo::LlvmDebugInfo(std::string path, object::OwningBinary<object::Obje
                                   layout_->empty() ? nullptr : layout_.get(), "", [](llvm::Error e) { consumeError(std::move(e)); },
                                   [](llvm::Error e) { consumeError(std::move(e)); });
   read_elf_facts();
+  isolate_headers(*context_, path_, mapping_);
+  drop_mapped_pages();  // the symbol table, read once
+}
+
+void isolate_headers(DWARFContext &context, const std::string &path, std::string_view mapping) {
+  if (!context.isLittleEndian()) return;
+  context.getDWARFObj().forEachInfoSections([&](const DWARFSection &s) {
+    isolate_unit_headers(path, mapping, std::string_view(s.Data.data(), s.Data.size()));
+  });
 }
 
 void LlvmDebugInfo::read_elf_facts() {

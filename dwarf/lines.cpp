@@ -115,9 +115,17 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const 
       stmt_rows.emplace_back(row.Address.Address, it->second.empty() ? -1 : static_cast<int>(row.Line));
     }
     std::vector<uint64_t> starts = run_starts(stmt_rows, line);
-    // A unit without the line gives its rows back: a header's lines are
-    // looked for in hundreds of units, and their tables add up.
-    if (starts.empty()) context_->clearLineTableForUnit(unit);
+    // A unit without the line gives its rows and its table's pages back: a
+    // header's lines are looked for in hundreds of units, and they add up.
+    if (starts.empty()) {
+      if (auto offset = llvm::dwarf::toSectionOffset(unit->getUnitDIE().find(llvm::dwarf::DW_AT_stmt_list))) {
+        StringRef section = context_->getDWARFObj().getLineSection().Data;
+        uint64_t size = table->Prologue.TotalLength + table->Prologue.sizeofTotalLength();
+        if (*offset < section.size())
+          drop_pages(dwarf_mapping(), std::string_view(section.data() + *offset, std::min<uint64_t>(size, section.size() - *offset)));
+      }
+      context_->clearLineTableForUnit(unit);
+    }
     for (uint64_t address : starts) {
       DWARFDie die = dies_for_address(*context_, address).FunctionDIE;
       while (die.isValid() && die.getTag() != llvm::dwarf::DW_TAG_subprogram) die = die.getParent();

@@ -12,6 +12,7 @@
 
 #include "dwarf/cfa.h"
 #include "dwarf/debug_info.h"
+#include "dwarf/mapped_object.h"
 #include "dwarf/name_index.h"
 #include "dwarf/section_layout.h"
 
@@ -30,9 +31,13 @@ struct LoadSegment {
   uint64_t mem_size = 0;
 };
 
+// isolate_unit_headers() for the .debug_info of `context`, read from the
+// file at `path` through `mapping`: called before LLVM reads the unit headers.
+void isolate_headers(llvm::DWARFContext &context, const std::string &path, std::string_view mapping);
+
 class LlvmDebugInfo final : public DebugInfo {
  public:
-  LlvmDebugInfo(std::string path, llvm::object::OwningBinary<llvm::object::ObjectFile> binary);
+  LlvmDebugInfo(std::string path, MappedObject object);
 
   const std::string &path() const override { return path_; }
   const std::string &debug_path() const override { return debug_path_.empty() ? path_ : debug_path_; }
@@ -67,6 +72,12 @@ class LlvmDebugInfo final : public DebugInfo {
   std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override;
 
   bool has_debug_info() { return context_->getNumCompileUnits() > 0; }
+  // Gives back the pages of the files' mappings read so far (see
+  // dwarf/mapped_object.h): after open, after the index scan.
+  void drop_mapped_pages() {
+    drop_pages(mapping_, mapping_);
+    drop_pages(debug_mapping_, debug_mapping_);
+  }
   // For a program without DWARF: finds its separate debug file (build-id,
   // .gnu_debuglink) and reads the DWARF from it (dwarf/separate_debug.cpp).
   // The error lists every path tried.
@@ -113,6 +124,9 @@ class LlvmDebugInfo final : public DebugInfo {
   // The separate debug file the DWARF comes from (empty: binary_ has it).
   std::string debug_path_;
   llvm::object::OwningBinary<llvm::object::ObjectFile> debug_binary_;
+  std::string_view mapping_, debug_mapping_;  // binary_'s and debug_binary_'s bytes when file-mapped
+  // The mapping the DWARF is read from (empty when it is not a file mapping).
+  std::string_view dwarf_mapping() const { return debug_path_.empty() ? mapping_ : debug_mapping_; }
   std::unique_ptr<SectionLayout> layout_;  // a .ko's section bases (empty for linked files)
   std::unique_ptr<llvm::DWARFContext> context_;
   uint16_t machine_ = 0;
