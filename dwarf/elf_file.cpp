@@ -148,9 +148,9 @@ void LlvmDebugInfo::read_symbols(const object::ObjectFile &obj) {
       *address += layout_->base_of((*section)->getIndex());
     }
     uint64_t size = object::ELFSymbolRef(sym).getSize();
-    if (*type == object::SymbolRef::ST_Function) functions_.push_back({name->str(), *address, size});
+    if (*type == object::SymbolRef::ST_Function) functions_.push_back({*name, *address, size});
     if (*type == object::SymbolRef::ST_Function || *type == object::SymbolRef::ST_Data)
-      symbols_.push_back({name->str(), *address, size});
+      symbols_.push_back({*name, *address, size});
   }
   auto by_address = [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; };
   std::sort(functions_.begin(), functions_.end(), by_address);
@@ -178,7 +178,7 @@ std::optional<std::pair<std::string, uint64_t>> LlvmDebugInfo::symbolize(uint64_
   --it;
   // Several symbols can share an address (aliases); any one that covers it will do.
   if (it->size != 0 && address >= it->address + it->size) return std::nullopt;
-  return std::make_pair(it->name, address - it->address);
+  return std::make_pair(std::string(it->name), address - it->address);
 }
 
 }  // namespace kpp::dwarf

@@ -177,7 +177,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
 
 std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &name, size_t max) {
   std::set<std::string> names;
-  for (const ElfSymbol &sym : functions_) names.insert(source_name_of_symbol(sym.name));
+  for (const ElfSymbol &sym : functions_) names.emplace(source_name_of_symbol(sym.name));
   return closest_names(name, std::vector<std::string>(names.begin(), names.end()), max);
 }
 

@@ -8,7 +8,7 @@ namespace kpp::dwarf {
 
 std::vector<std::string> LlvmDebugInfo::function_names() {
   std::set<std::string> names;
-  for (const ElfSymbol &sym : functions_) names.insert(source_name_of_symbol(sym.name));
+  for (const ElfSymbol &sym : functions_) names.emplace(source_name_of_symbol(sym.name));
   return {names.begin(), names.end()};
 }
 

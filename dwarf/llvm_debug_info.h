@@ -19,7 +19,7 @@
 namespace kpp::dwarf {
 
 struct ElfSymbol {
-  std::string name;
+  std::string_view name;  // in the symbol table's strings (the object file stays mapped)
   uint64_t address = 0;
   uint64_t size = 0;
 };

@@ -19,7 +19,7 @@ bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) 
 // ("walk.isra.0" -> "walk"); anything else that is not a C identifier
 // character becomes '_' so that C++ or Go names still make valid events.
 std::string event_base(const std::string &function) {
-  std::string name = dwarf::source_name_of_symbol(function);
+  std::string name(dwarf::source_name_of_symbol(function));
   std::string out;
   for (char c : name) {
     if (is_ident_char(c)) out += c;
