@@ -3,6 +3,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,8 @@ class LlvmDebugInfo final : public DebugInfo {
   void read_symbols(const llvm::object::ObjectFile &obj);
   void make_frame_tables();
   std::optional<Function> function_from_die(llvm::DWARFDie die);
+  // Indexes into functions_ of the symbols whose source name (or own name) is `name`, by address.
+  std::vector<uint32_t> symbols_named(std::string_view name);
   std::string decl_file_of(llvm::DWARFDie die, llvm::DILineInfoSpecifier::FileLineInfoKind kind);
   // Subprograms with code (and, when asked, inlined copies) named `name`, by a scan of every unit.
   std::vector<llvm::DWARFDie> scan_for(const std::string &name, bool subprograms, bool inline_copies);
@@ -135,6 +138,9 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<ElfSymbol> functions_;            // STT_FUNC symbols, sorted by address
   std::vector<ElfSymbol> symbols_;              // STT_FUNC and STT_OBJECT, sorted by address
   std::vector<LoadSegment> segments_;
+  // functions_ by source name and by symbol name (when they differ), sorted: index into functions_.
+  std::vector<std::pair<std::string_view, uint32_t>> functions_by_name_;
+  std::map<std::string, std::optional<uint64_t>, std::less<>> marker_addresses_;  // symbol_addresses(), memoized
   OpenOptions open_options_ = DebugInfo::default_options();
   std::optional<NameIndex> name_index_;
   IndexSource index_source_ = IndexSource::None;
