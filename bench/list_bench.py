@@ -17,6 +17,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from perf_compare import machine_line  # noqa: E402
+
 TRACEFS = "/sys/kernel/tracing"
 
 
@@ -104,9 +107,7 @@ def main():
         if shutil.which("perf"):
             wall, rss = timed(["perf", "probe", "--list", f"{group}:*"], args.reps)
             rows.append(("perf probe --list", wall, rss))
-        cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-        print(f"{time.strftime('%Y-%m-%d')}, {cpu}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; "
-              f"{args.probes} uprobes on {os.path.basename(program)} ({len(set(offsets))} distinct offsets); "
+        print(f"{machine_line()}; {args.probes} uprobes on {os.path.basename(program)} ({len(set(offsets))} distinct offsets); "
               f"medians of {args.reps} runs")
         if args.markdown:
             print("| command | wall | peak RSS |\n|---|---|---|")

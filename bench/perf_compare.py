@@ -149,6 +149,18 @@ def compare(args, ours, env_warm, env_cold):
               f"RSS cold/perf {statistics.median(m[2] for m in medians):.3f}")
 
 
+def machine_line():
+    """Date, CPU model, CPU count and load average: what the figures were measured on."""
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    return f"{time.strftime('%Y-%m-%d')}, {cpu}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}"
+
+
+def cache_envs(work):
+    """Environments for warm runs (an index cache inside `work`) and cold ones (a cache directory never used)."""
+    return (dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache")),
+            dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "unused-cache")))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--vmlinux", required=True)
@@ -163,11 +175,9 @@ def main():
         sys.exit("perf_compare: perf is not installed (scripts/install-deps.sh --tests)")
     work = tempfile.mkdtemp(prefix="kpp-bench-")
     try:
-        env_warm = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache"))
-        env_cold = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "unused-cache"))
-        cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-        print(f"{time.strftime('%Y-%m-%d')}, {cpu}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; "
-              f"{os.path.basename(args.vmlinux)} {os.path.getsize(args.vmlinux) // 1048576} MB; medians of {args.reps} runs")
+        env_warm, env_cold = cache_envs(work)
+        print(f"{machine_line()}; {os.path.basename(args.vmlinux)} {os.path.getsize(args.vmlinux) // 1048576} MB; "
+              f"medians of {args.reps} runs")
         compare(args, ours, env_warm, env_cold)
     finally:
         shutil.rmtree(work, ignore_errors=True)
