@@ -2,6 +2,8 @@
 // and build-id. Everything here is read once, at open.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <set>
 
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Error.h>
@@ -121,40 +123,102 @@ static bool symbol_tables_fit(const object::ObjectFile &obj) {
   return true;
 }
 
+namespace {
+
+// A .symtab entry, read straight from the table: LLVM's SymbolRef accessors
+// look the table and its strings up again for each field, which made them a
+// third of a warm vmlinux lookup (~120k symbols).
+struct RawSymbol {
+  std::string_view name;
+  uint64_t value = 0, size = 0;
+  uint8_t type = 0;
+  uint32_t section = 0;
+};
+
+template <class ELFT>
+std::vector<RawSymbol> raw_symbols(const object::ELFFile<ELFT> &elf) {
+  std::vector<RawSymbol> out;
+  auto sections = elf.sections();
+  if (!sections) {
+    consumeError(sections.takeError());
+    return out;
+  }
+  for (const auto &sh : *sections) {
+    if (sh.sh_type != ELF::SHT_SYMTAB) continue;
+    auto symbols = elf.symbols(&sh);  // checked to lie inside the file
+    auto strings = elf.getStringTableForSymtab(sh);
+    if (!symbols || !strings) {
+      if (!symbols) consumeError(symbols.takeError());
+      if (!strings) consumeError(strings.takeError());
+      return out;
+    }
+    out.reserve(symbols->size());
+    for (const auto &sym : *symbols) {
+      if (sym.st_name >= strings->size()) continue;
+      const char *name = strings->data() + sym.st_name;
+      out.push_back({std::string_view(name, strnlen(name, strings->size() - sym.st_name)), sym.st_value, sym.st_size,
+                     sym.getType(), sym.st_shndx});
+    }
+    return out;  // the first symbol table, as LLVM's symbols() reads
+  }
+  return out;
+}
+
+std::vector<RawSymbol> raw_symbols_of(const object::ObjectFile &obj) {
+  if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&obj)) return raw_symbols(e->getELFFile());
+  if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&obj)) return raw_symbols(e->getELFFile());
+  if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj)) return raw_symbols(e->getELFFile());
+  if (const auto *e = dyn_cast<object::ELF32BEObjectFile>(&obj)) return raw_symbols(e->getELFFile());
+  return {};
+}
+
+}  // namespace
+
 void LlvmDebugInfo::read_symbols(const object::ObjectFile &obj) {
   // Without a readable symbol table, functions are found in the DWARF alone.
   if (!symbol_tables_fit(obj)) return;
-  for (const object::SymbolRef &sym : obj.symbols()) {
-    auto type = sym.getType();
-    auto name = sym.getName();
-    auto address = sym.getAddress();
-    if (!type || !name || !address) {
-      if (!type) consumeError(type.takeError());
-      if (!name) consumeError(name.takeError());
-      if (!address) consumeError(address.takeError());
-      continue;
-    }
-    if (*name == "linux_banner") is_kernel_ = true;
-    if (*address == 0 && layout_->empty()) continue;
-    if (name->empty()) continue;
+  for (const RawSymbol &sym : raw_symbols_of(obj)) {
+    if (sym.name == "linux_banner") is_kernel_ = true;
+    bool function = sym.type == ELF::STT_FUNC, data = sym.type == ELF::STT_OBJECT || sym.type == ELF::STT_COMMON;
+    if (!function && !data) continue;
+    uint64_t address = sym.value;
+    if (machine_ == ELF::EM_ARM && function) address &= ~uint64_t{1};  // the Thumb bit is not part of the address
+    if ((address == 0 && layout_->empty()) || sym.name.empty()) continue;
     // In a .ko, values are offsets into their section: add the section's base.
     if (!layout_->empty()) {
-      auto section = sym.getSection();
-      if (!section) {
-        consumeError(section.takeError());
-        continue;
-      }
-      if (*section == obj.section_end() || layout_->base_of((*section)->getIndex()) == 0) continue;
-      *address += layout_->base_of((*section)->getIndex());
+      if (sym.section == ELF::SHN_UNDEF || sym.section >= ELF::SHN_LORESERVE || layout_->base_of(sym.section) == 0) continue;
+      address += layout_->base_of(sym.section);
     }
-    uint64_t size = object::ELFSymbolRef(sym).getSize();
-    if (*type == object::SymbolRef::ST_Function) functions_.push_back({*name, *address, size});
-    if (*type == object::SymbolRef::ST_Function || *type == object::SymbolRef::ST_Data)
-      symbols_.push_back({*name, *address, size});
+    if (function) functions_.push_back({sym.name, address, sym.size});
+    symbols_.push_back({sym.name, address, sym.size});
   }
   auto by_address = [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; };
   std::sort(functions_.begin(), functions_.end(), by_address);
   std::sort(symbols_.begin(), symbols_.end(), by_address);
+}
+
+std::map<std::string, uint64_t> LlvmDebugInfo::symbol_addresses(const std::vector<std::string> &names) {
+  // Each spec asks for the same markers: the symbol table (~120k entries in
+  // a vmlinux) is walked once for names not asked for before.
+  std::set<std::string_view> wanted;
+  for (const std::string &n : names)
+    if (!marker_addresses_.count(n)) wanted.insert(n);
+  if (!wanted.empty()) {
+    for (std::string_view n : wanted) marker_addresses_.emplace(n, std::nullopt);
+    size_t left = wanted.size();
+    // Markers are NOTYPE symbols, which functions_/symbols_ leave out.
+    for (const RawSymbol &sym : raw_symbols_of(*binary_.getBinary())) {
+      if (!wanted.count(sym.name)) continue;
+      auto &slot = marker_addresses_.find(sym.name)->second;
+      if (slot) continue;  // the first of same-named symbols
+      slot = sym.value;
+      if (--left == 0) break;
+    }
+  }
+  std::map<std::string, uint64_t> found;
+  for (const std::string &n : names)
+    if (auto it = marker_addresses_.find(n); it != marker_addresses_.end() && it->second) found.emplace(n, *it->second);
+  return found;
 }
 
 Result<uint64_t> LlvmDebugInfo::file_offset(uint64_t address) {

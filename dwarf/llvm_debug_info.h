@@ -140,6 +140,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<LoadSegment> segments_;
   // functions_ by source name and by symbol name (when they differ), sorted: index into functions_.
   std::vector<std::pair<std::string_view, uint32_t>> functions_by_name_;
+  int symbol_queries_ = 0;  // symbols_named() calls so far
   std::map<std::string, std::optional<uint64_t>, std::less<>> marker_addresses_;  // symbol_addresses(), memoized
   OpenOptions open_options_ = DebugInfo::default_options();
   std::optional<NameIndex> name_index_;
