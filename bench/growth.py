@@ -19,7 +19,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perf_compare import cache_envs, command, fmt_time, machine_line, measure, run, table  # noqa: E402
