@@ -57,8 +57,8 @@ class BatchedDrop {
 // kernel maps around a fault ("fault-around", which stops at the edges of a
 // mapping's VMA): each header page gets a VMA of its own (MADV_RANDOM, a
 // flag its neighbours lack, so the kernel does not merge them back). LLVM
-// reads every unit header when it opens a file; on a vmlinux (~2,800 units
-// in 156 MB) that maps ~100 MB, one page each makes it ~11 MB. The headers
+// reads every unit header when it opens a file; on a vmlinux (~2,170 units
+// in 156 MB) that maps ~100 MB, one page each makes it ~8 MB. The headers
 // are found with pread(2), which maps nothing. Files with very many units
 // are left as they are (a process has a bounded number of mappings).
 void isolate_unit_headers(const std::string &path, std::string_view mapping, std::string_view info);
