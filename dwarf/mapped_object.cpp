@@ -68,7 +68,7 @@ void isolate_unit_headers(const std::string &path, std::string_view mapping, std
       header = 12;
     }
     starts.push_back(at);
-    if (unit_length > info.size() - at - header) break;
+    if (header > info.size() - at || unit_length > info.size() - at - header) break;
     at += header + unit_length;
   }
   ::close(fd);
