@@ -45,6 +45,9 @@ if [ -x /usr/bin/time ]; then
   rm -rf "$cache"
 fi
 expect 'r16:probe/vfs_read__return vfs_read+0 arg1=$retval:s64' -k "$V" -D 'vfs_read%return $retval' --maxactive 16
+# fsnotify_access is a static inline of include/linux/fsnotify.h with no out-of-line
+# body: a return probe finds no body by symbol, and the inlined copies say why.
+refuse 'only inlined, so it has no return' -k "$V" -D 'fsnotify_access%return'
 # exc_nmi is noinstr (arch/x86/kernel/nmi.c); kprobes refuse .noinstr.text.
 refuse '.noinstr.text' -k "$V" -D exc_nmi
 # vfs_read starts with a 5-byte call to __fentry__: +3 is inside it.
