@@ -149,60 +149,16 @@ def compare(args, ours, env_warm, env_cold):
               f"RSS cold/perf {statistics.median(m[2] for m in medians):.3f}")
 
 
-def build_program(directory, units, functions_per_unit):
-    """A C program of `units` files, each with a struct and a few functions that
-    call into the next file; returns its path."""
-    os.makedirs(directory, exist_ok=True)
-    sources = []
-    for u in range(units):
-        path = os.path.join(directory, f"unit{u}.c")
-        with open(path, "w") as f:
-            f.write("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n")
-            f.write(f"struct rec{u} {{ int id; long total; const char *name; struct rec{u} *next; }};\n")
-            f.write("static inline long mix(long a, long b) { return a * 31 + b; }\n")
-            for i in range(functions_per_unit):
-                f.write(f"long f{u}_{i}(struct rec{u} *r, long n) {{\n  long t = 0;\n"
-                        f"  for (; r; r = r->next) t = mix(t, r->id + n + {i});\n"
-                        f"  return t + (long)strlen(r ? r->name : \"\");\n}}\n")
-            if u == 0:
-                f.write("int main(int argc, char **argv) { struct rec0 r = {argc, 0, argv[0], 0};"
-                        " return (int)f0_0(&r, argc); }\n")
-        sources.append(path)
-    exe = os.path.join(directory, "prog")
-    subprocess.run(["gcc", "-g", "-O2", "-o", exe] + sources, check=True)
-    return exe
+def machine_line():
+    """Date, CPU model, CPU count and load average: what the figures were measured on."""
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    return f"{time.strftime('%Y-%m-%d')}, {cpu}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}"
 
 
-def growth(args, ours, env_warm, env_cold, work):
-    rows = []
-    small = build_program(os.path.join(work, "small"), 1, 3)
-    medium = build_program(os.path.join(work, "medium"), 120, 8)
-    targets = [("small program", ["-x", small], "f0_1 n"), ("medium program", ["-x", medium], "f60_3 n"),
-               ("vmlinux", ["-k", args.vmlinux], "vfs_read count")]
-    for name, target, spec in targets:
-        size = os.path.getsize(target[1])
-        pw, pm, pc, _ = measure(command("perf", target, "D", [spec]), args.reps)
-        cw, cm, _, _ = measure(command(ours, target, "D", [spec], ["--no-cache"]), args.reps, env_cold)
-        run(command(ours, target, "D", [spec]), env_warm)
-        ww, wm, _, _ = measure(command(ours, target, "D", [spec]), args.reps, env_warm)
-        rows.append([f"{name} ({size // 1048576} MB)", spec, fmt_time(pw) + ("" if pc == 0 else " (fails)"),
-                     fmt_time(cw), fmt_time(ww), f"{pm // 1024}", f"{cm // 1024}", f"{wm // 1024}"])
-    # Specs per command: entries of distinct vmlinux functions.
-    names = [l.split()[2] for l in open(os.path.join(os.path.dirname(os.path.dirname(args.vmlinux)), "System.map"))
-             if re.match(r"^\S+ T (vfs_|ksys_|do_sys_|tcp_v4_|ext4_file)", l)]
-    names = sorted(set(names))
-    for n in (1, 10, 100):
-        specs = names[:n]
-        target = ["-k", args.vmlinux]
-        pw, pm, pc, _ = measure(command("perf", target, "D", specs), args.reps)
-        cw, cm, _, _ = measure(command(ours, target, "D", specs, ["--no-cache"]), args.reps, env_cold)
-        run(command(ours, target, "D", specs), env_warm)
-        ww, wm, _, _ = measure(command(ours, target, "D", specs), args.reps, env_warm)
-        rows.append([f"vmlinux, {len(specs)} specs", "function entries", fmt_time(pw) + ("" if pc == 0 else " (fails)"),
-                     fmt_time(cw), fmt_time(ww), f"{pm // 1024}", f"{cm // 1024}", f"{wm // 1024}"])
-    print()
-    print(table(rows, ["debug info / specs", "spec", "perf", "ours cold", "ours warm", "perf MB", "cold MB", "warm MB"],
-                args.markdown))
+def cache_envs(work):
+    """Environments for warm runs (an index cache inside `work`) and cold ones (a cache directory never used)."""
+    return (dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache")),
+            dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "unused-cache")))
 
 
 def main():
@@ -211,7 +167,6 @@ def main():
     p.add_argument("--build", default="build")
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--only")
-    p.add_argument("--no-growth", action="store_true")
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--verbose", action="store_true")
     args = p.parse_args()
@@ -220,14 +175,10 @@ def main():
         sys.exit("perf_compare: perf is not installed (scripts/install-deps.sh --tests)")
     work = tempfile.mkdtemp(prefix="kpp-bench-")
     try:
-        env_warm = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache"))
-        env_cold = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "unused-cache"))
-        cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-        print(f"{time.strftime('%Y-%m-%d')}, {cpu}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; "
-              f"{os.path.basename(args.vmlinux)} {os.path.getsize(args.vmlinux) // 1048576} MB; medians of {args.reps} runs")
+        env_warm, env_cold = cache_envs(work)
+        print(f"{machine_line()}; {os.path.basename(args.vmlinux)} {os.path.getsize(args.vmlinux) // 1048576} MB; "
+              f"medians of {args.reps} runs")
         compare(args, ours, env_warm, env_cold)
-        if not args.no_growth:
-            growth(args, ours, env_warm, env_cold, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -2,14 +2,13 @@
 # kprobe-probe vs perf probe on Debian's cloud vmlinux (the kernel the guest tests
 # boot, fetched once and cached by tests/guest/fetch-kernel.sh): the same specs
 # through both tools, several repetitions each, medians of wall time and peak RSS,
-# ours without the index cache (cold) and with it (warm); then how cost grows
-# with the size of the debug info and with the number of specs in one command.
+# ours without the index cache (cold) and with it (warm). How cost grows with the
+# size of the debug info and the number of specs: bench/growth.sh.
 #
-# usage: bench/perf_compare.sh [--build DIR] [--reps N] [--only REGEX] [--no-growth] [--markdown]
+# usage: bench/perf_compare.sh [--build DIR] [--reps N] [--only REGEX] [--markdown]
 #   --build DIR    build directory holding src/cli/kprobe-probe (default: build)
 #   --reps N       repetitions per measurement (default 5); medians are reported
 #   --only REGEX   only the specs whose label matches
-#   --no-growth    skip the growth report (it compiles a medium-sized program)
 #   --markdown     print the tables as Markdown (for README.md's Performance section)
 #
 # Needs perf (scripts/install-deps.sh --tests installs linux-perf), gcc, python3.

@@ -74,8 +74,8 @@ CxxQuery parse_cxx_query(std::string_view name) {
   return q;
 }
 
-std::optional<DemangledFunction> demangle_function(const std::string &mangled) {
-  std::string name = source_name_of_symbol(mangled);  // "_ZN1a1fEv.isra.0" -> "_ZN1a1fEv"
+std::optional<DemangledFunction> demangle_function(std::string_view mangled) {
+  std::string name(source_name_of_symbol(mangled));  // "_ZN1a1fEv.isra.0" -> "_ZN1a1fEv"
   if (!name.starts_with("_Z")) return std::nullopt;
   llvm::ItaniumPartialDemangler demangler;
   if (demangler.partialDemangle(name.c_str()) || !demangler.isFunction()) return std::nullopt;

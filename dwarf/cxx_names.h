@@ -30,7 +30,7 @@ struct DemangledFunction {
   std::string qualified;
   std::string params;
 };
-std::optional<DemangledFunction> demangle_function(const std::string &mangled);
+std::optional<DemangledFunction> demangle_function(std::string_view mangled);
 
 // The demangled text a person reads ("shapes::Box::area(int) const"), or
 // `symbol` itself when it is not an Itanium mangled name. A clone suffix

@@ -74,6 +74,7 @@ struct OpenOptions {
   bool use_cache = true;        // false (--no-cache): build in memory, read and write no cache file
   std::string cache_directory;  // empty: $XDG_CACHE_HOME/kprobe-probe, else ~/.cache/kprobe-probe
   bool demangle = true;         // C++ names demangled in function_names() and similar_functions()
+  bool use_index = true;        // false: whole-file queries walk every unit with LLVM (tests compare the two)
 };
 
 // Where this run's name index came from; None until a query needs it.

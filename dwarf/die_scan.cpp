@@ -19,8 +19,9 @@ enum : uint16_t {
 };
 enum : uint16_t {
   AT_sibling = 0x01, AT_name = 0x03, AT_low_pc = 0x11, AT_abstract_origin = 0x31, AT_specification = 0x47,
-  AT_ranges = 0x55, AT_str_offsets_base = 0x72, AT_language = 0x13,
+  AT_ranges = 0x55, AT_str_offsets_base = 0x72, AT_language = 0x13, AT_stmt_list = 0x10,
 };
+constexpr uint64_t LNCT_path = 0x1;
 // DW_LANG_C_plus_plus, _03, _11, _14, _17, _20: C++ declares methods inside classes.
 constexpr uint64_t cxx_languages[] = {0x04, 0x19, 0x1a, 0x21, 0x2a, 0x2b};
 enum : uint16_t {
@@ -109,8 +110,25 @@ struct UnitResult {
   std::vector<std::pair<uint64_t, std::string_view>> names;  // sorted by offset
   std::vector<std::pair<uint64_t, uint64_t>> aliases;        // unnamed subprogram -> its origin
   std::vector<std::pair<size_t, uint64_t>> unresolved;       // functions[i] named by DIE at offset
+  ScannedUnit unit;                                          // its offset and file names
+  std::string_view line_header;                              // the bytes line_files() read
+  std::string_view abbrev_table;                             // the bytes abbrevs() read
   std::optional<Error> error;
 };
+
+// The name of the DIE at `offset`, following unnamed aliases a few steps.
+std::string_view resolve(uint64_t offset, const std::vector<std::pair<uint64_t, std::string_view>> &names,
+                         const std::vector<std::pair<uint64_t, uint64_t>> &aliases) {
+  for (int step = 0; step < 4; ++step) {
+    auto n = std::lower_bound(names.begin(), names.end(), std::make_pair(offset, std::string_view()),
+                              [](const auto &a, const auto &b) { return a.first < b.first; });
+    if (n != names.end() && n->first == offset) return n->second;
+    auto a = std::lower_bound(aliases.begin(), aliases.end(), std::make_pair(offset, uint64_t{0}));
+    if (a == aliases.end() || a->first != offset) return {};
+    offset = a->second;
+  }
+  return {};
+}
 
 class Scanner {
  public:
@@ -152,10 +170,25 @@ class Scanner {
     return units;
   }
 
+  // Resolves the functions named through another DIE of the unit; what is
+  // left names a DIE of another unit. Unless `keep_names`, the unit's names
+  // are let go then (on a vmlinux they are millions of declarations).
+  static void resolve_local(UnitResult &r, bool keep_names) {
+    auto left = std::remove_if(r.unresolved.begin(), r.unresolved.end(), [&](const auto &u) {
+      r.functions[u.first].name = resolve(u.second, r.names, r.aliases);
+      return !r.functions[u.first].name.empty();
+    });
+    r.unresolved.erase(left, r.unresolved.end());
+    if (keep_names) return;
+    decltype(r.names)().swap(r.names);
+    decltype(r.aliases)().swap(r.aliases);
+  }
+
   UnitResult scan(const UnitHeader &u) const {
     UnitResult r;
+    r.unit.offset = u.offset;
     if (!u.has_code_dies) return r;
-    auto table = abbrevs(u.abbrev_offset);
+    auto table = abbrevs(u.abbrev_offset, r.abbrev_table);
     if (!table) {
       r.error = std::move(table).error();
       return r;
@@ -164,6 +197,7 @@ class Scanner {
     const uint8_t *base = data(b_.info);
     Cursor c{base + u.dies, base + u.end};
     uint64_t str_offsets_base = 0;
+    std::optional<uint64_t> stmt_list;
     bool unit_die = true;
     // In C++ a method's out-of-line body names it through DW_AT_specification,
     // pointing into its class: classes are read, not skipped, there.
@@ -201,6 +235,12 @@ class Scanner {
           case AT_str_offsets_base:
             str_offsets_base = c.fixed(u.offset_size);
             break;
+          case AT_stmt_list:
+            if (unit_die && (form == FORM_sec_offset || form == FORM_data4 || form == FORM_data8))
+              stmt_list = c.fixed(form == FORM_sec_offset ? u.offset_size : form == FORM_data4 ? 4 : 8);
+            else
+              skip_form(c, form, u);
+            break;
           case AT_language:
             if (unit_die && (form == FORM_data1 || form == FORM_data2)) {
               uint64_t lang = c.fixed(form == FORM_data1 ? 1 : 2);
@@ -218,6 +258,8 @@ class Scanner {
         }
       }
       if (!c.ok) break;
+      if (unit_die && stmt_list)
+        r.unit.files_known = line_files(*stmt_list, str_offsets_base, r.unit.files, r.line_header);
       unit_die = false;
       if (skip_subtree) {
         if (sibling > die && sibling <= u.end) c.p = base + sibling;
@@ -250,7 +292,7 @@ class Scanner {
 
   // The abbreviation table at `offset`, indexed by code. Tables are parsed
   // once per thread scan call; units of a vmlinux each have their own.
-  Result<std::vector<Abbrev>> abbrevs(uint64_t offset) const {
+  Result<std::vector<Abbrev>> abbrevs(uint64_t offset, std::string_view &read) const {
     if (offset >= b_.abbrev.size()) return Error("abbreviation table offset 0x" + hex(offset) + " is out of range");
     Cursor c{data(b_.abbrev) + offset, data(b_.abbrev) + b_.abbrev.size()};
     std::vector<Abbrev> table;
@@ -279,7 +321,72 @@ class Scanner {
       table[code] = std::move(a);
     }
     if (!c.ok) return Error("abbreviation table at 0x" + hex(offset) + " is truncated");
+    read = b_.abbrev.substr(offset, c.p - (data(b_.abbrev) + offset));
     return table;
+  }
+
+  // The last path components of the file names in the header of the line
+  // table at `offset` of .debug_line (DWARF 2-5), sorted and unique. False
+  // when the header cannot be read: the caller then matches any file.
+  bool line_files(uint64_t offset, uint64_t str_offsets_base, std::vector<std::string_view> &files,
+                  std::string_view &header) const {
+    if (offset >= b_.line.size()) return false;
+    Cursor c{data(b_.line) + offset, data(b_.line) + b_.line.size()};
+    struct Span {  // what was read, however the parse ends
+      Cursor &c;
+      std::string_view &header;
+      const uint8_t *begin;
+      ~Span() { header = std::string_view(reinterpret_cast<const char *>(begin), c.p - begin); }
+    } span{c, header, c.p};
+    UnitHeader h;  // the header's own format, for skip_form and string_of
+    uint64_t length = c.fixed(4);
+    if (length == 0xffffffff) {
+      h.offset_size = 8;
+      length = c.fixed(8);
+    }
+    if (!c.ok || length > static_cast<uint64_t>(c.end - c.p)) return false;
+    c.end = c.p + length;
+    h.version = static_cast<uint8_t>(c.fixed(2));
+    if (h.version < 2 || h.version > 5) return false;
+    if (h.version >= 5) {
+      h.address_size = static_cast<uint8_t>(c.fixed(1));
+      c.skip(1);  // segment selector size
+    }
+    uint64_t header_length = c.fixed(h.offset_size);
+    if (!c.ok || header_length > static_cast<uint64_t>(c.end - c.p)) return false;
+    c.end = c.p + header_length;
+    c.skip(h.version >= 4 ? 5 : 4);  // minimum_instruction_length .. line_range
+    uint64_t opcode_base = c.fixed(1);
+    c.skip(opcode_base ? opcode_base - 1 : 0);
+    auto add = [&](std::string_view path) { files.push_back(last_path_component(path)); };
+    if (h.version < 5) {
+      while (c.ok && !c.cstring().empty()) {}  // include_directories
+      for (;;) {
+        std::string_view name = c.cstring();
+        if (!c.ok || name.empty()) break;
+        add(name);
+        c.skip_leb();  // directory index
+        c.skip_leb();  // modification time
+        c.skip_leb();  // length
+      }
+    } else {
+      for (int table = 0; table < 2 && c.ok; ++table) {  // directories, then file names
+        std::vector<std::pair<uint64_t, uint16_t>> format(c.fixed(1));
+        for (auto &[content, form] : format) {
+          content = c.uleb();
+          form = static_cast<uint16_t>(c.uleb());
+        }
+        uint64_t count = c.uleb();
+        for (uint64_t i = 0; i < count && c.ok; ++i)
+          for (const auto &[content, form] : format) {
+            if (table == 1 && content == LNCT_path) add(string_of(c, form, h, str_offsets_base));
+            else skip_form(c, form, h);
+          }
+      }
+    }
+    std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+    return c.ok;
   }
 
   void skip_attrs(Cursor &c, const Abbrev &a, const UnitHeader &u) const {
@@ -354,23 +461,15 @@ class Scanner {
   DwarfBytes b_;
 };
 
-// The name of the DIE at `offset`, following unnamed aliases a few steps.
-std::string_view resolve(uint64_t offset, const std::vector<std::pair<uint64_t, std::string_view>> &names,
-                         const std::vector<std::pair<uint64_t, uint64_t>> &aliases) {
-  for (int step = 0; step < 4; ++step) {
-    auto n = std::lower_bound(names.begin(), names.end(), std::make_pair(offset, std::string_view()),
-                              [](const auto &a, const auto &b) { return a.first < b.first; });
-    if (n != names.end() && n->first == offset) return n->second;
-    auto a = std::lower_bound(aliases.begin(), aliases.end(), std::make_pair(offset, uint64_t{0}));
-    if (a == aliases.end() || a->first != offset) return {};
-    offset = a->second;
-  }
-  return {};
-}
-
 }  // namespace
 
-Result<std::vector<ScannedFunction>> scan_functions(const DwarfBytes &bytes, unsigned threads) {
+std::string_view last_path_component(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads,
+                                  const std::function<void(std::string_view)> &done_with) {
   Scanner scanner(bytes);
   auto units = scanner.headers();
   if (!units) return std::move(units).error();
@@ -378,40 +477,55 @@ Result<std::vector<ScannedFunction>> scan_functions(const DwarfBytes &bytes, uns
 
   // Units differ in size by orders of magnitude: threads take the next unit
   // from a shared counter rather than a fixed share.
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < units->size();) results[i] = scanner.scan((*units)[i]);
+  auto scan_all = [&](bool keep_names) -> std::optional<Error> {
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < units->size();) {
+        const UnitHeader &u = (*units)[i];
+        results[i] = scanner.scan(u);
+        Scanner::resolve_local(results[i], keep_names);
+        if (done_with) {
+          done_with(bytes.info.substr(u.offset, u.end - u.offset));
+          for (std::string_view read : {results[i].line_header, results[i].abbrev_table})
+            if (!read.empty()) done_with(read);
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
+    work();
+    for (std::thread &t : pool) t.join();
+    for (UnitResult &r : results)
+      if (r.error) return std::move(*r.error);
+    return std::nullopt;
   };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
-  work();
-  for (std::thread &t : pool) t.join();
-
-  std::vector<ScannedFunction> all;
-  std::vector<std::pair<uint64_t, std::string_view>> global_names;
-  std::vector<std::pair<uint64_t, uint64_t>> global_aliases;
-  bool cross_unit = false;
-  for (UnitResult &r : results) {
-    if (r.error) return std::move(*r.error);
-    for (auto &[index, origin] : r.unresolved) {
-      r.functions[index].name = resolve(origin, r.names, r.aliases);
-      cross_unit = cross_unit || r.functions[index].name.empty();
-    }
-  }
+  if (auto error = scan_all(false)) return std::move(*error);
+  bool cross_unit = std::any_of(results.begin(), results.end(), [](const UnitResult &r) { return !r.unresolved.empty(); });
   if (cross_unit) {
     // References into other units (DW_FORM_ref_addr, from LTO): resolved
     // against every unit's names, which are in offset order unit after unit.
+    // Only such binaries pay for keeping every name: a second scan keeps them.
+    if (auto error = scan_all(true)) return std::move(*error);
+    std::vector<std::pair<uint64_t, std::string_view>> global_names;
+    std::vector<std::pair<uint64_t, uint64_t>> global_aliases;
     for (const UnitResult &r : results) {
       global_names.insert(global_names.end(), r.names.begin(), r.names.end());
       global_aliases.insert(global_aliases.end(), r.aliases.begin(), r.aliases.end());
     }
     for (UnitResult &r : results)
-      for (auto &[index, origin] : r.unresolved)
-        if (r.functions[index].name.empty()) r.functions[index].name = resolve(origin, global_names, global_aliases);
+      for (auto &[index, origin] : r.unresolved) r.functions[index].name = resolve(origin, global_names, global_aliases);
   }
-  for (UnitResult &r : results)
+  ScanResult all;
+  size_t total = 0;
+  for (const UnitResult &r : results) total += r.functions.size();
+  all.functions.reserve(total);
+  for (size_t i = 0; i < results.size(); ++i) {
+    UnitResult &r = results[i];
     for (ScannedFunction &f : r.functions)
-      if (!f.name.empty()) all.push_back(f);
+      if (!f.name.empty()) all.functions.push_back(f);
+    decltype(r.functions)().swap(r.functions);
+    if ((*units)[i].has_code_dies) all.units.push_back(std::move(r.unit));
+  }
   return all;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -17,7 +18,7 @@ namespace kpp::dwarf {
 
 // The raw bytes of the sections the scan reads (empty when absent).
 struct DwarfBytes {
-  std::string_view info, abbrev, str, line_str, str_offsets;
+  std::string_view info, abbrev, str, line_str, str_offsets, line;
 };
 
 // A DIE with code: an out-of-line subprogram (named directly, or through its
@@ -28,8 +29,30 @@ struct ScannedFunction {
   bool inlined = false;
 };
 
-// Every such DIE, ordered by offset, found with `threads` threads.
+// A compilation unit and the last path components of the files its line
+// table names (its sources, headers, and every DW_AT_decl_file target), so
+// that `SRC:ALN` parses only the line tables of units that name SRC.
+struct ScannedUnit {
+  uint64_t offset = 0;                  // of the unit in .debug_info
+  std::vector<std::string_view> files;  // sorted, unique; point into the sections
+  bool files_known = true;              // false: the line table header could not be read (any file may match)
+};
+
+struct ScanResult {
+  std::vector<ScannedFunction> functions;  // ordered by offset
+  std::vector<ScannedUnit> units;          // compile units (not type units), ordered by offset
+};
+
+// Every such DIE and every unit's file names, found with `threads` threads.
+// `done_with`, when given, is called (on the scanning threads) with the bytes
+// of each unit and of its line table header once they have been read: the
+// caller may give their pages back (dwarf/mapped_object.h). The names in the
+// result may still point into them.
 // Errors: a malformed unit header, abbreviation table or DIE (with its offset).
-Result<std::vector<ScannedFunction>> scan_functions(const DwarfBytes &bytes, unsigned threads);
+Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads,
+                                  const std::function<void(std::string_view)> &done_with = {});
+
+// The last component of `path` ("read_write.c" for "fs/read_write.c").
+std::string_view last_path_component(std::string_view path);
 
 }  // namespace kpp::dwarf

@@ -2,6 +2,8 @@
 // and build-id. Everything here is read once, at open.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <set>
 
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Error.h>
@@ -60,23 +62,23 @@ void read_segments_and_notes(const object::ELFFile<ELFT> &elf, std::vector<LoadS
 }  // namespace
 
 Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path) {
-  auto binary = object::ObjectFile::createObjectFile(path);
-  if (!binary) {
-    std::string why = toString(binary.takeError());
-    return Error("cannot open '" + path + "': " + why);
-  }
-  if (!binary->getBinary()->isELF())
+  auto object = open_mapped_object(path);
+  if (!object) return std::move(object).error();
+  if (!object->binary.getBinary()->isELF())
     return Error("'" + path + "' is not an ELF file");
-  auto info = std::make_unique<LlvmDebugInfo>(path, std::move(*binary));
+  auto info = std::make_unique<LlvmDebugInfo>(path, std::move(*object));
   if (!info->has_debug_info()) {
     Status attached = info->attach_separate_debug();
     if (!attached) return std::move(attached).error();
   }
+  // Reading the unit headers touched a page of .debug_info for each unit,
+  // the symbols all of .symtab: a query reads again only what it needs.
+  info->drop_mapped_pages();
   return std::unique_ptr<DebugInfo>(std::move(info));
 }
 
-LlvmDebugInfo::LlvmDebugInfo(std::string path, object::OwningBinary<object::ObjectFile> binary)
-    : path_(std::move(path)), binary_(std::move(binary)) {
+LlvmDebugInfo::LlvmDebugInfo(std::string path, MappedObject object)
+    : path_(std::move(path)), binary_(std::move(object.binary)), mapping_(object.mapping) {
   // Problems in the DWARF are reported by the queries that meet them; the
   // handlers keep LLVM from printing to stderr on its own.
   layout_ = SectionLayout::of(*binary_.getBinary());
@@ -84,6 +86,15 @@ LlvmDebugInfo::LlvmDebugInfo(std::string path, object::OwningBinary<object::Obje
                                   layout_->empty() ? nullptr : layout_.get(), "", [](llvm::Error e) { consumeError(std::move(e)); },
                                   [](llvm::Error e) { consumeError(std::move(e)); });
   read_elf_facts();
+  isolate_headers(*context_, path_, mapping_);
+  drop_mapped_pages();  // the symbol table, read once
+}
+
+void isolate_headers(DWARFContext &context, const std::string &path, std::string_view mapping) {
+  if (!context.isLittleEndian()) return;
+  context.getDWARFObj().forEachInfoSections([&](const DWARFSection &s) {
+    isolate_unit_headers(path, mapping, std::string_view(s.Data.data(), s.Data.size()));
+  });
 }
 
 void LlvmDebugInfo::read_elf_facts() {
@@ -112,41 +123,103 @@ static bool symbol_tables_fit(const object::ObjectFile &obj) {
   return true;
 }
 
+namespace {
+
+// A .symtab entry, read straight from the table: LLVM's SymbolRef accessors
+// look the table and its strings up again for each field, which made them a
+// third of a warm vmlinux lookup (~120k symbols).
+struct RawSymbol {
+  std::string_view name;
+  uint64_t value = 0, size = 0;
+  uint8_t type = 0;
+  uint32_t section = 0;
+};
+
+template <class ELFT>
+std::vector<RawSymbol> raw_symbols(const object::ELFFile<ELFT> &elf) {
+  std::vector<RawSymbol> out;
+  auto sections = elf.sections();
+  if (!sections) {
+    consumeError(sections.takeError());
+    return out;
+  }
+  for (const auto &sh : *sections) {
+    if (sh.sh_type != ELF::SHT_SYMTAB) continue;
+    auto symbols = elf.symbols(&sh);  // checked to lie inside the file
+    auto strings = elf.getStringTableForSymtab(sh);
+    if (!symbols || !strings) {
+      if (!symbols) consumeError(symbols.takeError());
+      if (!strings) consumeError(strings.takeError());
+      return out;
+    }
+    out.reserve(symbols->size());
+    for (const auto &sym : *symbols) {
+      if (sym.st_name >= strings->size()) continue;
+      const char *name = strings->data() + sym.st_name;
+      out.push_back({std::string_view(name, strnlen(name, strings->size() - sym.st_name)), sym.st_value, sym.st_size,
+                     sym.getType(), sym.st_shndx});
+    }
+    return out;  // the first symbol table, as LLVM's symbols() reads
+  }
+  return out;
+}
+
+std::vector<RawSymbol> raw_symbols_of(const object::ObjectFile &obj) {
+  if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&obj)) return raw_symbols(e->getELFFile());
+  if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&obj)) return raw_symbols(e->getELFFile());
+  if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj)) return raw_symbols(e->getELFFile());
+  if (const auto *e = dyn_cast<object::ELF32BEObjectFile>(&obj)) return raw_symbols(e->getELFFile());
+  return {};
+}
+
+}  // namespace
+
 void LlvmDebugInfo::read_symbols(const object::ObjectFile &obj) {
   // Without a readable symbol table, functions are found in the DWARF alone.
   if (!symbol_tables_fit(obj)) return;
-  for (const object::SymbolRef &sym : obj.symbols()) {
-    auto type = sym.getType();
-    auto name = sym.getName();
-    auto address = sym.getAddress();
-    if (!type || !name || !address) {
-      if (!type) consumeError(type.takeError());
-      if (!name) consumeError(name.takeError());
-      if (!address) consumeError(address.takeError());
-      continue;
-    }
-    if (*name == "linux_banner") is_kernel_ = true;
-    if (*address == 0 && layout_->empty()) continue;
-    if (name->empty()) continue;
-    auto section = sym.getSection();
-    if (!section) {
-      consumeError(section.takeError());
-      continue;
-    }
-    uint64_t section_index = *section == obj.section_end() ? 0 : (*section)->getIndex();
+  for (const RawSymbol &sym : raw_symbols_of(obj)) {
+    if (sym.name == "linux_banner") is_kernel_ = true;
+    bool function = sym.type == ELF::STT_FUNC, data = sym.type == ELF::STT_OBJECT || sym.type == ELF::STT_COMMON;
+    if (!function && !data) continue;
+    uint64_t address = sym.value;
+    if (machine_ == ELF::EM_ARM && function) address &= ~uint64_t{1};  // the Thumb bit is not part of the address
+    if ((address == 0 && layout_->empty()) || sym.name.empty()) continue;
     // In a .ko, values are offsets into their section: add the section's base.
     if (!layout_->empty()) {
-      if (section_index == 0 || layout_->base_of(section_index) == 0) continue;
-      *address += layout_->base_of(section_index);
+      if (sym.section == ELF::SHN_UNDEF || sym.section >= ELF::SHN_LORESERVE || layout_->base_of(sym.section) == 0) continue;
+      address += layout_->base_of(sym.section);
     }
-    uint64_t size = object::ELFSymbolRef(sym).getSize();
-    if (*type == object::SymbolRef::ST_Function) functions_.push_back({name->str(), *address, size, section_index});
-    if (*type == object::SymbolRef::ST_Function || *type == object::SymbolRef::ST_Data)
-      symbols_.push_back({name->str(), *address, size, section_index});
+    uint64_t section = sym.section >= ELF::SHN_LORESERVE ? 0 : sym.section;
+    if (function) functions_.push_back({sym.name, address, sym.size, section});
+    symbols_.push_back({sym.name, address, sym.size, section});
   }
   auto by_address = [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; };
   std::sort(functions_.begin(), functions_.end(), by_address);
   std::sort(symbols_.begin(), symbols_.end(), by_address);
+}
+
+std::map<std::string, uint64_t> LlvmDebugInfo::symbol_addresses(const std::vector<std::string> &names) {
+  // Each spec asks for the same markers: the symbol table (~120k entries in
+  // a vmlinux) is walked once for names not asked for before.
+  std::set<std::string_view> wanted;
+  for (const std::string &n : names)
+    if (!marker_addresses_.count(n)) wanted.insert(n);
+  if (!wanted.empty()) {
+    for (std::string_view n : wanted) marker_addresses_.emplace(n, std::nullopt);
+    size_t left = wanted.size();
+    // Markers are NOTYPE symbols, which functions_/symbols_ leave out.
+    for (const RawSymbol &sym : raw_symbols_of(*binary_.getBinary())) {
+      if (!wanted.count(sym.name)) continue;
+      auto &slot = marker_addresses_.find(sym.name)->second;
+      if (slot) continue;  // the first of same-named symbols
+      slot = sym.value;
+      if (--left == 0) break;
+    }
+  }
+  std::map<std::string, uint64_t> found;
+  for (const std::string &n : names)
+    if (auto it = marker_addresses_.find(n); it != marker_addresses_.end() && it->second) found.emplace(n, *it->second);
+  return found;
 }
 
 Result<uint64_t> LlvmDebugInfo::file_offset(uint64_t address) {
@@ -170,7 +243,7 @@ std::optional<std::pair<std::string, uint64_t>> LlvmDebugInfo::symbolize(uint64_
   --it;
   // Several symbols can share an address (aliases); any one that covers it will do.
   if (it->size != 0 && address >= it->address + it->size) return std::nullopt;
-  return std::make_pair(it->name, address - it->address);
+  return std::make_pair(std::string(it->name), address - it->address);
 }
 
 std::optional<uint64_t> LlvmDebugInfo::find_read_only_bytes(std::string_view bytes) {

@@ -81,10 +81,24 @@ std::vector<int> LlvmDebugInfo::lines_with_code(const Function &fn) {
   return {lines.begin(), lines.end()};
 }
 
+std::vector<DWARFUnit *> LlvmDebugInfo::units_naming(const std::string &file) {
+  std::vector<DWARFUnit *> units;
+  const NameIndex *index = name_index();
+  auto offsets = index ? index->units_naming(file) : std::nullopt;
+  if (!offsets) {
+    for (const auto &unit : context_->compile_units()) units.push_back(unit.get());
+    return units;
+  }
+  for (uint64_t offset : *offsets)
+    if (DWARFUnit *unit = context_->getCompileUnitForOffset(offset); unit && unit->getOffset() == offset)
+      units.push_back(unit);
+  return units;
+}
+
 std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const std::string &file, int line) {
   std::vector<std::pair<LineSite, Function>> result;
-  for (const auto &unit : context_->compile_units()) {
-    const DWARFDebugLine::LineTable *table = context_->getLineTableForUnit(unit.get());
+  for (DWARFUnit *unit : units_naming(file)) {
+    const DWARFDebugLine::LineTable *table = context_->getLineTableForUnit(unit);
     if (!table) continue;
     std::map<uint64_t, std::string> matching;  // file index -> path, for files that end with `file`
     std::vector<std::pair<uint64_t, int>> stmt_rows;
@@ -95,12 +109,24 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const 
       }
       auto it = matching.find(row.File);
       if (it == matching.end()) {
-        std::string path = file_of_row(unit.get(), table, row.File);
+        std::string path = file_of_row(unit, table, row.File);
         it = matching.emplace(row.File, path_ends_with(path, file) ? path : std::string()).first;
       }
       stmt_rows.emplace_back(row.Address.Address, it->second.empty() ? -1 : static_cast<int>(row.Line));
     }
-    for (uint64_t address : run_starts(stmt_rows, line)) {
+    std::vector<uint64_t> starts = run_starts(stmt_rows, line);
+    // A unit without the line gives its rows and its table's pages back: a
+    // header's lines are looked for in hundreds of units, and they add up.
+    if (starts.empty()) {
+      if (auto offset = llvm::dwarf::toSectionOffset(unit->getUnitDIE().find(llvm::dwarf::DW_AT_stmt_list))) {
+        StringRef section = context_->getDWARFObj().getLineSection().Data;
+        uint64_t size = table->Prologue.TotalLength + table->Prologue.sizeofTotalLength();
+        if (*offset < section.size())
+          drop_pages(dwarf_mapping(), std::string_view(section.data() + *offset, std::min<uint64_t>(size, section.size() - *offset)));
+      }
+      context_->clearLineTableForUnit(unit);
+    }
+    for (uint64_t address : starts) {
       DWARFDie die = dies_for_address(*context_, address).FunctionDIE;
       while (die.isValid() && die.getTag() != llvm::dwarf::DW_TAG_subprogram) die = die.getParent();
       if (!die.isValid()) continue;

@@ -10,7 +10,7 @@ std::vector<std::string> LlvmDebugInfo::function_names() {
   std::set<std::string> names;
   for (const ElfSymbol &sym : functions_) {
     // "_ZNK6shapes3Box4areaEi.isra.0" -> "shapes::Box::area(int) const", as perf -F prints it.
-    std::string name = source_name_of_symbol(sym.name);
+    std::string name(source_name_of_symbol(sym.name));
     names.insert(open_options_.demangle ? demangle_for_display(name) : name);
   }
   return {names.begin(), names.end()};
@@ -24,11 +24,11 @@ std::vector<LineSite> LlvmDebugInfo::line_rows(const Function &fn) {
 }
 
 std::string LlvmDebugInfo::find_source_file(const std::string &suffix) {
-  for (const auto &unit : context_->compile_units()) {
-    const llvm::DWARFDebugLine::LineTable *table = context_->getLineTableForUnit(unit.get());
+  for (llvm::DWARFUnit *unit : units_naming(suffix)) {
+    const llvm::DWARFDebugLine::LineTable *table = context_->getLineTableForUnit(unit);
     if (!table) continue;
     for (size_t i = 0; i <= table->Prologue.FileNames.size(); ++i) {
-      std::string path = file_of_row(unit.get(), table, i);
+      std::string path = file_of_row(unit, table, i);
       if (!path.empty() && path_ends_with(path, suffix)) return path;
     }
   }

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,13 +15,14 @@
 #include "dwarf/cxx_names.h"
 #include "dwarf/debug_info.h"
 #include "dwarf/instruction_decoder.h"
+#include "dwarf/mapped_object.h"
 #include "dwarf/name_index.h"
 #include "dwarf/section_layout.h"
 
 namespace kpp::dwarf {
 
 struct ElfSymbol {
-  std::string name;
+  std::string_view name;  // in the symbol table's strings (the object file stays mapped)
   uint64_t address = 0;
   uint64_t size = 0;
   uint64_t section = 0;  // ELF section index (kernel probes anchor within one section)
@@ -33,9 +35,13 @@ struct LoadSegment {
   uint64_t mem_size = 0;
 };
 
+// isolate_unit_headers() for the .debug_info of `context`, read from the
+// file at `path` through `mapping`: called before LLVM reads the unit headers.
+void isolate_headers(llvm::DWARFContext &context, const std::string &path, std::string_view mapping);
+
 class LlvmDebugInfo final : public DebugInfo {
  public:
-  LlvmDebugInfo(std::string path, llvm::object::OwningBinary<llvm::object::ObjectFile> binary);
+  LlvmDebugInfo(std::string path, MappedObject object);
 
   const std::string &path() const override { return path_; }
   const std::string &debug_path() const override { return debug_path_.empty() ? path_ : debug_path_; }
@@ -74,6 +80,12 @@ class LlvmDebugInfo final : public DebugInfo {
   std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) override;
 
   bool has_debug_info() { return context_->getNumCompileUnits() > 0; }
+  // Gives back the pages of the files' mappings read so far (see
+  // dwarf/mapped_object.h): after open, after the index scan.
+  void drop_mapped_pages() {
+    drop_pages(mapping_, mapping_);
+    drop_pages(debug_mapping_, debug_mapping_);
+  }
   // For a program without DWARF: finds its separate debug file (build-id,
   // .gnu_debuglink) and reads the DWARF from it (dwarf/separate_debug.cpp).
   // The error lists every path tried.
@@ -95,6 +107,8 @@ class LlvmDebugInfo final : public DebugInfo {
   // the laid-out addresses); nullopt when no section with contents holds it.
   std::optional<std::string_view> code_bytes(uint64_t begin, uint64_t end);
   std::optional<Function> function_from_die(llvm::DWARFDie die);
+  // Indexes into functions_ of the symbols whose source name (or own name) is `name`, by address.
+  std::vector<uint32_t> symbols_named(std::string_view name);
   std::string decl_file_of(llvm::DWARFDie die, llvm::DILineInfoSpecifier::FileLineInfoKind kind);
   // Subprograms with code (and, when asked, inlined copies) named `name`, by a scan of every unit;
   // with `instances`, also those named `name<...>` (a template's instances).
@@ -107,6 +121,9 @@ class LlvmDebugInfo final : public DebugInfo {
   // The index of every function with code, built or loaded on first use
   // (null for relocatable objects, whose raw DWARF the fast scan cannot read).
   const NameIndex *name_index();
+  // The units whose line tables may name `file` (a path suffix): from the
+  // index's file lists when there is one, else every compile unit.
+  std::vector<llvm::DWARFUnit *> units_naming(const std::string &file);
   // The line-table rows of the unit that holds `fn`, restricted to its ranges and its file.
   struct LineRow { uint64_t address; int line; bool is_stmt; bool prologue_end; bool same_file; bool seq_start; };
   std::vector<LineRow> rows_of(const Function &fn);
@@ -127,6 +144,9 @@ class LlvmDebugInfo final : public DebugInfo {
   // The separate debug file the DWARF comes from (empty: binary_ has it).
   std::string debug_path_;
   llvm::object::OwningBinary<llvm::object::ObjectFile> debug_binary_;
+  std::string_view mapping_, debug_mapping_;  // binary_'s and debug_binary_'s bytes when file-mapped
+  // The mapping the DWARF is read from (empty when it is not a file mapping).
+  std::string_view dwarf_mapping() const { return debug_path_.empty() ? mapping_ : debug_mapping_; }
   std::unique_ptr<SectionLayout> layout_;  // a .ko's section bases (empty for linked files)
   std::unique_ptr<llvm::DWARFContext> context_;
   uint16_t machine_ = 0;
@@ -136,6 +156,10 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<ElfSymbol> symbols_;              // STT_FUNC and STT_OBJECT, sorted by address
   std::optional<std::vector<std::optional<DemangledFunction>>> demangled_symbols_;
   std::vector<LoadSegment> segments_;
+  // functions_ by source name and by symbol name (when they differ), sorted: index into functions_.
+  std::vector<std::pair<std::string_view, uint32_t>> functions_by_name_;
+  int symbol_queries_ = 0;  // symbols_named() calls so far
+  std::map<std::string, std::optional<uint64_t>, std::less<>> marker_addresses_;  // symbol_addresses(), memoized
   OpenOptions open_options_ = DebugInfo::default_options();
   std::optional<NameIndex> name_index_;
   IndexSource index_source_ = IndexSource::None;

@@ -19,16 +19,19 @@ struct Header {
   uint64_t target_size;
   uint64_t name_count;
   uint64_t entry_count;
+  uint64_t file_count;        // last path components of the files units name
+  uint64_t unit_entry_count;  // unit offsets, grouped by file
   uint64_t strings_size;
   uint64_t checksum;  // of every byte after the header
   char identity[192];
 };
 static_assert(sizeof(Header) % 8 == 0);
 
+// A key and where its values are: entries[first .. first + count).
 struct NameRecord {
   uint32_t string_offset;
   uint32_t string_size;
-  uint32_t first;  // index of the first entry
+  uint32_t first;
   uint32_t count;
 };
 
@@ -47,17 +50,23 @@ uint64_t checksum(const uint8_t *p, size_t n) {
   return h ^ (h >> 29);
 }
 
+// The image's parts, found from its header.
+struct Parts {
+  const NameRecord *names, *files;
+  const uint64_t *entries, *unit_entries;
+  const char *strings;
+};
+Parts parts_of(const uint8_t *data) {
+  const Header &h = *reinterpret_cast<const Header *>(data);
+  Parts p;
+  p.names = reinterpret_cast<const NameRecord *>(data + sizeof(Header));
+  p.files = p.names + h.name_count;
+  p.entries = reinterpret_cast<const uint64_t *>(p.files + h.file_count);
+  p.unit_entries = p.entries + h.entry_count;
+  p.strings = reinterpret_cast<const char *>(p.unit_entries + h.unit_entry_count);
+  return p;
+}
 const Header &header_of(const uint8_t *data) { return *reinterpret_cast<const Header *>(data); }
-const NameRecord *names_of(const uint8_t *data) { return reinterpret_cast<const NameRecord *>(data + sizeof(Header)); }
-const uint64_t *entries_of(const uint8_t *data) {
-  return reinterpret_cast<const uint64_t *>(data + sizeof(Header) + header_of(data).name_count * sizeof(NameRecord));
-}
-const char *strings_of(const uint8_t *data) {
-  return reinterpret_cast<const char *>(entries_of(data) + header_of(data).entry_count);
-}
-std::string_view name_at(const uint8_t *data, const NameRecord &r) {
-  return {strings_of(data) + r.string_offset, r.string_size};
-}
 
 void fill_identity(Header &h, const IndexKey &key) {
   std::string_view id = std::string_view(key.identity).substr(0, sizeof h.identity - 1);
@@ -65,32 +74,93 @@ void fill_identity(Header &h, const IndexKey &key) {
   std::memcpy(h.identity, id.data(), id.size());
 }
 
-}  // namespace
-
-NameIndex NameIndex::build(const std::vector<ScannedFunction> &functions, const IndexKey &key) {
-  // Names to ids, then entries bucketed by name in sorted-name order.
+// (key, value) pairs grouped by key: keys sorted, each key's values in the
+// order they came (the scan's order, which is offset order).
+struct Grouped {
+  std::vector<std::string_view> keys;
+  std::vector<uint32_t> first, count;
+  std::vector<uint64_t> values;
+};
+Grouped group(const std::vector<std::pair<std::string_view, uint64_t>> &pairs) {
   std::unordered_map<std::string_view, uint32_t> ids;
-  std::vector<std::string_view> names;
-  std::vector<uint32_t> id_of(functions.size());
-  for (size_t i = 0; i < functions.size(); ++i) {
-    auto [it, fresh] = ids.try_emplace(functions[i].name, static_cast<uint32_t>(names.size()));
-    if (fresh) names.push_back(functions[i].name);
+  std::vector<std::string_view> keys;
+  std::vector<uint32_t> id_of(pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    auto [it, fresh] = ids.try_emplace(pairs[i].first, static_cast<uint32_t>(keys.size()));
+    if (fresh) keys.push_back(pairs[i].first);
     id_of[i] = it->second;
   }
-  std::vector<uint32_t> order(names.size());
+  std::vector<uint32_t> order(keys.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
-  std::vector<uint32_t> rank(names.size());
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  std::vector<uint32_t> rank(keys.size());
   for (uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
 
-  std::vector<uint32_t> count(names.size(), 0);
-  for (uint32_t id : id_of) ++count[rank[id]];
-  std::vector<uint32_t> first(names.size(), 0);
-  for (size_t r = 1; r < names.size(); ++r) first[r] = first[r - 1] + count[r - 1];
+  Grouped g;
+  g.count.assign(keys.size(), 0);
+  for (uint32_t id : id_of) ++g.count[rank[id]];
+  g.first.assign(keys.size(), 0);
+  for (size_t r = 1; r < keys.size(); ++r) g.first[r] = g.first[r - 1] + g.count[r - 1];
+  g.values.resize(pairs.size());
+  std::vector<uint32_t> filled(g.first);
+  for (size_t i = 0; i < pairs.size(); ++i) g.values[filled[rank[id_of[i]]]++] = pairs[i].second;
+  for (uint32_t r = 0; r < order.size(); ++r) g.keys.push_back(keys[order[r]]);
+  return g;
+}
 
-  size_t strings_size = 0;
-  for (std::string_view n : names) strings_size += n.size();
-  size_t size = sizeof(Header) + names.size() * sizeof(NameRecord) + functions.size() * 8 + strings_size;
+// Writes `g`'s records (their strings appended at `strings` + `string_offset`) and values.
+void write_group(const Grouped &g, NameRecord *records, uint64_t *values, char *strings, uint32_t &string_offset) {
+  for (size_t r = 0; r < g.keys.size(); ++r) {
+    records[r] = {string_offset, static_cast<uint32_t>(g.keys[r].size()), g.first[r], g.count[r]};
+    std::memcpy(strings + string_offset, g.keys[r].data(), g.keys[r].size());
+    string_offset += static_cast<uint32_t>(g.keys[r].size());
+  }
+  std::copy(g.values.begin(), g.values.end(), values);
+}
+
+size_t strings_size_of(const Grouped &g) {
+  size_t n = 0;
+  for (std::string_view k : g.keys) n += k.size();
+  return n;
+}
+
+// The record for `key` in the sorted `records`, or null.
+const NameRecord *find(const NameRecord *begin, size_t count, const char *strings, std::string_view key) {
+  const NameRecord *end = begin + count;
+  const NameRecord *it = std::lower_bound(begin, end, key, [&](const NameRecord &r, std::string_view k) {
+    return std::string_view(strings + r.string_offset, r.string_size) < k;
+  });
+  if (it == end || std::string_view(strings + it->string_offset, it->string_size) != key) return nullptr;
+  return it;
+}
+
+// Whether every record of a table points inside the strings and its values.
+bool records_fit(const NameRecord *records, uint64_t count, uint64_t strings_size, uint64_t values) {
+  for (uint64_t i = 0; i < count; ++i)
+    if (uint64_t{records[i].string_offset} + records[i].string_size > strings_size ||
+        uint64_t{records[i].first} + records[i].count > values)
+      return false;
+  return true;
+}
+
+}  // namespace
+
+NameIndex NameIndex::build(const ScanResult &scan, const IndexKey &key) {
+  std::vector<std::pair<std::string_view, uint64_t>> pairs;
+  pairs.reserve(scan.functions.size());
+  for (const ScannedFunction &f : scan.functions) pairs.emplace_back(f.name, f.die_offset | (f.inlined ? kInlinedBit : 0));
+  Grouped names = group(pairs);
+  pairs.clear();
+  // A unit whose file names could not be read is filed under "", which every query includes.
+  for (const ScannedUnit &u : scan.units) {
+    if (!u.files_known) pairs.emplace_back(std::string_view(), u.offset);
+    for (std::string_view f : u.files) pairs.emplace_back(f, u.offset);
+  }
+  Grouped files = group(pairs);
+
+  size_t strings_size = strings_size_of(names) + strings_size_of(files);
+  size_t size = sizeof(Header) + (names.keys.size() + files.keys.size()) * sizeof(NameRecord) +
+                (names.values.size() + files.values.size()) * 8 + strings_size;
   auto buffer = std::shared_ptr<uint8_t[]>(new uint8_t[size]());
   uint8_t *data = buffer.get();
 
@@ -99,23 +169,17 @@ NameIndex NameIndex::build(const std::vector<ScannedFunction> &functions, const 
   h.version = kVersion;
   fill_identity(h, key);
   h.target_size = key.target_size;
-  h.name_count = names.size();
-  h.entry_count = functions.size();
+  h.name_count = names.keys.size();
+  h.entry_count = names.values.size();
+  h.file_count = files.keys.size();
+  h.unit_entry_count = files.values.size();
   h.strings_size = strings_size;
 
-  auto *records = reinterpret_cast<NameRecord *>(data + sizeof(Header));
+  Parts p = parts_of(data);
+  char *strings = const_cast<char *>(p.strings);
   uint32_t string_offset = 0;
-  for (uint32_t r = 0; r < order.size(); ++r) {
-    std::string_view n = names[order[r]];
-    records[r] = {string_offset, static_cast<uint32_t>(n.size()), first[r], count[r]};
-    string_offset += static_cast<uint32_t>(n.size());
-  }
-  auto *entries = const_cast<uint64_t *>(entries_of(data));
-  std::vector<uint32_t> filled(first);
-  for (size_t i = 0; i < functions.size(); ++i)  // scan order is offset order, so each bucket is sorted
-    entries[filled[rank[id_of[i]]]++] = functions[i].die_offset | (functions[i].inlined ? kInlinedBit : 0);
-  char *strings = const_cast<char *>(strings_of(data));
-  for (uint32_t r = 0; r < order.size(); ++r) std::memcpy(strings + records[r].string_offset, names[order[r]].data(), records[r].string_size);
+  write_group(names, const_cast<NameRecord *>(p.names), const_cast<uint64_t *>(p.entries), strings, string_offset);
+  write_group(files, const_cast<NameRecord *>(p.files), const_cast<uint64_t *>(p.unit_entries), strings, string_offset);
 
   h.checksum = checksum(data + sizeof(Header), size - sizeof(Header));
   return NameIndex(std::move(buffer), data, size);
@@ -133,17 +197,17 @@ Result<NameIndex> NameIndex::adopt(std::shared_ptr<const void> owner, const uint
       h.target_size != key.target_size)
     return Error("made for another binary (stale)");
   // Each count is bounded by the file size before any product is formed.
-  if (h.name_count > size || h.entry_count > size || h.strings_size > size ||
-      sizeof(Header) + h.name_count * sizeof(NameRecord) + h.entry_count * 8 + h.strings_size != size)
+  if (h.name_count > size || h.entry_count > size || h.file_count > size || h.unit_entry_count > size ||
+      h.strings_size > size ||
+      sizeof(Header) + (h.name_count + h.file_count) * sizeof(NameRecord) + (h.entry_count + h.unit_entry_count) * 8 +
+              h.strings_size != size)
     return Error("truncated or padded (its tables do not add up to its size)");
   if (checksum(data + sizeof(Header), size - sizeof(Header)) != h.checksum) return Error("damaged (checksum mismatch)");
   // The records are checked once here so that lookups can trust them.
-  const NameRecord *records = names_of(data);
-  for (uint64_t i = 0; i < h.name_count; ++i) {
-    const NameRecord &r = records[i];
-    if (uint64_t{r.string_offset} + r.string_size > h.strings_size || uint64_t{r.first} + r.count > h.entry_count)
-      return Error("damaged (a name record points outside its tables)");
-  }
+  Parts p = parts_of(data);
+  if (!records_fit(p.names, h.name_count, h.strings_size, h.entry_count) ||
+      !records_fit(p.files, h.file_count, h.strings_size, h.unit_entry_count))
+    return Error("damaged (a name record points outside its tables)");
   return NameIndex(std::move(owner), data, size);
 }
 
@@ -152,23 +216,37 @@ std::vector<IndexedDie> NameIndex::lookup(std::string_view name) const { return 
 std::vector<IndexedDie> NameIndex::lookup_prefix(std::string_view prefix) const { return lookup_range(prefix, true); }
 
 std::vector<IndexedDie> NameIndex::lookup_range(std::string_view key, bool prefix) const {
-  const NameRecord *begin = names_of(data_), *end = begin + name_count();
-  const NameRecord *it = std::lower_bound(begin, end, key, [&](const NameRecord &r, std::string_view n) {
-    return name_at(data_, r) < n;
+  Parts p = parts_of(data_);
+  auto name_of = [&](const NameRecord &r) { return std::string_view(p.strings + r.string_offset, r.string_size); };
+  const NameRecord *begin = p.names, *end = begin + name_count();
+  const NameRecord *it = std::lower_bound(begin, end, key, [&](const NameRecord &r, std::string_view k) {
+    return name_of(r) < k;
   });
   std::vector<IndexedDie> found;
-  const uint64_t *entries = entries_of(data_);
   // The names are sorted: those that start with `key` follow one another.
   for (; it != end; ++it) {
-    std::string_view name = name_at(data_, *it);
+    std::string_view name = name_of(*it);
     if (prefix ? !name.starts_with(key) : name != key) break;
     for (uint32_t i = 0; i < it->count; ++i) {
-      uint64_t e = entries[it->first + i];
+      uint64_t e = p.entries[it->first + i];
       found.push_back({e & ~kInlinedBit, (e & kInlinedBit) != 0});
     }
     if (!prefix) break;
   }
   return found;
+}
+
+std::optional<std::vector<uint64_t>> NameIndex::units_naming(std::string_view file) const {
+  std::string_view last = last_path_component(file);
+  if (last.empty()) return std::nullopt;
+  Parts p = parts_of(data_);
+  std::vector<uint64_t> units;
+  for (std::string_view key : {last, std::string_view()}) {
+    const NameRecord *r = find(p.files, header_of(data_).file_count, p.strings, key);
+    if (r) units.insert(units.end(), p.unit_entries + r->first, p.unit_entries + r->first + r->count);
+  }
+  std::sort(units.begin(), units.end());
+  return units;
 }
 
 size_t NameIndex::name_count() const { return header_of(data_).name_count; }

@@ -5,13 +5,16 @@
 //
 // Image layout (little-endian, all offsets from the start):
 //   Header                          magic, version, key, sizes, checksum of the rest
-//   NameRecord[name_count]          sorted by name
+//   NameRecord[name_count]          function names, sorted
+//   NameRecord[file_count]          last path components of the files units name, sorted
 //   uint64_t entries[entry_count]   DIE offset, bit 63 set for an inlined copy
+//   uint64_t units[unit_entry_count]  unit offsets (.debug_info), grouped by file
 //   char strings[strings_size]      the names, not NUL-terminated
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,10 +37,10 @@ struct IndexKey {
 
 class NameIndex {
  public:
-  static constexpr uint32_t kVersion = 2;  // 2: C++ methods named through their class
+  static constexpr uint32_t kVersion = 3;  // 2: C++ methods named through their class; 3: units' files
 
   // Builds the image from a scan.
-  static NameIndex build(const std::vector<ScannedFunction> &functions, const IndexKey &key);
+  static NameIndex build(const ScanResult &scan, const IndexKey &key);
   // Uses `size` bytes at `data` (kept alive by `owner`) after checking them:
   // magic, version, key, that every table fits, and the checksum. Errors say
   // which check failed; the caller rebuilds.
@@ -48,6 +51,11 @@ class NameIndex {
   std::vector<IndexedDie> lookup(std::string_view name) const;
   // The DIEs of every function whose name starts with `prefix` ("max<" finds max<int>, max<long>).
   std::vector<IndexedDie> lookup_prefix(std::string_view prefix) const;
+  // The offsets of the units whose line tables name a file whose last path
+  // component is `file`'s (a superset of the units that hold `file`: the
+  // caller still matches whole paths), sorted; nullopt when `file` has no
+  // last component to look for (every unit must be read).
+  std::optional<std::vector<uint64_t>> units_naming(std::string_view file) const;
   size_t name_count() const;
   size_t entry_count() const;
 

@@ -1,6 +1,8 @@
 // The name index behind whole-file queries (inlined copies, functions
 // without a symbol): the raw sections go to the parallel scan, and the
 // result to the cache, on first use.
+#include <malloc.h>
+
 #include <thread>
 
 #include "dwarf/cxx_names.h"
@@ -35,6 +37,10 @@ Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, cons
 const NameIndex *LlvmDebugInfo::name_index() {
   if (name_index_) return &*name_index_;
   if (!index_note_.empty()) return nullptr;  // tried and failed: the LLVM scan answers
+  if (!open_options_.use_index) {
+    index_note_ = "index: not used (asked not to)";
+    return nullptr;
+  }
   const llvm::object::ObjectFile &obj = *binary_.getBinary();
   // A relocatable object's DWARF needs its relocations applied (LLVM does);
   // the raw scan reads little-endian data only.
@@ -52,6 +58,7 @@ const NameIndex *LlvmDebugInfo::name_index() {
   bytes.line_str = std::string_view(dwarf.getLineStrSection().data(), dwarf.getLineStrSection().size());
   const llvm::DWARFSection &offsets = dwarf.getStrOffsetsSection();
   bytes.str_offsets = std::string_view(offsets.Data.data(), offsets.Data.size());
+  bytes.line = std::string_view(dwarf.getLineSection().Data.data(), dwarf.getLineSection().Data.size());
 
   auto key = index_key(path_, build_id_);
   if (!key) {
@@ -62,10 +69,18 @@ const NameIndex *LlvmDebugInfo::name_index() {
   cache.enabled = open_options_.use_cache;
   cache.directory = open_options_.cache_directory;
   auto obtained = obtain_index(cache, *key, [&]() -> Result<NameIndex> {
-    auto scanned = scan_functions(bytes, std::max(1u, std::thread::hardware_concurrency()));
+    // The scan reads all of .debug_info once: the pages it has read go back
+    // every few MB (one call for many units: a call per unit costs ~10% of
+    // the scan's time in TLB flushes), so that they do not all count at once.
+    BatchedDrop drop(dwarf_mapping(), 8 << 20);
+    auto scanned = scan_functions(bytes, std::max(1u, std::thread::hardware_concurrency()),
+                                  [&drop](std::string_view done) { drop.done(done.size()); });
+    // The workers' malloc arenas keep the per-unit vectors they freed: give them back.
+    malloc_trim(0);
     if (!scanned) return std::move(scanned).error();
     return NameIndex::build(*scanned, *key);
   });
+  drop_mapped_pages();
   if (!obtained) {
     index_note_ = "index: " + obtained.error().message + "; scanning with LLVM";
     return nullptr;

@@ -4,11 +4,11 @@
 
 namespace kpp::dwarf {
 
-std::string source_name_of_symbol(const std::string &symbol) {
+std::string_view source_name_of_symbol(std::string_view symbol) {
   // C identifiers have no '.', so everything from the first '.' on was added
   // by the compiler (or is a version, "@GLIBC_2.2.5").
   size_t cut = symbol.find_first_of(".@", 1);
-  return cut == std::string::npos ? symbol : symbol.substr(0, cut);
+  return cut == std::string_view::npos ? symbol : symbol.substr(0, cut);
 }
 
 bool path_ends_with(const std::string &path, const std::string &suffix) {

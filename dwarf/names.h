@@ -3,13 +3,14 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kpp::dwarf {
 
 // The source name behind a compiler-made symbol: "walk.isra.0" -> "walk",
 // "f.constprop.1", "f.part.0", "f.cold", "f.llvm.123" -> "f".
-std::string source_name_of_symbol(const std::string &symbol);
+std::string_view source_name_of_symbol(std::string_view symbol);
 
 // Whether `path` is `suffix` or ends with "/" + `suffix` ("a/b/prog.c" ends with "prog.c", not "og.c").
 bool path_ends_with(const std::string &path, const std::string &suffix);

@@ -1,6 +1,7 @@
 // Facts the definition builder checks before it lets a kernel probe through:
-// instruction starts (the line table, else the disassembler), section marker symbols, and
-// which function names the symbol table holds more than once.
+// instruction starts (the line table, else the disassembler) and which
+// function names the symbol table holds more than once. Section marker
+// symbols: elf_file.cpp.
 #include <algorithm>
 #include <set>
 
@@ -55,28 +56,6 @@ std::optional<std::string_view> LlvmDebugInfo::code_bytes(uint64_t begin, uint64
   return std::nullopt;
 }
 
-std::map<std::string, uint64_t> LlvmDebugInfo::symbol_addresses(const std::vector<std::string> &names) {
-  std::set<std::string> wanted(names.begin(), names.end());
-  std::map<std::string, uint64_t> found;
-  // Markers are NOTYPE symbols, which functions_/symbols_ leave out.
-  for (const object::SymbolRef &sym : binary_.getBinary()->symbols()) {
-    auto name = sym.getName();
-    if (!name) {
-      consumeError(name.takeError());
-      continue;
-    }
-    if (!wanted.count(name->str())) continue;
-    auto address = sym.getAddress();
-    if (!address) {
-      consumeError(address.takeError());
-      continue;
-    }
-    found.emplace(name->str(), *address);
-    if (found.size() == wanted.size()) break;
-  }
-  return found;
-}
-
 std::vector<uint64_t> LlvmDebugInfo::function_symbol_addresses(const std::string &name) {
   std::vector<uint64_t> found;
   for (const ElfSymbol &sym : functions_)
@@ -90,12 +69,12 @@ std::optional<std::pair<std::string, uint64_t>> LlvmDebugInfo::unique_function_s
                              [](uint64_t a, const ElfSymbol &s) { return a < s.address; });
   if (it == functions_.begin()) return std::nullopt;
   uint64_t section = std::prev(it)->section;
-  std::map<std::string, int> uses;
+  std::map<std::string_view, int> uses;
   for (const ElfSymbol &sym : functions_) ++uses[sym.name];
   while (it != functions_.begin()) {
     --it;
     if (it->section != section) break;
-    if (uses[it->name] == 1) return std::make_pair(it->name, address - it->address);
+    if (uses[it->name] == 1) return std::make_pair(std::string(it->name), address - it->address);
   }
   return std::nullopt;
 }

@@ -48,21 +48,23 @@ Status LlvmDebugInfo::attach_separate_debug() {
       // variables at wrong places: the CRC the link carries must match.
       why = "CRC32 does not match .gnu_debuglink's";
     } else {
-      auto binary = object::ObjectFile::createObjectFile(candidate.path);
+      auto binary = open_mapped_object(candidate.path);
       if (!binary) {
-        why = toString(binary.takeError());
-      } else if (!binary->getBinary()->isELF() || binary->getBinary()->getArch() != program.getArch()) {
+        why = binary.error().message;
+      } else if (!binary->binary.getBinary()->isELF() || binary->binary.getBinary()->getArch() != program.getArch()) {
         why = "not an ELF file for the same machine";
       } else {
-        auto context = DWARFContext::create(*binary->getBinary(), DWARFContext::ProcessDebugRelocations::Process,
+        auto context = DWARFContext::create(*binary->binary.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
                                             layout_->empty() ? nullptr : layout_.get(), "",
                                             [](llvm::Error e) { consumeError(std::move(e)); },
                                             [](llvm::Error e) { consumeError(std::move(e)); });
+        isolate_headers(*context, candidate.path, binary->mapping);
         if (context->getNumCompileUnits() == 0) {
           why = "no .debug_info in it";
         } else {
           context_ = std::move(context);
-          debug_binary_ = std::move(*binary);
+          debug_binary_ = std::move(binary->binary);
+          debug_mapping_ = binary->mapping;
           debug_path_ = candidate.path;
           // A fully stripped program has no .symtab; the debug file keeps one.
           if (functions_.empty()) read_symbols(*debug_binary_.getBinary());

@@ -22,7 +22,7 @@ bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) 
 // character becomes '_' so that C++ or Go names still make valid events
 // ("shapes::twice(long)" -> "shapes_twice_long"), as newer perf does.
 std::string event_base(const std::string &function) {
-  std::string name = dwarf::source_name_of_symbol(function);
+  std::string name(dwarf::source_name_of_symbol(function));
   std::string out;
   for (char c : name) {
     if (is_ident_char(c)) out += c;

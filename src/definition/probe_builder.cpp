@@ -53,7 +53,12 @@ class Builder {
       if (!site) return std::move(site).error();
       sites.push_back(*site);
     } else if (!p.function.empty()) {
-      functions_ = debug_.find_functions(p.function, p.file, inline_copies());
+      // A return or an offset has no site in an inlined copy: the symbol
+      // table finds the bodies without the name index (no scan on a first
+      // run). The copies are looked for only to say why there is nothing.
+      bool bodies_only = p.is_return || p.offset;
+      functions_ = debug_.find_functions(p.function, p.file, bodies_only ? dwarf::InlineCopies::Exclude : inline_copies());
+      if (functions_.empty() && bodies_only) functions_ = debug_.find_functions(p.function, p.file, inline_copies());
       if (functions_.empty()) return no_such_function();
       // A line may be in only some of the bodies (one of a .part.0 split, a
       // copy that kept it): an error only when no body has it.

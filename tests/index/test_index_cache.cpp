@@ -42,9 +42,23 @@ std::string answer(DebugInfo &debug, const std::string &name) {
   return out;
 }
 
+// File:line places: the helper's body (inlined in both units), lines of
+// each unit, by longer and shorter suffixes, and files no unit names.
+const std::pair<const char *, int> kPlaces[] = {
+    {"index_helpers.h", 6}, {"fixtures/index_helpers.h", 6}, {"index_a.c", 7}, {"fixtures/index_a.c", 15},
+    {"index_b.c", 7}, {"index_b.c", 14}, {"x_index_b.c", 14}, {"no_such_file.c", 3}, {"index_a.c", 1000}};
+
+std::string place_answer(DebugInfo &debug, const std::string &file, int line) {
+  std::string out = file + ":" + std::to_string(line) + " in " + debug.find_source_file(file) + "\n";
+  for (const auto &[site, fn] : debug.file_line_sites(file, line))
+    out += "  " + std::to_string(site.address) + " " + fn.name + " " + std::to_string(fn.entry) + "\n";
+  return out;
+}
+
 std::string all_answers(DebugInfo &debug) {
   std::string out;
   for (const char *name : kNames) out += std::string(name) + ":\n" + answer(debug, name);
+  for (const auto &[file, line] : kPlaces) out += place_answer(debug, file, line);
   return out;
 }
 
@@ -90,6 +104,27 @@ TEST_F(IndexCache, CachedAndUncachedPathsGiveTheSameFunctions) {
     auto cached = open_with(path, true, directory_);
     EXPECT_EQ(all_answers(*cached), expected);
     EXPECT_EQ(cached->index_source(), IndexSource::Cache) << cached->index_note();
+  }
+}
+
+// The index (functions by name, units by file) answers what a walk of
+// every unit with LLVM answers, and the file lines are found at all.
+TEST_F(IndexCache, IndexAnswersAsAWalkOfEveryUnit) {
+  for (const std::string &path : fixtures()) {
+    SCOPED_TRACE(path);
+    OpenOptions walk{false, directory_};
+    walk.use_index = false;
+    auto without = DebugInfo::open(path, walk);
+    ASSERT_TRUE(without);
+    std::string expected = all_answers(**without);
+    EXPECT_EQ((*without)->index_source(), IndexSource::None);
+    auto with = open_with(path, false, directory_);
+    EXPECT_EQ(all_answers(*with), expected);
+    EXPECT_EQ(with->index_source(), IndexSource::Built);
+    // The helper's line has code in both units (it is inlined in each).
+    EXPECT_GE(with->file_line_sites("index_helpers.h", 6).size(), 2u);
+    EXPECT_FALSE(with->file_line_sites("index_b.c", 14).empty());
+    EXPECT_TRUE(with->file_line_sites("x_index_b.c", 14).empty());
   }
 }
 
@@ -218,9 +253,11 @@ TEST_F(IndexCache, ConcurrentRunsBuildingTheSameIndexBothSucceed) {
 
 TEST(NameIndexImage, LookupAndAdoptChecks) {
   std::string names = "alphabetagamma";
-  std::vector<ScannedFunction> scanned = {{std::string_view(names).substr(0, 5), 0x10, false},
-                                          {std::string_view(names).substr(5, 4), 0x20, true},
-                                          {std::string_view(names).substr(0, 5), 0x30, true}};
+  ScanResult scanned;
+  scanned.functions = {{std::string_view(names).substr(0, 5), 0x10, false},
+                       {std::string_view(names).substr(5, 4), 0x20, true},
+                       {std::string_view(names).substr(0, 5), 0x30, true}};
+  scanned.units = {{0x0, {"a.c", "b.h"}, true}, {0x100, {}, false}, {0x200, {"b.h", "c.c"}, true}};
   IndexKey key{"build-id:abcd", 1234};
   NameIndex index = NameIndex::build(scanned, key);
   auto alpha = index.lookup("alpha");
@@ -231,6 +268,11 @@ TEST(NameIndexImage, LookupAndAdoptChecks) {
   EXPECT_TRUE(alpha[1].inlined);
   EXPECT_TRUE(index.lookup("gamma").empty());
   EXPECT_TRUE(index.lookup("alph").empty());
+  // Units by file: those that name it, and those whose file names could not be read.
+  EXPECT_EQ(index.units_naming("include/b.h"), (std::vector<uint64_t>{0x0, 0x100, 0x200}));
+  EXPECT_EQ(index.units_naming("c.c"), (std::vector<uint64_t>{0x100, 0x200}));
+  EXPECT_EQ(index.units_naming("d.c"), (std::vector<uint64_t>{0x100}));
+  EXPECT_FALSE(index.units_naming("dir/"));
 
   std::string bytes(index.bytes());
   auto adopt = [&](const std::string &b, const IndexKey &k) {
