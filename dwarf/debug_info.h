@@ -182,6 +182,18 @@ class DebugInfo {
     (void)bytes;
     return std::nullopt;
   }
+  // For a global the program's code reaches through the GOT (an exported
+  // variable of a shared library, which the executable may have copied into
+  // its own data by a copy relocation): the link-time address of its GOT
+  // slot and `address`'s offset into the variable. nullopt for the others.
+  struct GotSlot {
+    uint64_t slot = 0;
+    uint64_t offset = 0;
+  };
+  virtual std::optional<GotSlot> got_slot_of(uint64_t address) {
+    (void)address;
+    return std::nullopt;
+  }
   // What is_instruction_start() goes by, for messages: "the line table", or
   // "the line table and the disassembler" (builds with KPP_X86_DISASSEMBLER).
   virtual std::string instruction_oracle() { return "the line table"; }

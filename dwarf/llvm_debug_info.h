@@ -76,6 +76,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::string instruction_oracle() override;
   std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override;
   std::optional<uint64_t> find_read_only_bytes(std::string_view bytes) override;
+  std::optional<GotSlot> got_slot_of(uint64_t address) override;
   std::vector<uint64_t> function_symbol_addresses(const std::string &name) override;
   std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) override;
 
@@ -155,6 +156,11 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<ElfSymbol> functions_;            // STT_FUNC symbols, sorted by address
   std::vector<ElfSymbol> symbols_;              // STT_FUNC and STT_OBJECT, sorted by address
   std::optional<std::vector<std::optional<DemangledFunction>>> demangled_symbols_;
+  // Data symbols reached through the GOT: (start, size, slot), by start; read at first use.
+  struct GotEntry {
+    uint64_t start = 0, size = 0, slot = 0;
+  };
+  std::optional<std::vector<GotEntry>> got_entries_;
   std::vector<LoadSegment> segments_;
   // functions_ by source name and by symbol name (when they differ), sorted: index into functions_.
   std::vector<std::pair<std::string_view, uint32_t>> functions_by_name_;

@@ -55,7 +55,17 @@ Result<std::string> FetchFormatter::format(const dwarf::FetchExpr &expr) const {
       out = "\\" + std::to_string(expr.constant);
       break;
     case dwarf::FetchExpr::Root::GlobalMemory:
-      if (uprobe) {
+      if (uprobe && debug.got_slot_of(expr.address)) {
+        // Read as the code reads it: the GOT slot holds where the variable
+        // really is (the executable's copy, after a copy relocation).
+        auto got = debug.got_slot_of(expr.address);
+        dwarf::FetchExpr slot;
+        slot.root = dwarf::FetchExpr::Root::GlobalMemory;
+        slot.address = got->slot;
+        auto text = format(slot);
+        if (!text) return text;
+        out = signed_offset(static_cast<int64_t>(got->offset)) + "(" + *text + ")";
+      } else if (uprobe) {
         // "@+OFFSET" is a file offset that the kernel turns into an address
         // by the probe's own mapping: address = OFFSET + (where the probe is
         // mapped - the probe's file offset). Writing the global's link-time

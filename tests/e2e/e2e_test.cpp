@@ -943,3 +943,27 @@ TEST_P(E2eComputedValues, TheDecoderFinishesWhatTheKernelCannot) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Compilers, E2eComputedValues, ::testing::ValuesIn(builds_in(KPP_E2E_COMPUTED_VALUE_BUILDS)));
+
+// ---------------------------------------------------------------------------
+// A shared library given with -x: the probes fire in the program that loads
+// it, and what they read (a parameter's members, the library's global, the
+// address of its file static) is where the library is mapped, as the
+// program printed it.
+
+TEST_F(E2e, ProbesInASharedLibraryReadWhereItIsMapped) {
+  std::string lib = fixture_dir + "/libkpp_shared.so";
+  std::string prog = fixture_dir + "/shared_main";
+  run_result d = kpp({"-x", lib, "-D", "shift_by o"});
+  ASSERT_EQ(d.status, 0) << describe(d);
+  EXPECT_TRUE(contains(d.out, lib + ":0x")) << "a uprobe on the library file itself: " << d.out;
+  run_result add = kpp({"-q", "-x", lib, "-a", ev("scale") + "lib_scale a x=p->x y=p->y calls=lib_calls", "-a",
+                        ev("shift") + "shift_by o"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", prog});
+  ASSERT_EQ(trace.status, 0) << describe(trace);
+  std::vector<observation> truth = truth_lines(trace.out);
+  ASSERT_EQ(truth.size(), 3u) << trace.out;
+  std::vector<observation> events = json_events(trace.out, group_);
+  ASSERT_EQ(events.size(), truth.size()) << describe(trace);
+  for (size_t i = 0; i < truth.size(); ++i) EXPECT_EQ(events[i], truth[i]) << "hit #" << i;
+}
