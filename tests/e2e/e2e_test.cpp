@@ -183,6 +183,18 @@ class E2e : public ::testing::Test {
   // "GROUP:EVENT=" for a spec.
   std::string ev(const std::string &event) const { return group_ + ":" + event + "="; }
 
+  // Runs `prog` under `trace --json`: the group's events, in order, must
+  // carry what the program printed in its `expected` truth lines.
+  void expect_events_match_truth(const std::string &prog, size_t expected) {
+    run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", prog});
+    ASSERT_EQ(trace.status, 0) << describe(trace);
+    std::vector<observation> truth = truth_lines(trace.out);
+    ASSERT_EQ(truth.size(), expected) << trace.out;
+    std::vector<observation> events = json_events(trace.out, group_);
+    ASSERT_EQ(events.size(), truth.size()) << describe(trace);
+    for (size_t i = 0; i < truth.size(); ++i) EXPECT_EQ(events[i], truth[i]) << "hit #" << i;
+  }
+
   std::string group_;
 };
 
@@ -959,11 +971,5 @@ TEST_F(E2e, ProbesInASharedLibraryReadWhereItIsMapped) {
   run_result add = kpp({"-q", "-x", lib, "-a", ev("scale") + "lib_scale a x=p->x y=p->y calls=lib_calls", "-a",
                         ev("shift") + "shift_by o"});
   ASSERT_EQ(add.status, 0) << describe(add);
-  run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", prog});
-  ASSERT_EQ(trace.status, 0) << describe(trace);
-  std::vector<observation> truth = truth_lines(trace.out);
-  ASSERT_EQ(truth.size(), 3u) << trace.out;
-  std::vector<observation> events = json_events(trace.out, group_);
-  ASSERT_EQ(events.size(), truth.size()) << describe(trace);
-  for (size_t i = 0; i < truth.size(); ++i) EXPECT_EQ(events[i], truth[i]) << "hit #" << i;
+  expect_events_match_truth(prog, 3);
 }
