@@ -4,6 +4,7 @@
 #include <set>
 
 #include "src/kernel/kernel_refusals.h"
+#include "src/kernel/notrace_refusal.h"
 #include "src/spec/probe_spec.h"
 
 namespace kpp {
@@ -35,7 +36,9 @@ Result<std::vector<ResolvedSpec>> add_probe_specs(ProbeEngine &engine, ProbeTarg
   if (target.path.empty())
     if (Status placed = check_running_kernel(resolved); !placed) return std::move(placed).error();
   std::vector<TraceDefinition> defs = all_definitions(resolved);
-  if (Status ok = engine.add(defs); !ok) return std::move(ok).error();
+  if (Status ok = engine.add(defs); !ok)
+    return target.path.empty() ? explain_failed_registration(std::move(ok).error(), all_kernel_sites(resolved))
+                               : std::move(ok).error();
   for (const TraceDefinition &d : defs) added.hold(d.qualified_name());
   return resolved;
 }

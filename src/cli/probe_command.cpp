@@ -12,6 +12,7 @@
 #include "src/kernel/kallsyms.h"
 #include "src/kernel/kernel_refusals.h"
 #include "src/kernel/kprobe_lists.h"
+#include "src/kernel/notrace_refusal.h"
 #include "src/probes/list_format.h"
 #include "src/probes/probe_engine.h"
 #include "src/spec/probe_spec.h"
@@ -108,6 +109,8 @@ Status add_or_define(const CliOptions &options) {
   }
   if (!options.dry_run) {
     Status added = engine->add(all_definitions(*resolved));
+    if (!added && target->path.empty())
+      return explain_failed_registration(std::move(added).error(), all_kernel_sites(*resolved));
     if (!added) return added;
   }
   if (!options.quiet) print_added(*resolved, *target);

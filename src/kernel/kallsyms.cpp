@@ -67,6 +67,15 @@ std::optional<std::pair<std::string, uint64_t>> Kallsyms::symbolize(uint64_t add
   return std::nullopt;
 }
 
+std::optional<std::pair<uint64_t, uint64_t>> Kallsyms::function_range(uint64_t address) const {
+  auto symbol = symbolize(address);
+  if (!symbol) return std::nullopt;
+  uint64_t start = address - symbol->second;
+  auto next = std::upper_bound(entries_.begin(), entries_.end(), address,
+                               [](uint64_t a, const KallsymsEntry &e) { return a < e.address; });
+  return std::make_pair(start, next == entries_.end() ? UINT64_MAX : next->address);
+}
+
 std::optional<std::pair<std::string, uint64_t>> Kallsyms::at_text_offset(uint64_t offset) const {
   auto text = addresses_of("_text", "");
   if (text.size() != 1) return std::nullopt;

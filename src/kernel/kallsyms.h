@@ -37,6 +37,9 @@ class Kallsyms {
   // symbolize() of the address `offset` past the vmlinux's _text: the
   // function a definition anchored on "_text+offset" is in.
   std::optional<std::pair<std::string, uint64_t>> at_text_offset(uint64_t offset) const;
+  // The code symbol (t, T) holding `address` as [start, end): end is the next
+  // higher address kallsyms lists, the size the kernel itself gives a symbol.
+  std::optional<std::pair<uint64_t, uint64_t>> function_range(uint64_t address) const;
   bool addresses_hidden() const;
 
  private:

@@ -1,5 +1,6 @@
 #include "src/kernel/kernel_refusals.h"
 
+#include "src/kernel/notrace_refusal.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -23,14 +24,20 @@ std::string placement_name(const KernelPlacement &p) {
 Status check_running_kernel(std::vector<ResolvedSpec> &resolved) {
   std::vector<KernelSite> sites = all_kernel_sites(resolved);
   std::vector<uint64_t> addresses(sites.size(), 0);
-  if (auto kallsyms = Kallsyms::read()) {
+  auto kallsyms = Kallsyms::read();
+  if (kallsyms) {
     auto placed = place_on_running_kernel(sites, *kallsyms);
     if (!placed) return std::move(placed).error();
     addresses = std::move(*placed);
   }
-  auto text = read_kprobes_debugfs("blacklist");
-  if (!text) return Ok{};
-  return check_addresses_not_blacklisted(sites, addresses, parse_kprobe_blacklist(*text));
+  if (auto text = read_kprobes_debugfs("blacklist"))
+    if (Status s = check_addresses_not_blacklisted(sites, addresses, parse_kprobe_blacklist(*text)); !s) return s;
+  // Without the kernel's configuration, no way to know whether it checks.
+  auto config = read_running_kernel_config();
+  if (!config || !config_refuses_notrace(*config)) return Ok{};
+  auto traceable = TraceableFunctions::read();
+  if (!traceable) return Ok{};
+  return check_sites_traceable(sites, addresses, *traceable, kallsyms ? &*kallsyms : nullptr);
 }
 
 Result<std::vector<uint64_t>> place_on_running_kernel(std::vector<KernelSite> &sites, const Kallsyms &kallsyms) {

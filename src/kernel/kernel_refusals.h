@@ -18,7 +18,9 @@ namespace kpp {
 // which may re-anchor a definition), and none in the kprobe blacklist, which
 // is refused here with the reason rather than by the kernel's bare EINVAL
 // half-way through the adds. Without kallsyms addresses, the blacklist is
-// matched by name.
+// matched by name. On a kernel whose configuration refuses notrace functions,
+// a site in a function without an ftrace location is refused too
+// (src/kernel/notrace_refusal.h).
 Status check_running_kernel(std::vector<ResolvedSpec> &resolved);
 
 // Places every site on the running kernel: the anchor's address in

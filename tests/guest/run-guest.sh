@@ -107,8 +107,11 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 root=$tmp/root
-mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,debug,kpp/files,kpp/modules}
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,debug,boot,kpp/files,kpp/modules}
 cp "$busybox" "$root/bin/busybox"
+# The kernel's configuration where Debian installs it: kprobe-probe reads it (this
+# kernel has no /proc/config.gz) to know whether notrace functions are refused.
+cp "$kdir/config" "$root/boot/config-$kver"
 
 # --- Modules: load in dependency order. modules.dep lists, for each module, all it
 # --- depends on, most basic last (modprobe loads that list back to front).
