@@ -159,6 +159,12 @@ class DebugInfo {
   virtual IndexSource index_source() const { return IndexSource::None; }
   virtual std::string index_note() const { return {}; }
 
+  // For a program built with -gsplit-dwarf whose .dwo files (or .dwp
+  // package) are missing: which were not found, where we looked, and what
+  // still works without them; empty when nothing is missing. Callers add it
+  // to "no function" errors, the usual symptom.
+  virtual std::string missing_split_dwarf() { return {}; }
+
   // Whether an instruction starts at `address` inside `fn`, as far as the
   // line table tells: a row's address or the function's entry. (A kprobe in
   // the middle of an instruction would corrupt it; the kernel's own check

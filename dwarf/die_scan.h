@@ -24,12 +24,29 @@ struct DwarfBytes {
 // DW_AT_abstract_origin or DW_AT_specification) or an inlined copy.
 struct ScannedFunction {
   std::string_view name;  // points into `DwarfBytes::str` (or .debug_info for DW_FORM_string)
-  uint64_t die_offset = 0;
+  uint64_t die_offset = 0;  // in .debug_info, or a split unit's DIE handle
   bool inlined = false;
 };
 
-// Every such DIE, ordered by offset, found with `threads` threads.
+// A split unit (-gsplit-dwarf): its DIEs are in a .dwo file or a .dwp
+// package, which LLVM finds and whose contributions it knows; the scan reads
+// them like any other unit. Its DIEs are named by handles (split_handle.h):
+// `handle_base` plus the DIE's offset inside the unit.
+struct SplitUnitBytes {
+  DwarfBytes bytes;               // the .dwo sections of the file that holds it (info, abbrev, str, str_offsets)
+  uint64_t unit_offset = 0;       // of its header in `bytes.info`
+  uint64_t abbrev_offset = 0;     // of its abbreviation table (a .dwp's contribution is added)
+  uint64_t str_offsets_base = 0;  // of its string offsets (split units have no DW_AT_str_offsets_base)
+  uint64_t handle_base = 0;
+};
+
+// Every such DIE of `bytes` (skeleton units skipped) and of `split`, ordered
+// by offset then by split unit, found with `threads` threads.
 // Errors: a malformed unit header, abbreviation table or DIE (with its offset).
-Result<std::vector<ScannedFunction>> scan_functions(const DwarfBytes &bytes, unsigned threads);
+Result<std::vector<ScannedFunction>> scan_functions(const DwarfBytes &bytes, const std::vector<SplitUnitBytes> &split,
+                                                    unsigned threads);
+inline Result<std::vector<ScannedFunction>> scan_functions(const DwarfBytes &bytes, unsigned threads) {
+  return scan_functions(bytes, {}, threads);
+}
 
 }  // namespace kpp::dwarf

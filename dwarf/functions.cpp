@@ -7,7 +7,6 @@
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 
-#include "dwarf/address_dies.h"
 #include "dwarf/llvm_debug_info.h"
 #include "dwarf/names.h"
 
@@ -76,7 +75,8 @@ std::string LlvmDebugInfo::decl_file_of(DWARFDie die, DILineInfoSpecifier::FileL
   auto index = die.findRecursively(llvm::dwarf::DW_AT_decl_file);
   if (!index) return {};
   auto value = index->getAsUnsignedConstant();
-  DWARFUnit *unit = die.getDwarfUnit();
+  // A split unit's line table is its skeleton's, in the program.
+  DWARFUnit *unit = die.getDwarfUnit() ? die.getDwarfUnit()->getLinkedUnit() : nullptr;
   const DWARFDebugLine::LineTable *table = unit ? context_->getLineTableForUnit(unit) : nullptr;
   std::string name;
   if (value && table) table->getFileNameByIndex(*value, unit->getCompilationDir(), kind, name);
@@ -116,7 +116,7 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
     consumeError(ranges.takeError());
   }
   if (auto sym = symbolize(low); sym && sym->second == 0 && !fn.inlined) fn.symbol = sym->first;
-  fn.die_offset = die.getOffset();
+  fn.die_offset = handle_of(die);
   fn.optimized = producer_says_optimized(die) || has_optimized_variables(die);
   return fn;
 }
@@ -132,13 +132,15 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
     }
     return found;
   }
-  for (const auto &unit : context_->compile_units()) {
+  for (uint32_t i = 0; i < context_->getNumCompileUnits(); ++i) {
+    DWARFUnit *unit = context_->getUnitAtIndex(i);
+    if (DWARFUnit *split = split_unit(i)) unit = split;
     for (const auto &entry : unit->dies()) {
       auto tag = entry.getTag();
       bool wanted = (subprograms && tag == llvm::dwarf::DW_TAG_subprogram) ||
                     (inline_copies && tag == llvm::dwarf::DW_TAG_inlined_subroutine);
       if (!wanted) continue;
-      DWARFDie die(unit.get(), &entry);
+      DWARFDie die(unit, &entry);
       // An inlined copy is named by its abstract origin; getName follows it.
       const char *n = die.getName(DINameKind::ShortName);
       if (!n || name != n) continue;
@@ -156,7 +158,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   std::vector<Function> result;
   std::set<uint64_t> seen;
   auto add = [&](DWARFDie die) {
-    if (!die.isValid() || !seen.insert(die.getOffset()).second) return;
+    if (!die.isValid() || !seen.insert(handle_of(die)).second) return;
     auto fn = function_from_die(die);
     // By source name, or (C++) by the mangled name the symbol table shows.
     if (!fn || (fn->name != name && fn->symbol != name && linkage_name(die) != name)) return;
@@ -164,7 +166,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
     result.push_back(std::move(*fn));
   };
   for (const ElfSymbol &sym : functions_)
-    if (source_name_of_symbol(sym.name) == name || sym.name == name) add(enclosing_subprogram(dies_for_address(*context_, sym.address).FunctionDIE));
+    if (source_name_of_symbol(sym.name) == name || sym.name == name) add(enclosing_subprogram(dies_at(sym.address).FunctionDIE));
   // The symbol table finds out-of-line bodies cheaply; inlined copies, and
   // functions without a symbol (a stripped symbol table), need a scan.
   bool need_subprograms = result.empty();

@@ -34,7 +34,7 @@ struct IndexKey {
 
 class NameIndex {
  public:
-  static constexpr uint32_t kVersion = 2;  // 2: C++ methods named through their class
+  static constexpr uint32_t kVersion = 3;  // 2: C++ methods named through their class; 3: split units (split_handle.h)
 
   // Builds the image from a scan.
   static NameIndex build(const std::vector<ScannedFunction> &functions, const IndexKey &key);

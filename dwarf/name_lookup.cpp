@@ -48,16 +48,23 @@ const NameIndex *LlvmDebugInfo::name_index() {
   const llvm::DWARFSection &offsets = dwarf.getStrOffsetsSection();
   bytes.str_offsets = std::string_view(offsets.Data.data(), offsets.Data.size());
 
+  // Split units (-gsplit-dwarf) are read from their .dwo files or .dwp.
+  size_t skeletons = 0;
+  std::vector<SplitUnitBytes> split = split_unit_bytes(skeletons);
+
   auto key = index_key(path_, build_id_);
   if (!key) {
     index_note_ = "index: " + key.error().message;
     return nullptr;
   }
+  // An index made while some .dwo files were missing must not be used once
+  // they are there (nor the other way round).
+  if (skeletons > 0) key->identity += " split:" + std::to_string(split.size()) + "/" + std::to_string(skeletons);
   CacheOptions cache;
   cache.enabled = open_options_.use_cache;
   cache.directory = open_options_.cache_directory;
   auto obtained = obtain_index(cache, *key, [&]() -> Result<NameIndex> {
-    auto scanned = scan_functions(bytes, std::max(1u, std::thread::hardware_concurrency()));
+    auto scanned = scan_functions(bytes, split, std::max(1u, std::thread::hardware_concurrency()));
     if (!scanned) return std::move(scanned).error();
     return NameIndex::build(*scanned, *key);
   });

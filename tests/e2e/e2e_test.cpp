@@ -91,13 +91,16 @@ int no_code_rel() { return line_of(fixture_source, "no-code-line") - line_of(fix
 
 std::string fixture_path(const std::string &build) { return fixture_dir + "/e2e_fixture_" + build; }
 
-std::vector<std::string> fixture_builds() {
+// The build names CMake passes as "a,b,c".
+std::vector<std::string> csv_list(const std::string &csv) {
   std::vector<std::string> out;
-  std::stringstream ss(KPP_E2E_FIXTURE_BUILDS);
+  std::stringstream ss(csv);
   for (std::string b; std::getline(ss, b, ',');)
     if (!b.empty()) out.push_back(b);
   return out;
 }
+
+std::vector<std::string> fixture_builds() { return csv_list(KPP_E2E_FIXTURE_BUILDS); }
 
 // One observation: "truth TAG k=v ..." from the fixture, or a JSON event
 // line "GROUP:TAG" with its fields, both as TAG + field map.
@@ -578,13 +581,7 @@ TEST_F(E2e, DefinitionAsNonRootWorks) {
 // Inlined copies: one probe on an inlined function fires in every copy,
 // each with the values its own caller gave it.
 
-std::vector<std::string> inline_builds() {
-  std::vector<std::string> out;
-  std::stringstream ss(KPP_E2E_INLINE_BUILDS);
-  for (std::string b; std::getline(ss, b, ',');)
-    if (!b.empty()) out.push_back(b);
-  return out;
-}
+std::vector<std::string> inline_builds() { return csv_list(KPP_E2E_INLINE_BUILDS); }
 
 class E2eInline : public E2e, public ::testing::WithParamInterface<std::string> {
  protected:
@@ -732,4 +729,105 @@ TEST_F(E2e, EntryValuesAreReadAtTheEntryAndJoined) {
   run_result del = kpp({"-q", "-d", group_ + ":c"});
   ASSERT_EQ(del.status, 0) << describe(del);
   for (const std::string &line : group_lines(group_)) EXPECT_FALSE(contains(line, "/c_")) << line;
+}
+
+// ---------------------------------------------------------------------------
+// Split DWARF (-gsplit-dwarf): the looking-before-probing commands read a
+// program whose DIEs are in .dwo files or a .dwp package as they read the
+// same program built without splitting (E2eBuild runs the probes with their
+// values on the split builds too). A missing .dwo is named, with the places
+// tried.
+
+namespace {
+
+std::vector<std::string> split_builds() { return csv_list(KPP_E2E_SPLIT_BUILDS); }
+
+std::string replace_all(std::string text, const std::string &from, const std::string &to) {
+  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+  return text;
+}
+
+}  // namespace
+
+class E2eSplit : public E2e, public ::testing::WithParamInterface<std::string> {
+ protected:
+  std::string split() const { return fixture_path(GetParam()); }
+  // The same compiler, level and DWARF version, without -gsplit-dwarf
+  // ("gcc_O2_split4dwp" -> "gcc_O2_dw4"; DWARF 5 is the compilers' default).
+  std::string whole() const {
+    size_t at = GetParam().find("_split");
+    return fixture_path(GetParam().substr(0, at) + (GetParam().compare(at, 7, "_split4") == 0 ? "_dw4" : ""));
+  }
+
+  // The output of `args` on the split build and on the whole one, with the
+  // program's name made the same.
+  void expect_same_output(std::vector<std::string> args) {
+    args.insert(args.begin(), {"-x", split()});
+    run_result s = kpp(args);
+    args[1] = whole();
+    run_result w = kpp(args);
+    ASSERT_EQ(w.status, 0) << describe(w);
+    ASSERT_EQ(s.status, 0) << describe(s);
+    // The program's name is in its path and in the default group (probe_NAME).
+    EXPECT_EQ(replace_all(s.out, "e2e_fixture_" + GetParam(), std::filesystem::path(whole()).filename().string()), w.out)
+        << args.back();
+  }
+};
+
+TEST_P(E2eSplit, FuncsVarsAndLinesAreThoseOfTheWholeBuild) {
+  std::string at_line = "walk:" + std::to_string(walk_body_rel());
+  expect_same_output({"-F"});
+  expect_same_output({"-V", at_line});
+  expect_same_output({"-V", at_line, "--externs"});
+  // gcc 12's DWARF 4 split location lists (DW_LLE_startx_length) end one
+  // of walk's ranges two bytes before its unsplit build's: the ranges
+  // differ in the DWARF itself.
+  if (GetParam().find("_split4") == std::string::npos) expect_same_output({"-V", at_line, "--range"});
+  expect_same_output({"-V", "scale"});
+  expect_same_output({"-L", "walk"});
+  expect_same_output({"-L", std::filesystem::path(fixture_source).filename().string() + ":" +
+                                std::to_string(line_of(fixture_source, "probe:walk_body"))});
+}
+
+TEST_P(E2eSplit, DefinitionsAndLazyPatternsAreThoseOfTheWholeBuild) {
+  std::string at_line = "walk:" + std::to_string(walk_body_rel());
+  expect_same_output({"-D", at_line + " p->name:string i s g_counter"});
+  expect_same_output({"-D", "walk;truth_walk(p,*"});
+  expect_same_output({"-D", "scale%return $retval"});
+  expect_same_output({"-D", "truth_walk $params"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, E2eSplit, ::testing::ValuesIn(split_builds()),
+                         [](const ::testing::TestParamInfo<std::string> &info) { return info.param; });
+
+TEST_F(E2e, MissingDwoIsNamedWithThePlacesTriedAndFoundBesideAMovedProgram) {
+  std::string dir = "/tmp/kpp-e2e-split-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir + "/build");
+  std::filesystem::create_directories(dir + "/moved");
+  std::string bin = dir + "/build/prog";
+  ASSERT_EQ(std::system(("cd " + dir + "/build && gcc -O2 -g -gsplit-dwarf -o prog " + fixture_source).c_str()), 0);
+  std::string dwo = dir + "/build/prog-e2e_fixture.dwo";
+  ASSERT_TRUE(std::filesystem::exists(dwo));
+
+  // Moved away from the build tree: the .dwo beside the program is used.
+  std::filesystem::copy_file(bin, dir + "/moved/prog");
+  std::filesystem::rename(dwo, dir + "/moved/prog-e2e_fixture.dwo");
+  run_result moved = kpp({"-x", dir + "/moved/prog", "-D", "walk p"});
+  EXPECT_EQ(moved.status, 0) << describe(moved);
+
+  // Nowhere: the error names the .dwo and every place tried.
+  std::filesystem::remove(dir + "/moved/prog-e2e_fixture.dwo");
+  run_result missing = kpp({"-x", bin, "-D", "walk p"});
+  run_result funcs = kpp({"-x", bin, "-F"});
+  run_result lines = kpp({"-x", bin, "-L", "walk"});
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(missing.status, 1) << describe(missing);
+  for (const std::string &text : {std::string("no function 'walk'"), std::string("prog-e2e_fixture.dwo"),
+                                  dwo, bin + ".dwp", dir + "/build/prog-e2e_fixture.dwo"})
+    EXPECT_TRUE(contains(missing.err, text)) << text << " in:\n" << missing.err;
+  EXPECT_EQ(lines.status, 1) << describe(lines);
+  EXPECT_TRUE(contains(lines.err, "prog-e2e_fixture.dwo")) << lines.err;
+  // The symbol table is in the program: -F still lists the functions.
+  ASSERT_EQ(funcs.status, 0) << describe(funcs);
+  EXPECT_TRUE(contains(funcs.out, "walk\n")) << funcs.out;
 }
