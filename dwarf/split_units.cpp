@@ -6,6 +6,8 @@
 // both once asked (getNonSkeletonUnitDIE); here we ask, name the split units'
 // DIEs by handles (split_handle.h), and say what is missing when they are not
 // found.
+#include <sys/stat.h>
+
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
@@ -45,6 +47,14 @@ std::vector<std::string> places_tried(DWARFUnit &skeleton, const std::string &dw
 
 std::string_view view(StringRef s) { return {s.data(), s.size()}; }
 
+// LLVM reads a .dwo or .dwp whole: a name in hostile DWARF that leads to a
+// FIFO or a device (/dev/zero) would block it or never end. Only regular
+// files (or nothing) may be there.
+bool safe_to_read(const std::string &path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
+}
+
 }  // namespace
 
 // A program that moved away from its build tree keeps its .dwo files beside
@@ -69,7 +79,10 @@ DWARFUnit *LlvmDebugInfo::split_unit(uint64_t index) {
   DWARFUnit *skeleton = context_->getUnitAtIndex(static_cast<uint32_t>(index));
   std::string name = dwo_name_of(*skeleton);
   if (name.empty()) return nullptr;
-  DWARFDie die = skeleton->getNonSkeletonUnitDIE(true, beside_program(path_, name));
+  std::string alternative = beside_program(path_, name);
+  for (const std::string &place : places_tried(*skeleton, name, path_ + ".dwp", alternative))
+    if (!safe_to_read(place)) return nullptr;
+  DWARFDie die = skeleton->getNonSkeletonUnitDIE(true, alternative);
   // A unit LLVM could not read whole answers nothing (tests/fuzz found
   // null DIEs in units whose unit DIE is unreadable).
   if (die.isValid() && die.getDwarfUnit()->isDWOUnit()) it->second = die.getDwarfUnit();
@@ -97,12 +110,12 @@ DWARFContext::DIEsForAddress LlvmDebugInfo::dies_at(uint64_t address) {
   // unit that covers `address` has no readable DIEs: getSubroutineForAddress
   // walks from getUnitDIE() without checking it. Such a unit answers nothing.
   if (!unit || !unit->getUnitDIE(false).isValid()) return {};
-  if (std::optional<uint64_t> index = skeleton_index(unit)) {
-    // Loaded here first, so that the places LLVM does not try are tried too.
-    DWARFUnit *split = split_unit(*index);
-    if (split && !split->getUnitDIE(false).isValid()) return {};
-  }
-  return context_->getDIEsForAddress(address, /*CheckDWO=*/true);
+  std::optional<uint64_t> index = skeleton_index(unit);
+  // Loaded here first, so that the places LLVM does not try are tried too
+  // (and those it must not read are not).
+  DWARFUnit *split = index ? split_unit(*index) : nullptr;
+  if (split && !split->getUnitDIE(false).isValid()) return {};
+  return context_->getDIEsForAddress(address, /*CheckDWO=*/split != nullptr);
 }
 
 std::vector<SplitUnitBytes> LlvmDebugInfo::split_unit_bytes(size_t &skeletons) {

@@ -820,7 +820,13 @@ TEST_F(E2e, MissingDwoIsNamedWithThePlacesTriedAndFoundBesideAMovedProgram) {
   run_result missing = kpp({"-x", bin, "-D", "walk p"});
   run_result funcs = kpp({"-x", bin, "-F"});
   run_result lines = kpp({"-x", bin, "-L", "walk"});
+  // A FIFO where the .dwo should be (hostile DWARF can name one) is not
+  // read: reading it would block for ever.
+  ASSERT_EQ(mkfifo(dwo.c_str(), 0600), 0);
+  run_result fifo = run_program({"/usr/bin/timeout", "30", kpp_bin, "-x", bin, "-D", "walk p"});
   std::filesystem::remove_all(dir);
+  EXPECT_EQ(fifo.status, 1) << describe(fifo);
+  EXPECT_TRUE(contains(fifo.err, "prog-e2e_fixture.dwo")) << fifo.err;
   EXPECT_EQ(missing.status, 1) << describe(missing);
   for (const std::string &text : {std::string("no function 'walk'"), std::string("prog-e2e_fixture.dwo"),
                                   dwo, bin + ".dwp", dir + "/build/prog-e2e_fixture.dwo"})
