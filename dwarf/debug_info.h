@@ -164,6 +164,9 @@ class DebugInfo {
   // still works without them; empty when nothing is missing. Callers add it
   // to "no function" errors, the usual symptom.
   virtual std::string missing_split_dwarf() { return {}; }
+  // For such a program: how many of its units' DIEs were found, and in
+  // which file (its .dwp) or how many .dwo files, for -v; empty otherwise.
+  virtual std::string split_dwarf_source() { return {}; }
 
   // Whether an instruction starts at `address` inside `fn`, as far as the
   // line table tells: a row's address or the function's entry. (A kprobe in

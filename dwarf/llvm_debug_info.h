@@ -79,6 +79,7 @@ class LlvmDebugInfo final : public DebugInfo {
   IndexSource index_source() const override { return index_source_; }
   std::string index_note() const override { return index_note_; }
   std::string missing_split_dwarf() override;
+  std::string split_dwarf_source() override;
   void set_open_options(const OpenOptions &options) { open_options_ = options; }
 
  private:

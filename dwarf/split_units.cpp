@@ -8,6 +8,8 @@
 // found.
 #include <sys/stat.h>
 
+#include <set>
+
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
@@ -139,6 +141,23 @@ std::vector<SplitUnitBytes> LlvmDebugInfo::split_unit_bytes(size_t &skeletons) {
     units.push_back(s);
   }
   return units;
+}
+
+std::string LlvmDebugInfo::split_dwarf_source() {
+  size_t skeletons = 0, found = 0;
+  std::set<std::string> files;
+  for (uint32_t i = 0; i < context_->getNumCompileUnits(); ++i) {
+    if (dwo_name_of(*context_->getUnitAtIndex(i)).empty()) continue;
+    ++skeletons;
+    if (DWARFUnit *unit = split_unit(i)) {
+      ++found;
+      files.insert(unit->getContext().getDWARFObj().getFileName().str());
+    }
+  }
+  if (skeletons == 0) return {};
+  std::string text = "split DWARF: " + std::to_string(found) + " of " + std::to_string(skeletons) + " units";
+  if (files.size() == 1) return text + " from '" + *files.begin() + "'";
+  return files.empty() ? text : text + " from " + std::to_string(files.size()) + " .dwo files";
 }
 
 std::string LlvmDebugInfo::missing_split_dwarf() {

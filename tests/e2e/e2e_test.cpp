@@ -795,6 +795,12 @@ TEST_P(E2eSplit, DefinitionsAndLazyPatternsAreThoseOfTheWholeBuild) {
   expect_same_output({"-D", "walk;truth_walk(p,*"});
   expect_same_output({"-D", "scale%return $retval"});
   expect_same_output({"-D", "truth_walk $params"});
+  // -v says where the units' DIEs came from: the package, else the .dwo file.
+  run_result v = kpp({"-v", "-x", split(), "-D", "scale a"});
+  ASSERT_EQ(v.status, 0) << describe(v);
+  bool packaged = GetParam().size() > 3 && GetParam().compare(GetParam().size() - 3, 3, "dwp") == 0;
+  EXPECT_TRUE(contains(v.err, "split DWARF: 1 of 1 units from '")) << v.err;
+  EXPECT_TRUE(contains(v.err, packaged ? split() + ".dwp'" : ".dwo'")) << v.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, E2eSplit, ::testing::ValuesIn(split_builds()),
