@@ -19,7 +19,7 @@ enum : uint16_t {
 };
 enum : uint16_t {
   AT_sibling = 0x01, AT_name = 0x03, AT_low_pc = 0x11, AT_abstract_origin = 0x31, AT_specification = 0x47,
-  AT_ranges = 0x55, AT_str_offsets_base = 0x72, AT_language = 0x13,
+  AT_ranges = 0x55, AT_str_offsets_base = 0x72, AT_language = 0x13, AT_dwo_name = 0x76, AT_GNU_dwo_name = 0x2130,
 };
 // DW_LANG_C_plus_plus, _03, _11, _14, _17, _20: C++ declares methods inside classes.
 constexpr uint64_t cxx_languages[] = {0x04, 0x19, 0x1a, 0x21, 0x2a, 0x2b};
@@ -180,7 +180,7 @@ class Scanner {
       }
       std::string_view name;
       uint64_t origin = 0, sibling = 0;
-      bool has_origin = false, has_code = false;
+      bool has_origin = false, has_code = false, skeleton = false;
       for (size_t i = 0; i < a.attrs.size() && c.ok; ++i) {
         uint16_t form = a.attrs[i].form;
         if (form == FORM_indirect) form = static_cast<uint16_t>(c.uleb());
@@ -209,10 +209,19 @@ class Scanner {
             has_code = true;
             skip_form(c, form, u);
             break;
+          case AT_dwo_name:
+          case AT_GNU_dwo_name:
+            skeleton = unit_die && !u.split;  // a split unit names its own .dwo too
+            skip_form(c, form, u);
+            break;
           default: skip_form(c, form, u);
         }
       }
       if (!c.ok) break;
+      // A DWARF 4 skeleton (GNU extension): its DIEs are read from its split
+      // unit; the copies of inlined functions some compilers leave in it
+      // (clang's -fsplit-dwarf-inlining) would be found twice.
+      if (skeleton) return r;
       unit_die = false;
       if (skip_subtree) {
         if (sibling > die && sibling <= u.end) c.p = base + sibling;

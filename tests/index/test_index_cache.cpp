@@ -222,7 +222,8 @@ TEST_F(IndexCache, ConcurrentRunsBuildingTheSameIndexBothSucceed) {
 TEST_F(IndexCache, SplitProgramsAnswerAsTheirWholeBuilds) {
   const std::pair<const char *, const char *> pairs[] = {{"index_gcc_O2_split", "index_gcc_O2"},
                                                          {"index_gcc_O2_dwarf4_splitdwp", "index_gcc_O2_dwarf4"},
-                                                         {"index_clang_O2_splitdwp", "index_clang_O2"}};
+                                                         {"index_clang_O2_splitdwp", "index_clang_O2"},
+                                                         {"index_clang_O2_dwarf4_split_inlining", "index_clang_O2"}};
   for (const auto &[split, whole] : pairs) {
     std::string split_path = std::string(KPP_INDEX_FIXTURE_DIR) + "/" + split;
     if (!fs::exists(split_path)) continue;
