@@ -165,6 +165,15 @@ class DebugInfo {
   virtual IndexSource index_source() const { return IndexSource::None; }
   virtual std::string index_note() const { return {}; }
 
+  // For a program built with -gsplit-dwarf whose .dwo files (or .dwp
+  // package) are missing: which were not found, where we looked, and what
+  // still works without them; empty when nothing is missing. Callers add it
+  // to "no function" errors, the usual symptom.
+  virtual std::string missing_split_dwarf() { return {}; }
+  // For such a program: how many of its units' DIEs were found, and in
+  // which file (its .dwp) or how many .dwo files, for -v; empty otherwise.
+  virtual std::string split_dwarf_source() { return {}; }
+
   // Whether an instruction starts at `address` inside `fn`: the function's
   // entry, a line-table row's address, or (when a disassembler is linked in)
   // where decoding from the start of its range lands. (A kprobe in

@@ -19,7 +19,8 @@ enum : uint16_t {
 };
 enum : uint16_t {
   AT_sibling = 0x01, AT_name = 0x03, AT_low_pc = 0x11, AT_abstract_origin = 0x31, AT_specification = 0x47,
-  AT_ranges = 0x55, AT_str_offsets_base = 0x72, AT_language = 0x13, AT_stmt_list = 0x10,
+  AT_ranges = 0x55, AT_str_offsets_base = 0x72, AT_language = 0x13, AT_stmt_list = 0x10, AT_dwo_name = 0x76,
+  AT_GNU_dwo_name = 0x2130,
 };
 constexpr uint64_t LNCT_path = 0x1;
 // DW_LANG_C_plus_plus, _03, _11, _14, _17, _20: C++ declares methods inside classes.
@@ -93,7 +94,8 @@ struct Abbrev {
 };
 
 struct UnitHeader {
-  uint64_t offset = 0;       // of the unit in .debug_info
+  const DwarfBytes *bytes = nullptr;  // the sections the unit is in
+  uint64_t offset = 0;       // of the unit in bytes->info
   uint64_t dies = 0;         // offset of the first DIE
   uint64_t end = 0;
   uint64_t abbrev_offset = 0;
@@ -101,6 +103,13 @@ struct UnitHeader {
   uint8_t offset_size = 4;
   uint8_t address_size = 8;
   bool has_code_dies = true;  // not a type unit
+  bool skeleton = false;      // a DWARF 5 skeleton: only its unit DIE is read (its other DIEs are in its split unit)
+  bool split = false;         // a split unit: its DIEs are named by handles
+  uint64_t handle_base = 0;
+  uint64_t str_offsets_base = 0;  // a split unit's; others give theirs in DW_AT_str_offsets_base
+
+  // What the index and the references call the DIE at `offset` of bytes->info.
+  uint64_t handle(uint64_t at) const { return split ? handle_base + (at - offset) : at; }
 };
 
 // What one unit yields: its functions, the names of its subprograms (origin
@@ -134,38 +143,25 @@ class Scanner {
  public:
   explicit Scanner(const DwarfBytes &b) : b_(b) {}
 
-  Result<std::vector<UnitHeader>> headers() const {
+  // Every unit of the file's .debug_info, then the split units.
+  Result<std::vector<UnitHeader>> headers(const std::vector<SplitUnitBytes> &split) const {
     std::vector<UnitHeader> units;
-    Cursor c{data(b_.info), data(b_.info) + b_.info.size()};
-    while (c.p < c.end) {
-      UnitHeader u;
-      u.offset = c.p - data(b_.info);
-      uint64_t length = c.fixed(4);
-      if (length == 0xffffffff) {
-        u.offset_size = 8;
-        length = c.fixed(8);
-      }
-      if (!c.ok || length > static_cast<uint64_t>(c.end - c.p)) return bad_unit(u.offset);
-      u.end = (c.p - data(b_.info)) + length;
-      u.version = static_cast<uint8_t>(c.fixed(2));
-      if (u.version < 2 || u.version > 5) return bad_unit(u.offset);
-      if (u.version >= 5) {
-        uint8_t type = static_cast<uint8_t>(c.fixed(1));
-        u.address_size = static_cast<uint8_t>(c.fixed(1));
-        u.abbrev_offset = c.fixed(u.offset_size);
-        if (type == 4 || type == 5) c.skip(8);                 // skeleton, split compile: dwo_id
-        if (type == 2 || type == 6) {                          // type units
-          c.skip(8 + u.offset_size);
-          u.has_code_dies = false;
-        }
-      } else {
-        u.abbrev_offset = c.fixed(u.offset_size);
-        u.address_size = static_cast<uint8_t>(c.fixed(1));
-      }
-      if (!c.ok) return bad_unit(u.offset);
-      u.dies = c.p - data(b_.info);
-      units.push_back(u);
-      c.p = data(b_.info) + u.end;
+    for (uint64_t at = 0; at < b_.info.size();) {
+      auto u = header_at(b_, at);
+      if (!u) return std::move(u).error();
+      at = u->end;
+      units.push_back(*u);
+    }
+    for (const SplitUnitBytes &s : split) {
+      auto u = header_at(s.bytes, s.unit_offset);
+      if (!u) return Error(u.error().message + " (a split unit's, in its .dwo)");
+      // A .dwp's header gives the offset inside the unit's contribution;
+      // LLVM's figure includes where that contribution starts.
+      u->abbrev_offset = s.abbrev_offset;
+      u->str_offsets_base = s.str_offsets_base;
+      u->split = true;
+      u->handle_base = s.handle_base;
+      units.push_back(*u);
     }
     return units;
   }
@@ -188,15 +184,16 @@ class Scanner {
     UnitResult r;
     r.unit.offset = u.offset;
     if (!u.has_code_dies) return r;
-    auto table = abbrevs(u.abbrev_offset, r.abbrev_table);
+    const DwarfBytes &b = *u.bytes;
+    auto table = abbrevs(b, u.abbrev_offset, r.abbrev_table);
     if (!table) {
       r.error = std::move(table).error();
       return r;
     }
     const std::vector<Abbrev> &abbrev = *table;
-    const uint8_t *base = data(b_.info);
+    const uint8_t *base = data(b.info);
     Cursor c{base + u.dies, base + u.end};
-    uint64_t str_offsets_base = 0;
+    uint64_t str_offsets_base = u.str_offsets_base;
     std::optional<uint64_t> stmt_list;
     bool unit_die = true;
     // In C++ a method's out-of-line body names it through DW_AT_specification,
@@ -219,7 +216,7 @@ class Scanner {
       }
       std::string_view name;
       uint64_t origin = 0, sibling = 0;
-      bool has_origin = false, has_code = false;
+      bool has_origin = false, has_code = false, skeleton = false;
       for (size_t i = 0; i < a.attrs.size() && c.ok; ++i) {
         uint16_t form = a.attrs[i].form;
         if (form == FORM_indirect) form = static_cast<uint16_t>(c.uleb());
@@ -254,18 +251,31 @@ class Scanner {
             has_code = true;
             skip_form(c, form, u);
             break;
+          case AT_dwo_name:
+          case AT_GNU_dwo_name:
+            skeleton = unit_die && !u.split;  // a split unit names its own .dwo too
+            skip_form(c, form, u);
+            break;
           default: skip_form(c, form, u);
         }
       }
       if (!c.ok) break;
-      if (unit_die && stmt_list)
+      // A split unit's line table is its skeleton's (in this file): its
+      // files are filed under the skeleton, the unit SRC:ALN reads.
+      if (unit_die && stmt_list && !u.split)
         r.unit.files_known = line_files(*stmt_list, str_offsets_base, r.unit.files, r.line_header);
+      // A skeleton's DIEs are read from its split unit; the copies of inlined
+      // functions some compilers leave in a DWARF 4 one (clang's
+      // -fsplit-dwarf-inlining) would be found twice.
+      if (skeleton || u.skeleton) return r;
       unit_die = false;
       if (skip_subtree) {
         if (sibling > die && sibling <= u.end) c.p = base + sibling;
         continue;
       }
       if (a.skippable) continue;  // a C++ class: its methods come next
+      die = u.handle(die);
+      if (has_origin && origin != 0) origin = u.handle(origin);
       if (a.tag == TAG_subprogram && !name.empty()) r.names.emplace_back(die, name);
       if (a.tag == TAG_subprogram && name.empty() && has_origin) r.aliases.emplace_back(die, origin);
       bool wanted = a.tag == TAG_inlined_subroutine || (a.tag == TAG_subprogram && has_code);
@@ -290,11 +300,48 @@ class Scanner {
   }
   static Error bad_unit(uint64_t offset) { return Error("malformed unit header at 0x" + hex(offset) + " of .debug_info"); }
 
+  // The header of the unit at `at` in b.info.
+  static Result<UnitHeader> header_at(const DwarfBytes &b, uint64_t at) {
+    if (at >= b.info.size()) return bad_unit(at);
+    Cursor c{data(b.info) + at, data(b.info) + b.info.size()};
+    UnitHeader u;
+    u.bytes = &b;
+    u.offset = at;
+    uint64_t length = c.fixed(4);
+    if (length == 0xffffffff) {
+      u.offset_size = 8;
+      length = c.fixed(8);
+    }
+    if (!c.ok || length > static_cast<uint64_t>(c.end - c.p)) return bad_unit(u.offset);
+    u.end = (c.p - data(b.info)) + length;
+    u.version = static_cast<uint8_t>(c.fixed(2));
+    if (u.version < 2 || u.version > 5) return bad_unit(u.offset);
+    if (u.version >= 5) {
+      uint8_t type = static_cast<uint8_t>(c.fixed(1));
+      u.address_size = static_cast<uint8_t>(c.fixed(1));
+      u.abbrev_offset = c.fixed(u.offset_size);
+      if (type == 4 || type == 5) c.skip(8);  // skeleton, split compile: dwo_id
+      // A skeleton's DIEs are in its split unit (scanned from there); type
+      // units hold no code.
+      if (type == 4) u.skeleton = true;
+      if (type == 2 || type == 6) {
+        c.skip(8 + u.offset_size);
+        u.has_code_dies = false;
+      }
+    } else {
+      u.abbrev_offset = c.fixed(u.offset_size);
+      u.address_size = static_cast<uint8_t>(c.fixed(1));
+    }
+    if (!c.ok) return bad_unit(u.offset);
+    u.dies = c.p - data(b.info);
+    return u;
+  }
+
   // The abbreviation table at `offset`, indexed by code. Tables are parsed
   // once per thread scan call; units of a vmlinux each have their own.
-  Result<std::vector<Abbrev>> abbrevs(uint64_t offset, std::string_view &read) const {
-    if (offset >= b_.abbrev.size()) return Error("abbreviation table offset 0x" + hex(offset) + " is out of range");
-    Cursor c{data(b_.abbrev) + offset, data(b_.abbrev) + b_.abbrev.size()};
+  static Result<std::vector<Abbrev>> abbrevs(const DwarfBytes &b, uint64_t offset, std::string_view &read) {
+    if (offset >= b.abbrev.size()) return Error("abbreviation table offset 0x" + hex(offset) + " is out of range");
+    Cursor c{data(b.abbrev) + offset, data(b.abbrev) + b.abbrev.size()};
     std::vector<Abbrev> table;
     while (c.ok) {
       uint64_t code = c.uleb();
@@ -321,7 +368,7 @@ class Scanner {
       table[code] = std::move(a);
     }
     if (!c.ok) return Error("abbreviation table at 0x" + hex(offset) + " is truncated");
-    read = b_.abbrev.substr(offset, c.p - (data(b_.abbrev) + offset));
+    read = b.abbrev.substr(offset, c.p - (data(b.abbrev) + offset));
     return table;
   }
 
@@ -339,6 +386,7 @@ class Scanner {
       ~Span() { header = std::string_view(reinterpret_cast<const char *>(begin), c.p - begin); }
     } span{c, header, c.p};
     UnitHeader h;  // the header's own format, for skip_form and string_of
+    h.bytes = &b_;
     uint64_t length = c.fixed(4);
     if (length == 0xffffffff) {
       h.offset_size = 8;
@@ -435,20 +483,21 @@ class Scanner {
   }
 
   std::string_view string_of(Cursor &c, uint16_t form, const UnitHeader &u, uint64_t str_offsets_base) const {
+    const DwarfBytes &b = *u.bytes;
     auto in = [](std::string_view section, uint64_t offset) -> std::string_view {
       if (offset >= section.size()) return {};
       return std::string_view(section.data() + offset, strnlen(section.data() + offset, section.size() - offset));
     };
     auto indexed = [&](uint64_t index) -> std::string_view {
       uint64_t at = str_offsets_base + index * u.offset_size;
-      if (at + u.offset_size > b_.str_offsets.size()) return {};
-      Cursor s{data(b_.str_offsets) + at, data(b_.str_offsets) + b_.str_offsets.size()};
-      return in(b_.str, s.fixed(u.offset_size));
+      if (at + u.offset_size > b.str_offsets.size()) return {};
+      Cursor s{data(b.str_offsets) + at, data(b.str_offsets) + b.str_offsets.size()};
+      return in(b.str, s.fixed(u.offset_size));
     };
     switch (form) {
       case FORM_string: return c.cstring();
-      case FORM_strp: return in(b_.str, c.fixed(u.offset_size));
-      case FORM_line_strp: return in(b_.line_str, c.fixed(u.offset_size));
+      case FORM_strp: return in(b.str, c.fixed(u.offset_size));
+      case FORM_line_strp: return in(b.line_str, c.fixed(u.offset_size));
       case FORM_strx: case FORM_GNU_str_index: return indexed(c.uleb());
       case FORM_strx1: return indexed(c.fixed(1));
       case FORM_strx2: return indexed(c.fixed(2));
@@ -468,10 +517,10 @@ std::string_view last_path_component(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads,
+Result<ScanResult> scan_functions(const DwarfBytes &bytes, const std::vector<SplitUnitBytes> &split, unsigned threads,
                                   const std::function<void(std::string_view)> &done_with) {
   Scanner scanner(bytes);
-  auto units = scanner.headers();
+  auto units = scanner.headers(split);
   if (!units) return std::move(units).error();
   std::vector<UnitResult> results(units->size());
 
@@ -484,7 +533,7 @@ Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads,
         const UnitHeader &u = (*units)[i];
         results[i] = scanner.scan(u);
         Scanner::resolve_local(results[i], keep_names);
-        if (done_with) {
+        if (done_with && !u.split) {  // a split unit's bytes are another file's
           done_with(bytes.info.substr(u.offset, u.end - u.offset));
           for (std::string_view read : {results[i].line_header, results[i].abbrev_table})
             if (!read.empty()) done_with(read);
@@ -524,7 +573,9 @@ Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads,
     for (ScannedFunction &f : r.functions)
       if (!f.name.empty()) all.functions.push_back(f);
     decltype(r.functions)().swap(r.functions);
-    if ((*units)[i].has_code_dies) all.units.push_back(std::move(r.unit));
+    // Compile units of this file (skeletons included: they hold the line
+    // tables); a split unit's offset is in its .dwo.
+    if ((*units)[i].has_code_dies && !(*units)[i].split) all.units.push_back(std::move(r.unit));
   }
   return all;
 }

@@ -25,13 +25,27 @@ struct DwarfBytes {
 // DW_AT_abstract_origin or DW_AT_specification) or an inlined copy.
 struct ScannedFunction {
   std::string_view name;  // points into `DwarfBytes::str` (or .debug_info for DW_FORM_string)
-  uint64_t die_offset = 0;
+  uint64_t die_offset = 0;  // in .debug_info, or a split unit's DIE handle
   bool inlined = false;
 };
 
-// A compilation unit and the last path components of the files its line
-// table names (its sources, headers, and every DW_AT_decl_file target), so
-// that `SRC:ALN` parses only the line tables of units that name SRC.
+// A split unit (-gsplit-dwarf): its DIEs are in a .dwo file or a .dwp
+// package, which LLVM finds and whose contributions it knows; the scan reads
+// them like any other unit. Its DIEs are named by handles (split_handle.h):
+// `handle_base` plus the DIE's offset inside the unit.
+struct SplitUnitBytes {
+  DwarfBytes bytes;               // the .dwo sections of the file that holds it (info, abbrev, str, str_offsets)
+  uint64_t unit_offset = 0;       // of its header in `bytes.info`
+  uint64_t abbrev_offset = 0;     // of its abbreviation table (a .dwp's contribution is added)
+  uint64_t str_offsets_base = 0;  // of its string offsets (split units have no DW_AT_str_offsets_base)
+  uint64_t handle_base = 0;
+};
+
+// A compilation unit of the file and the last path components of the files
+// its line table names (its sources, headers, and every DW_AT_decl_file
+// target), so that `SRC:ALN` parses only the line tables of units that name
+// SRC. A skeleton unit (-gsplit-dwarf) is one: its split unit's lines are
+// in its line table.
 struct ScannedUnit {
   uint64_t offset = 0;                  // of the unit in .debug_info
   std::vector<std::string_view> files;  // sorted, unique; point into the sections
@@ -39,18 +53,22 @@ struct ScannedUnit {
 };
 
 struct ScanResult {
-  std::vector<ScannedFunction> functions;  // ordered by offset
-  std::vector<ScannedUnit> units;          // compile units (not type units), ordered by offset
+  std::vector<ScannedFunction> functions;  // ordered by offset, then split units' by skeleton
+  std::vector<ScannedUnit> units;          // compile units of `bytes` (not type units), ordered by offset
 };
 
-// Every such DIE and every unit's file names, found with `threads` threads.
-// `done_with`, when given, is called (on the scanning threads) with the bytes
-// of each unit and of its line table header once they have been read: the
-// caller may give their pages back (dwarf/mapped_object.h). The names in the
-// result may still point into them.
+// Every such DIE of `bytes` (skeleton units' skipped) and of `split`, and
+// every unit's file names, found with `threads` threads. `done_with`, when
+// given, is called (on the scanning threads) with the bytes of each unit of
+// `bytes` and of its line table header once they have been read: the caller
+// may give their pages back (dwarf/mapped_object.h). The names in the result
+// may still point into them.
 // Errors: a malformed unit header, abbreviation table or DIE (with its offset).
-Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads,
+Result<ScanResult> scan_functions(const DwarfBytes &bytes, const std::vector<SplitUnitBytes> &split, unsigned threads,
                                   const std::function<void(std::string_view)> &done_with = {});
+inline Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads) {
+  return scan_functions(bytes, {}, threads);
+}
 
 // The last component of `path` ("read_write.c" for "fs/read_write.c").
 std::string_view last_path_component(std::string_view path);

@@ -83,7 +83,7 @@ LlvmDebugInfo::LlvmDebugInfo(std::string path, MappedObject object)
   // handlers keep LLVM from printing to stderr on its own.
   layout_ = SectionLayout::of(*binary_.getBinary());
   context_ = DWARFContext::create(*binary_.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
-                                  layout_->empty() ? nullptr : layout_.get(), "", [](llvm::Error e) { consumeError(std::move(e)); },
+                                  layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp", [](llvm::Error e) { consumeError(std::move(e)); },
                                   [](llvm::Error e) { consumeError(std::move(e)); });
   read_elf_facts();
   isolate_headers(*context_, path_, mapping_);

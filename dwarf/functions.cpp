@@ -7,7 +7,6 @@
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 
-#include "dwarf/address_dies.h"
 #include "dwarf/llvm_debug_info.h"
 #include "dwarf/names.h"
 
@@ -76,7 +75,8 @@ std::string LlvmDebugInfo::decl_file_of(DWARFDie die, DILineInfoSpecifier::FileL
   auto index = die.findRecursively(llvm::dwarf::DW_AT_decl_file);
   if (!index) return {};
   auto value = index->getAsUnsignedConstant();
-  DWARFUnit *unit = die.getDwarfUnit();
+  // A split unit's line table is its skeleton's, in the program.
+  DWARFUnit *unit = die.getDwarfUnit() ? die.getDwarfUnit()->getLinkedUnit() : nullptr;
   const DWARFDebugLine::LineTable *table = unit ? context_->getLineTableForUnit(unit) : nullptr;
   std::string name;
   if (value && table) table->getFileNameByIndex(*value, unit->getCompilationDir(), kind, name);
@@ -116,7 +116,7 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
     consumeError(ranges.takeError());
   }
   if (auto sym = symbolize(low); sym && sym->second == 0 && !fn.inlined) fn.symbol = sym->first;
-  fn.die_offset = die.getOffset();
+  fn.die_offset = handle_of(die);
   fn.optimized = producer_says_optimized(die) || has_optimized_variables(die);
   return fn;
 }
@@ -139,13 +139,15 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
     }
     return found;
   }
-  for (const auto &unit : context_->compile_units()) {
+  for (uint32_t i = 0; i < context_->getNumCompileUnits(); ++i) {
+    DWARFUnit *unit = context_->getUnitAtIndex(i);
+    if (DWARFUnit *split = split_unit(i)) unit = split;
     for (const auto &entry : unit->dies()) {
       auto tag = entry.getTag();
       bool wanted = (subprograms && tag == llvm::dwarf::DW_TAG_subprogram) ||
                     (inline_copies && tag == llvm::dwarf::DW_TAG_inlined_subroutine);
       if (!wanted) continue;
-      DWARFDie die(unit.get(), &entry);
+      DWARFDie die(unit, &entry);
       // An inlined copy is named by its abstract origin; getName follows it.
       const char *n = die.getName(DINameKind::ShortName);
       if (!n || (name != n && !(instances && std::string_view(n).starts_with(instance_prefix)))) continue;
@@ -187,7 +189,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   std::vector<Function> result;
   std::set<uint64_t> seen;
   auto add = [&](DWARFDie die) {
-    if (!die.isValid() || !seen.insert(die.getOffset()).second) return;
+    if (!die.isValid() || !seen.insert(handle_of(die)).second) return;
     auto fn = function_from_die(die);
     // By source name, or (C++) by the mangled name the symbol table shows.
     if (!fn || (fn->name != name && fn->symbol != name && linkage_name(die) != name)) return;
@@ -195,7 +197,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
     result.push_back(std::move(*fn));
   };
   for (uint32_t i : symbols_named(name))
-    add(enclosing_subprogram(dies_for_address(*context_, functions_[i].address).FunctionDIE));
+    add(enclosing_subprogram(dies_at(functions_[i].address).FunctionDIE));
   // The symbol table finds out-of-line bodies cheaply; inlined copies, and
   // functions without a symbol (a stripped symbol table), need a scan.
   bool need_subprograms = result.empty();
@@ -233,7 +235,7 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
   std::vector<Function> result;
   std::set<uint64_t> seen;
   auto add = [&](DWARFDie die) {
-    if (!die.isValid() || !seen.insert(die.getOffset()).second) return;
+    if (!die.isValid() || !seen.insert(handle_of(die)).second) return;
     // The linkage name is on the declaration (a method's in its class, an
     // inlined copy's on its abstract origin): getName follows both.
     std::optional<DemangledFunction> have = demangle_function(linkage_name(die));
@@ -249,7 +251,7 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
   const auto &demangled = demangled_symbols();
   for (size_t i = 0; i < functions_.size(); ++i)
     if (demangled[i] && cxx_name_matches(query, *demangled[i]))
-      add(enclosing_subprogram(dies_for_address(*context_, functions_[i].address).FunctionDIE));
+      add(enclosing_subprogram(dies_at(functions_[i].address).FunctionDIE));
   bool need_subprograms = result.empty();
   bool need_inlines = inlines == InlineCopies::Include;
   if (need_subprograms || need_inlines)

@@ -6,7 +6,6 @@
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFDebugLine.h>
 
-#include "dwarf/address_dies.h"
 #include "dwarf/llvm_debug_info.h"
 #include "dwarf/names.h"
 
@@ -26,7 +25,7 @@ std::vector<LlvmDebugInfo::LineRow> LlvmDebugInfo::rows_of(const Function &fn) {
   std::vector<LineRow> rows;
   DWARFDie die = die_at(fn.die_offset);
   if (!die.isValid()) return rows;
-  DWARFUnit *unit = die.getDwarfUnit();
+  DWARFUnit *unit = die.getDwarfUnit()->getLinkedUnit();  // a split unit's lines are its skeleton's
   const DWARFDebugLine::LineTable *table = context_->getLineTableForUnit(unit);
   if (!table) return rows;
   std::string decl_file = decl_file_of(die, DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath);
@@ -127,7 +126,7 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const 
       context_->clearLineTableForUnit(unit);
     }
     for (uint64_t address : starts) {
-      DWARFDie die = dies_for_address(*context_, address).FunctionDIE;
+      DWARFDie die = dies_at(address).FunctionDIE;
       while (die.isValid() && die.getTag() != llvm::dwarf::DW_TAG_subprogram) die = die.getParent();
       if (!die.isValid()) continue;
       auto fn = function_from_die(die);
@@ -141,7 +140,7 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const 
 std::optional<SourcePlace> LlvmDebugInfo::source_of(uint64_t address) {
   // The innermost function at the address: an inlined copy is reported as
   // itself, as perf probe reports it.
-  DWARFDie die = dies_for_address(*context_, address).FunctionDIE;
+  DWARFDie die = dies_at(address).FunctionDIE;
   if (!die.isValid()) return std::nullopt;
   auto fn = function_from_die(die);
   if (!fn) return std::nullopt;

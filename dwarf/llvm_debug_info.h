@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
@@ -97,6 +98,8 @@ class LlvmDebugInfo final : public DebugInfo {
 
   IndexSource index_source() const override { return index_source_; }
   std::string index_note() const override { return index_note_; }
+  std::string missing_split_dwarf() override;
+  std::string split_dwarf_source() override;
   void set_open_options(const OpenOptions &options) { open_options_ = options; }
 
  private:
@@ -136,7 +139,18 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<AddressRange> available_ranges(llvm::DWARFDie die, llvm::DWARFDie scope);
   // The canonical frame address at `pc`, from .eh_frame or .debug_frame.
   Result<FetchExpr> frame_address(uint64_t pc, int64_t &addend);
-  llvm::DWARFDie die_at(uint64_t offset) { return context_->getDIEForOffset(offset); }
+  // DIE handles (split_handle.h) and the split units they name (dwarf/split_units.cpp).
+  llvm::DWARFDie die_at(uint64_t handle);
+  uint64_t handle_of(llvm::DWARFDie die);
+  // The split unit (.dwo, or a .dwp's) of the skeleton at `index` among the
+  // compile units, loaded on first use; null when the unit is not a skeleton
+  // or its split unit is nowhere to be found.
+  llvm::DWARFUnit *split_unit(uint64_t index);
+  std::optional<uint64_t> skeleton_index(const llvm::DWARFUnit *unit);
+  // Every split unit's bytes, for the name index; `skeletons` counts the skeleton units.
+  std::vector<SplitUnitBytes> split_unit_bytes(size_t &skeletons);
+  // The function and block DIEs at `address`, from the split unit when there is one.
+  llvm::DWARFContext::DIEsForAddress dies_at(uint64_t address);
   TypeRef type_of(llvm::DWARFDie die);
   std::string type_name(llvm::DWARFDie type, int depth = 0);
 
@@ -173,6 +187,8 @@ class LlvmDebugInfo final : public DebugInfo {
   bool frame_tables_made_ = false;
   bool decoder_made_ = false;
   std::unique_ptr<InstructionDecoder> decoder_;  // null: no disassembler for this machine
+  std::unordered_map<uint64_t, llvm::DWARFUnit *> split_units_;           // by skeleton index; null: none found
+  std::unordered_map<const llvm::DWARFUnit *, uint64_t> skeleton_indexes_;  // every compile unit's index
   std::unique_ptr<FrameTable> eh_frames_, debug_frames_;  // null when the section is absent
 };
 

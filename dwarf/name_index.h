@@ -37,7 +37,9 @@ struct IndexKey {
 
 class NameIndex {
  public:
-  static constexpr uint32_t kVersion = 3;  // 2: C++ methods named through their class; 3: units' files
+  // 2: C++ methods named through their class; 3: units' files (or split units, on h-splitdw);
+  // 4: both, split units' DIEs by handle (split_handle.h) and skeletons' files
+  static constexpr uint32_t kVersion = 4;
 
   // Builds the image from a scan.
   static NameIndex build(const ScanResult &scan, const IndexKey &key);

@@ -60,11 +60,18 @@ const NameIndex *LlvmDebugInfo::name_index() {
   bytes.str_offsets = std::string_view(offsets.Data.data(), offsets.Data.size());
   bytes.line = std::string_view(dwarf.getLineSection().Data.data(), dwarf.getLineSection().Data.size());
 
+  // Split units (-gsplit-dwarf) are read from their .dwo files or .dwp.
+  size_t skeletons = 0;
+  std::vector<SplitUnitBytes> split = split_unit_bytes(skeletons);
+
   auto key = index_key(path_, build_id_);
   if (!key) {
     index_note_ = "index: " + key.error().message;
     return nullptr;
   }
+  // An index made while some .dwo files were missing must not be used once
+  // they are there (nor the other way round).
+  if (skeletons > 0) key->identity += " split:" + std::to_string(split.size()) + "/" + std::to_string(skeletons);
   CacheOptions cache;
   cache.enabled = open_options_.use_cache;
   cache.directory = open_options_.cache_directory;
@@ -73,7 +80,7 @@ const NameIndex *LlvmDebugInfo::name_index() {
     // every few MB (one call for many units: a call per unit costs ~10% of
     // the scan's time in TLB flushes), so that they do not all count at once.
     BatchedDrop drop(dwarf_mapping(), 8 << 20);
-    auto scanned = scan_functions(bytes, std::max(1u, std::thread::hardware_concurrency()),
+    auto scanned = scan_functions(bytes, split, std::max(1u, std::thread::hardware_concurrency()),
                                   [&drop](std::string_view done) { drop.done(done.size()); });
     // The workers' malloc arenas keep the per-unit vectors they freed: give them back.
     malloc_trim(0);

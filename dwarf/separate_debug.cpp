@@ -55,7 +55,7 @@ Status LlvmDebugInfo::attach_separate_debug() {
         why = "not an ELF file for the same machine";
       } else {
         auto context = DWARFContext::create(*binary->binary.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
-                                            layout_->empty() ? nullptr : layout_.get(), "",
+                                            layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp",
                                             [](llvm::Error e) { consumeError(std::move(e)); },
                                             [](llvm::Error e) { consumeError(std::move(e)); });
         isolate_headers(*context, candidate.path, binary->mapping);

@@ -110,14 +110,14 @@ TypeInfo LlvmDebugInfo::describe(TypeRef ref) {
       info.kind = TypeInfo::Kind::Pointer;
       info.is_reference = type.getTag() != llvm::dwarf::DW_TAG_pointer_type;
       if (info.size == 0) info.size = type.getDwarfUnit()->getAddressByteSize();
-      info.target = TypeRef{inner.isValid() ? inner.getOffset() : 0};
+      info.target = TypeRef{handle_of(inner)};
       break;
     case llvm::dwarf::DW_TAG_structure_type:
     case llvm::dwarf::DW_TAG_class_type: info.kind = TypeInfo::Kind::Struct; break;
     case llvm::dwarf::DW_TAG_union_type: info.kind = TypeInfo::Kind::Union; break;
     case llvm::dwarf::DW_TAG_enumeration_type:
       info.kind = TypeInfo::Kind::Enum;
-      info.is_signed = inner.isValid() && describe(TypeRef{inner.getOffset()}).is_signed;
+      info.is_signed = inner.isValid() && describe(TypeRef{handle_of(inner)}).is_signed;
       break;
     case llvm::dwarf::DW_TAG_array_type: {
       // int m[3][4] is one DIE with two dimensions: m is an array of 3 of
@@ -126,7 +126,7 @@ TypeInfo LlvmDebugInfo::describe(TypeRef ref) {
       unsigned indexed = std::min<unsigned>(ref.array_dims_indexed, static_cast<unsigned>(dims.size() - 1));
       info.kind = TypeInfo::Kind::Array;
       info.target = indexed + 1 < dims.size() ? TypeRef{ref.die_offset, indexed + 1}
-                                              : TypeRef{inner.isValid() ? inner.getOffset() : 0};
+                                              : TypeRef{handle_of(inner)};
       info.count = dims[indexed];
       if (info.count) info.size = *info.count * describe(info.target).size;
       if (indexed > 0) {

@@ -38,7 +38,7 @@ TypeRef LlvmDebugInfo::type_of(DWARFDie die) {
     DWARFDie next = at.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_abstract_origin);
     at = next.isValid() ? next : at.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_specification);
   }
-  return TypeRef{type.isValid() ? type.getOffset() : 0};
+  return TypeRef{handle_of(type)};
 }
 
 std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t pc) {

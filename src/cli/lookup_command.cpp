@@ -111,6 +111,8 @@ Status show_lines(const CliOptions &options, ProbeTarget &target, const std::str
   if (!range->function.empty()) {
     auto fns = debug.find_functions(range->function, range->file, dwarf::InlineCopies::Exclude);
     if (fns.empty()) {
+      if (std::string missing = debug.missing_split_dwarf(); !missing.empty())
+        return Error("no function '" + range->function + "' in '" + debug.path() + "'", missing);
       auto similar = debug.similar_functions(range->function, 5);
       return Error("no function '" + range->function + "' in '" + debug.path() + "'",
                    similar.empty() ? "list the functions with 'kprobe-probe -F'" : "did you mean: " + join(similar));

@@ -97,6 +97,8 @@ Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf)
     // A stripped program's DWARF may come from a separate debug file: say which.
     if (options.verbose && (*debug)->debug_path() != (*debug)->path())
       std::fprintf(stderr, "kprobe-probe: debug information from '%s'\n", (*debug)->debug_path().c_str());
+    if (std::string split = options.verbose ? (*debug)->split_dwarf_source() : ""; !split.empty())
+      std::fprintf(stderr, "kprobe-probe: %s\n", split.c_str());
     target.debug = std::move(*debug);
     return target;
   }

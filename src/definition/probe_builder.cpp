@@ -120,6 +120,9 @@ class Builder {
     std::string where = options_.target_path.empty() ? "the kernel" : "'" + debug_.path() + "'";
     std::string message = "no function '" + spec_.point.function + "'" +
                           (spec_.point.file.empty() ? "" : " in " + spec_.point.file) + " in " + where;
+    // A program whose split DWARF is missing knows its functions' names
+    // (the symbol table) but nothing else: that, not a typo, is the news.
+    if (std::string missing = debug_.missing_split_dwarf(); !missing.empty()) return fail(message, missing);
     auto similar = debug_.similar_functions(spec_.point.function, 5);
     return fail(message, similar.empty() ? "list the functions with 'kprobe-probe -F'" : "did you mean: " + join(similar));
   }

@@ -492,7 +492,9 @@ def main():
     args.kpp = os.path.abspath(args.kpp)
     markers = read_markers(args.fixtures_dir)
     globs = [g for g in args.builds.split(",") if g]
-    builds = sorted(b for b in os.listdir(args.bin_dir) if any(fnmatch.fnmatch(b, g) for g in globs))
+    # A split build's .dwo files, .dwp package and working directory sit beside it: they are not builds.
+    builds = sorted(b for b in os.listdir(args.bin_dir)
+                    if any(fnmatch.fnmatch(b, g) for g in globs) and not b.endswith((".dwo", ".dwp", ".build")))
     if not builds:
         print("corpus oracle: no builds match %s in %s" % (args.builds, args.bin_dir))
         return 1

@@ -973,3 +973,115 @@ TEST_F(E2e, ProbesInASharedLibraryReadWhereItIsMapped) {
   ASSERT_EQ(add.status, 0) << describe(add);
   expect_events_match_truth(prog, 3);
 }
+
+// Split DWARF (-gsplit-dwarf): the looking-before-probing commands read a
+// program whose DIEs are in .dwo files or a .dwp package as they read the
+// same program built without splitting (E2eBuild runs the probes with their
+// values on the split builds too). A missing .dwo is named, with the places
+// tried.
+
+namespace {
+
+std::vector<std::string> split_builds() { return builds_in(KPP_E2E_SPLIT_BUILDS); }
+
+std::string replace_all(std::string text, const std::string &from, const std::string &to) {
+  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+  return text;
+}
+
+}  // namespace
+
+class E2eSplit : public E2e, public ::testing::WithParamInterface<std::string> {
+ protected:
+  std::string split() const { return fixture_path(GetParam()); }
+  // The same compiler, level and DWARF version, without -gsplit-dwarf
+  // ("gcc_O2_split4dwp" -> "gcc_O2_dw4"; DWARF 5 is the compilers' default).
+  std::string whole() const {
+    size_t at = GetParam().find("_split");
+    return fixture_path(GetParam().substr(0, at) + (GetParam().compare(at, 7, "_split4") == 0 ? "_dw4" : ""));
+  }
+
+  // The output of `args` on the split build and on the whole one, with the
+  // program's name made the same.
+  void expect_same_output(std::vector<std::string> args) {
+    args.insert(args.begin(), {"-x", split()});
+    run_result s = kpp(args);
+    args[1] = whole();
+    run_result w = kpp(args);
+    ASSERT_EQ(w.status, 0) << describe(w);
+    ASSERT_EQ(s.status, 0) << describe(s);
+    // The program's name is in its path and in the default group (probe_NAME).
+    EXPECT_EQ(replace_all(s.out, "e2e_fixture_" + GetParam(), std::filesystem::path(whole()).filename().string()), w.out)
+        << args.back();
+  }
+};
+
+TEST_P(E2eSplit, FuncsVarsAndLinesAreThoseOfTheWholeBuild) {
+  std::string at_line = "walk:" + std::to_string(walk_body_rel());
+  expect_same_output({"-F"});
+  expect_same_output({"-V", at_line});
+  expect_same_output({"-V", at_line, "--externs"});
+  // gcc 12's DWARF 4 split location lists (DW_LLE_startx_length) end one
+  // of walk's ranges two bytes before its unsplit build's: the ranges
+  // differ in the DWARF itself.
+  if (GetParam().find("_split4") == std::string::npos) expect_same_output({"-V", at_line, "--range"});
+  expect_same_output({"-V", "scale"});
+  expect_same_output({"-L", "walk"});
+  expect_same_output({"-L", std::filesystem::path(fixture_source).filename().string() + ":" +
+                                std::to_string(line_of(fixture_source, "probe:walk_body"))});
+}
+
+TEST_P(E2eSplit, DefinitionsAndLazyPatternsAreThoseOfTheWholeBuild) {
+  std::string at_line = "walk:" + std::to_string(walk_body_rel());
+  expect_same_output({"-D", at_line + " p->name:string i s g_counter"});
+  expect_same_output({"-D", "walk;truth_walk(p,*"});
+  expect_same_output({"-D", "scale%return $retval"});
+  expect_same_output({"-D", "truth_walk $params"});
+  // -v says where the units' DIEs came from: the package, else the .dwo file.
+  run_result v = kpp({"-v", "-x", split(), "-D", "scale a"});
+  ASSERT_EQ(v.status, 0) << describe(v);
+  bool packaged = GetParam().size() > 3 && GetParam().compare(GetParam().size() - 3, 3, "dwp") == 0;
+  EXPECT_TRUE(contains(v.err, "split DWARF: 1 of 1 units from '")) << v.err;
+  EXPECT_TRUE(contains(v.err, packaged ? split() + ".dwp'" : ".dwo'")) << v.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, E2eSplit, ::testing::ValuesIn(split_builds()),
+                         [](const ::testing::TestParamInfo<std::string> &info) { return info.param; });
+
+TEST_F(E2e, MissingDwoIsNamedWithThePlacesTriedAndFoundBesideAMovedProgram) {
+  std::string dir = "/tmp/kpp-e2e-split-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir + "/build");
+  std::filesystem::create_directories(dir + "/moved");
+  std::string bin = dir + "/build/prog";
+  ASSERT_EQ(std::system(("cd " + dir + "/build && gcc -O2 -g -gsplit-dwarf -o prog " + fixture_source).c_str()), 0);
+  std::string dwo = dir + "/build/prog-e2e_fixture.dwo";
+  ASSERT_TRUE(std::filesystem::exists(dwo));
+
+  // Moved away from the build tree: the .dwo beside the program is used.
+  std::filesystem::copy_file(bin, dir + "/moved/prog");
+  std::filesystem::rename(dwo, dir + "/moved/prog-e2e_fixture.dwo");
+  run_result moved = kpp({"-x", dir + "/moved/prog", "-D", "walk p"});
+  EXPECT_EQ(moved.status, 0) << describe(moved);
+
+  // Nowhere: the error names the .dwo and every place tried.
+  std::filesystem::remove(dir + "/moved/prog-e2e_fixture.dwo");
+  run_result missing = kpp({"-x", bin, "-D", "walk p"});
+  run_result funcs = kpp({"-x", bin, "-F"});
+  run_result lines = kpp({"-x", bin, "-L", "walk"});
+  // A FIFO where the .dwo should be (hostile DWARF can name one) is not
+  // read: reading it would block for ever.
+  ASSERT_EQ(mkfifo(dwo.c_str(), 0600), 0);
+  run_result fifo = run_program({"/usr/bin/timeout", "30", kpp_bin, "-x", bin, "-D", "walk p"});
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(fifo.status, 1) << describe(fifo);
+  EXPECT_TRUE(contains(fifo.err, "prog-e2e_fixture.dwo")) << fifo.err;
+  EXPECT_EQ(missing.status, 1) << describe(missing);
+  for (const std::string &text : {std::string("no function 'walk'"), std::string("prog-e2e_fixture.dwo"),
+                                  dwo, bin + ".dwp", dir + "/build/prog-e2e_fixture.dwo"})
+    EXPECT_TRUE(contains(missing.err, text)) << text << " in:\n" << missing.err;
+  EXPECT_EQ(lines.status, 1) << describe(lines);
+  EXPECT_TRUE(contains(lines.err, "prog-e2e_fixture.dwo")) << lines.err;
+  // The symbol table is in the program: -F still lists the functions.
+  ASSERT_EQ(funcs.status, 0) << describe(funcs);
+  EXPECT_TRUE(contains(funcs.out, "walk\n")) << funcs.out;
+}

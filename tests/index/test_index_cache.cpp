@@ -23,7 +23,8 @@ const char *const kNames[] = {"index_mix", "lookup", "sum_a", "sum_b", "main", "
 
 std::vector<std::string> fixtures() {
   std::vector<std::string> found;
-  for (const char *name : {"index_gcc_O2", "index_gcc_O2_dwarf4", "index_gcc_O0", "index_clang_O2"}) {
+  for (const char *name : {"index_gcc_O2", "index_gcc_O2_dwarf4", "index_gcc_O0", "index_clang_O2",
+                           "index_gcc_O2_split", "index_gcc_O2_dwarf4_splitdwp", "index_clang_O2_splitdwp"}) {
     std::string path = std::string(KPP_INDEX_FIXTURE_DIR) + "/" + name;
     if (fs::exists(path)) found.push_back(path);
   }
@@ -249,6 +250,53 @@ TEST_F(IndexCache, ConcurrentRunsBuildingTheSameIndexBothSucceed) {
     EXPECT_EQ(all_answers(*after), expected);
     EXPECT_EQ(after->index_source(), IndexSource::Cache) << after->index_note();
   }
+}
+
+// Split DWARF: the index reads the units' DIEs from .dwo files or a .dwp
+// package, and answers as it does for the same program built whole.
+TEST_F(IndexCache, SplitProgramsAnswerAsTheirWholeBuilds) {
+  const std::pair<const char *, const char *> pairs[] = {{"index_gcc_O2_split", "index_gcc_O2"},
+                                                         {"index_gcc_O2_dwarf4_splitdwp", "index_gcc_O2_dwarf4"},
+                                                         {"index_clang_O2_splitdwp", "index_clang_O2"},
+                                                         {"index_clang_O2_dwarf4_split_inlining", "index_clang_O2"}};
+  for (const auto &[split, whole] : pairs) {
+    std::string split_path = std::string(KPP_INDEX_FIXTURE_DIR) + "/" + split;
+    if (!fs::exists(split_path)) continue;
+    SCOPED_TRACE(split);
+    auto s = open_with(split_path, true, directory_);
+    auto w = open_with(std::string(KPP_INDEX_FIXTURE_DIR) + "/" + whole, false, directory_);
+    std::string expected = all_answers(*w);
+    EXPECT_NE(expected.find(" inlined "), std::string::npos) << expected;
+    EXPECT_EQ(all_answers(*s), expected);
+    EXPECT_EQ(s->index_source(), IndexSource::Built) << s->index_note();
+    EXPECT_TRUE(s->missing_split_dwarf().empty()) << s->missing_split_dwarf();
+  }
+}
+
+// An index made while the split DWARF was missing is not used once it is
+// there, nor the other way round.
+TEST_F(IndexCache, ASplitProgramsIndexFollowsItsPackage) {
+  std::string fixture = std::string(KPP_INDEX_FIXTURE_DIR) + "/index_gcc_O2_dwarf4_splitdwp";
+  if (!fs::exists(fixture)) GTEST_SKIP() << "no llvm-dwp";
+  std::string expected = all_answers(*open_with(fixture, false, directory_));
+  std::string program = directory_ + "/prog", package = directory_ + "/prog.dwp", cache = directory_ + "/cache";
+  fs::copy_file(fixture, program);
+  fs::copy_file(fixture + ".dwp", package);
+  EXPECT_EQ(all_answers(*open_with(program, true, cache)), expected);
+
+  fs::rename(package, package + ".away");
+  auto missing = open_with(program, true, cache);
+  EXPECT_TRUE(missing->find_functions("index_mix", "", InlineCopies::Include).empty());
+  EXPECT_EQ(missing->index_source(), IndexSource::Built) << missing->index_note();
+  std::string why = missing->missing_split_dwarf();
+  EXPECT_NE(why.find("2 of 2 units"), std::string::npos) << why;
+  EXPECT_NE(why.find("index_gcc_O2_dwarf4_splitdwp-index_a.dwo"), std::string::npos) << why;
+  EXPECT_NE(why.find(package), std::string::npos) << why;
+
+  fs::rename(package + ".away", package);
+  auto back = open_with(program, true, cache);
+  EXPECT_EQ(all_answers(*back), expected);
+  EXPECT_TRUE(back->missing_split_dwarf().empty());
 }
 
 TEST(NameIndexImage, LookupAndAdoptChecks) {
