@@ -93,8 +93,8 @@ Status add_or_define(const CliOptions &options) {
   if (define_only) {
     // -D prints what --add would write: on the running kernel's own vmlinux
     // the same re-anchoring (an offline vmlinux of another kernel does not
-    // place, and prints as it is).
-    if (target->path.empty())
+    // place, and prints as it is; reading kallsyms would cost ~0.1 s).
+    if (target->path.empty() && target->runs_here)
       if (auto kallsyms = Kallsyms::read()) {
         std::vector<ResolvedSpec> trial = *resolved;
         std::vector<KernelSite> trial_sites = all_kernel_sites(trial);

@@ -73,8 +73,10 @@ Result<ProbeTarget> open_module(const CliOptions &options) {
                    "give the module's debug .ko with -m PATH (Debian: apt install linux-image-" + release + "-dbg)");
     debug = std::move(*d);
   }
-  Status matches = check_build_id(options, *debug, loaded_module_build_id(target.module), "module " + target.module);
+  std::string loaded = loaded_module_build_id(target.module);
+  Status matches = check_build_id(options, *debug, loaded, "module " + target.module);
   if (!matches) return std::move(matches).error();
+  target.runs_here = !loaded.empty() && debug->build_id() == loaded;
   target.debug = std::move(debug);
   return target;
 }
@@ -129,6 +131,7 @@ Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf)
   }
   Status matches = check_build_id(options, *debug, running, "kernel");
   if (!matches) return std::move(matches).error();
+  target.runs_here = !running.empty() && debug->build_id() == running;
   target.debug = std::move(debug);
   return target;
 }

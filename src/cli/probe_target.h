@@ -18,6 +18,9 @@ struct ProbeTarget {
   std::string module;      // -m: the module's name as the kernel knows it ("loop"); empty otherwise
   std::unique_ptr<dwarf::DebugInfo> debug;  // null when only BTF was found
   std::unique_ptr<btf::Btf> btf;            // the running kernel's BTF, when debug is null
+  // The vmlinux or module is the running one's (their build-ids are equal):
+  // only then does -D place its sites with /proc/kallsyms as --add does.
+  bool runs_here = false;
 };
 
 // Opens the target's debug info. Errors: a program that does not exist or
