@@ -956,6 +956,26 @@ TEST_P(E2eComputedValues, TheDecoderFinishesWhatTheKernelCannot) {
 
 INSTANTIATE_TEST_SUITE_P(Compilers, E2eComputedValues, ::testing::ValuesIn(builds_in(KPP_E2E_COMPUTED_VALUE_BUILDS)));
 
+// The step travels in the field name, so a trace.dat keeps it: our report
+// finishes the value, trace-cmd shows the raw bits under the full name.
+TEST_F(E2e, RecordedComputedValuesAreFinishedByReport) {
+  std::string fx = fixture_dir + "/computed_value_gcc";
+  std::string dat = "/tmp/kpptest_computed_" + std::to_string(getpid()) + ".dat";
+  run_result add = kpp({"-q", "-x", fx, "-a", ev("weigh") + "weigh f->delta"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  run_result record = kpp({"record", "-e", group_ + ":*", "-o", dat, "--", fx});
+  ASSERT_EQ(record.status, 0) << describe(record);
+  run_result report = kpp({"report", dat});
+  EXPECT_EQ(report.status, 0) << describe(report);
+  // The fixture's three flags: -7, 5, -16 in a signed 5-bit field.
+  EXPECT_TRUE(contains(report.out, "delta=-7") && contains(report.out, "delta=5") && contains(report.out, "delta=-16"))
+      << report.out;
+  run_result raw = run_program({"/bin/sh", "-c", "trace-cmd report -i " + dat});
+  std::remove(dat.c_str());
+  ASSERT_EQ(raw.status, 0) << describe(raw);
+  EXPECT_TRUE(contains(raw.out, "delta__ks5=25")) << "-7 in 5 bits, unsigned:\n" << raw.out;
+}
+
 // ---------------------------------------------------------------------------
 // A shared library given with -x: the probes fire in the program that loads
 // it, and what they read (a parameter's members, the library's global, the
