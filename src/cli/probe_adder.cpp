@@ -33,14 +33,18 @@ Result<std::vector<ResolvedSpec>> add_probe_specs(ProbeEngine &engine, ProbeTarg
     for (const TraceDefinition &d : *defs) taken.insert(d.qualified_name());
   if (Status named = assign_event_names(resolved, target.path, taken, false); !named) return std::move(named).error();
 
-  if (target.path.empty())
-    if (Status placed = check_running_kernel(resolved); !placed) return std::move(placed).error();
-  std::vector<TraceDefinition> defs = all_definitions(resolved);
-  if (Status ok = engine.add(defs); !ok)
-    return target.path.empty() ? explain_failed_registration(std::move(ok).error(), all_kernel_sites(resolved))
-                               : std::move(ok).error();
-  for (const TraceDefinition &d : defs) added.hold(d.qualified_name());
+  if (Status written = write_definitions(engine, target, resolved); !written) return std::move(written).error();
+  for (const TraceDefinition &d : all_definitions(resolved)) added.hold(d.qualified_name());
   return resolved;
+}
+
+Status write_definitions(ProbeEngine &engine, const ProbeTarget &target, std::vector<ResolvedSpec> &resolved) {
+  bool kernel = target.path.empty();
+  if (kernel)
+    if (Status placed = check_running_kernel(resolved); !placed) return placed;
+  Status added = engine.add(all_definitions(resolved));
+  if (!added && kernel) return explain_failed_registration(std::move(added).error(), all_kernel_sites(resolved));
+  return added;
 }
 
 }  // namespace kpp

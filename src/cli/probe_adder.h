@@ -33,6 +33,12 @@ class AddedProbes {
   std::vector<std::string> names_;
 };
 
+// Writes the definitions of `resolved` to the kernel, all or none. Kernel
+// probes are first placed on the running kernel and checked against what it
+// refuses (kernel_refusals.h); a registration the kernel refuses anyway gets
+// its likely reason.
+Status write_definitions(ProbeEngine &engine, const ProbeTarget &target, std::vector<ResolvedSpec> &resolved);
+
 // Parses and resolves `specs` against `target`, names the events (perf's
 // defaults, no suffixes: a clash is an error), adds them all or none, and
 // hands them to `added`. Errors: a spec that does not parse or resolve,

@@ -6,13 +6,13 @@
 #include "src/cli/probe_target.h"
 #include "arch/arch.h"
 #include "src/cli/build_options.h"
+#include "src/cli/probe_adder.h"
 #include "src/definition/btf_probe.h"
 #include "src/definition/probe_builder.h"
 #include "src/kernel/build_id.h"
 #include "src/kernel/kallsyms.h"
 #include "src/kernel/kernel_refusals.h"
 #include "src/kernel/kprobe_lists.h"
-#include "src/kernel/notrace_refusal.h"
 #include "src/probes/list_format.h"
 #include "src/probes/probe_engine.h"
 #include "src/spec/probe_spec.h"
@@ -103,15 +103,12 @@ Status add_or_define(const CliOptions &options) {
     for (const TraceDefinition &def : all_definitions(*resolved)) std::printf("%s\n", format_definition(def).c_str());
     return Ok{};
   }
-  if (target->path.empty()) {
-    Status placed = check_running_kernel(*resolved);
-    if (!placed) return placed;
-  }
-  if (!options.dry_run) {
-    Status added = engine->add(all_definitions(*resolved));
-    if (!added && target->path.empty())
-      return explain_failed_registration(std::move(added).error(), all_kernel_sites(*resolved));
-    if (!added) return added;
+  if (options.dry_run) {
+    // Checked as --add would be, nothing written.
+    if (target->path.empty())
+      if (Status placed = check_running_kernel(*resolved); !placed) return placed;
+  } else if (Status written = write_definitions(*engine, *target, *resolved); !written) {
+    return written;
   }
   if (!options.quiet) print_added(*resolved, *target);
   return Ok{};
