@@ -27,22 +27,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-show() { echo "--- $1:"; cat "$2"; }
 EV='^ *[0-9]+\.[0-9]{9} \[[0-9]+\] '
 
 # 1. vfs_fsync_range's three parameters at its entry.
-kprobe-probe -k "$KPP_VMLINUX" --add 'vfs_fsync_range start end datasync' >/tmp/add.out 2>/tmp/add.err
-rc=$?
-show "add stdout" /tmp/add.out
-show "add stderr" /tmp/add.err
+kpp_run add -k "$KPP_VMLINUX" --add 'vfs_fsync_range start end datasync'
 [ $rc -eq 0 ] || kpp_fail "--add 'vfs_fsync_range start end datasync' exited $rc"
-show kprobe_events "$T/kprobe_events"
+kpp_show kprobe_events "$T/kprobe_events"
 F=/tmp/kpp-fsync-$$
 echo data >"$F"
-kprobe-probe trace --pid-only -e 'probe:vfs_fsync_range' -- sync "$F" >/tmp/fsync.out 2>/tmp/fsync.err
-rc=$?
-show "trace sync $F stdout" /tmp/fsync.out
-show "trace sync $F stderr" /tmp/fsync.err
+kpp_run fsync trace --pid-only -e 'probe:vfs_fsync_range' -- sync "$F"
 [ $rc -eq 0 ] || kpp_fail "kprobe-probe trace -- sync $F exited $rc"
 grep -Eq "${EV}sync-[0-9]+ probe:vfs_fsync_range start=0 end=9223372036854775807 datasync=0$" /tmp/fsync.out ||
   kpp_fail "fsync: no probe:vfs_fsync_range event from sync with start=0 end=LLONG_MAX datasync=0"
@@ -50,37 +43,26 @@ kpp_ok "fsync: vfs_fsync_range had start=0 end=9223372036854775807 datasync=0"
 
 M=/tmp/kpp-fsync-mnt
 mkdir -p $M && mount -t tmpfs -o sync,size=1m kpp-sync $M || kpp_fail "cannot mount a tmpfs -o sync on $M"
-kprobe-probe trace --pid-only -e 'probe:vfs_fsync_range' -- dd if=/dev/zero of=$M/f bs=100 seek=3 count=1 \
-  >/tmp/wsync.out 2>/tmp/wsync.err
-rc=$?
-show "trace dd (sync mount) stdout" /tmp/wsync.out
-show "trace dd (sync mount) stderr" /tmp/wsync.err
+kpp_run wsync trace --pid-only -e 'probe:vfs_fsync_range' -- dd if=/dev/zero of=$M/f bs=100 seek=3 count=1
 [ $rc -eq 0 ] || kpp_fail "kprobe-probe trace -- dd of=$M/f bs=100 seek=3 count=1 exited $rc"
 [ "$(wc -c <$M/f)" -eq 400 ] || kpp_fail "dd did not write bytes 300..399 of $M/f"
 grep -Eq "${EV}dd-[0-9]+ probe:vfs_fsync_range start=300 end=399 datasync=1$" /tmp/wsync.out ||
   kpp_fail "sync mount: no probe:vfs_fsync_range event from dd with start=300 end=399 datasync=1"
 kpp_ok "write on a sync mount: vfs_fsync_range had start=300 end=399 datasync=1"
-kprobe-probe -d 'probe:vfs_fsync_range' >/tmp/del.out 2>&1 || { show "-d" /tmp/del.out; kpp_fail "-d probe:vfs_fsync_range failed"; }
+kprobe-probe -d 'probe:vfs_fsync_range' >/tmp/del.out 2>&1 || { kpp_show "-d" /tmp/del.out; kpp_fail "-d probe:vfs_fsync_range failed"; }
 
 # 2. tcp_v4_connect:10, reading the sockaddr the caller passed.
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up || kpp_fail "cannot bring lo up"
-kprobe-probe -k "$KPP_VMLINUX" --add 'tcp_v4_connect:10 addr_len family=uaddr->sa_family port_hi=uaddr->sa_data[0] port_lo=uaddr->sa_data[1] a0=uaddr->sa_data[2] a3=uaddr->sa_data[5]' \
-  >/tmp/add.out 2>/tmp/add.err
-rc=$?
-show "add stdout" /tmp/add.out
-show "add stderr" /tmp/add.err
+kpp_run add -k "$KPP_VMLINUX" --add 'tcp_v4_connect:10 addr_len family=uaddr->sa_family port_hi=uaddr->sa_data[0] port_lo=uaddr->sa_data[1] a0=uaddr->sa_data[2] a3=uaddr->sa_data[5]'
 [ $rc -eq 0 ] || kpp_fail "--add 'tcp_v4_connect:10 ...' exited $rc"
-show kprobe_events "$T/kprobe_events"
+kpp_show kprobe_events "$T/kprobe_events"
 grep -Eq '^p:probe/tcp_v4_connect_L10 tcp_v4_connect\+[1-9][0-9]* ' "$T/kprobe_events" ||
   kpp_fail "no probe:tcp_v4_connect_L10 at an offset inside tcp_v4_connect"
 # Nothing listens on 4660: the connect is refused, nc fails; the probe fires before that.
-kprobe-probe trace --pid-only -e 'probe:tcp_v4_connect_L10' -- nc 127.0.0.1 4660 </dev/null >/tmp/tcp.out 2>/tmp/tcp.err
-rc=$?
-show "trace nc stdout (exit $rc)" /tmp/tcp.out
-show "trace nc stderr" /tmp/tcp.err
+kpp_run tcp trace --pid-only -e 'probe:tcp_v4_connect_L10' -- nc 127.0.0.1 4660 </dev/null
 grep -Eq "${EV}nc-[0-9]+ probe:tcp_v4_connect_L10 addr_len=16 family=2 port_hi=18 port_lo=52 a0=127 a3=1$" /tmp/tcp.out ||
   kpp_fail "no probe:tcp_v4_connect_L10 event from nc with addr_len=16 family=2 port 18,52 (4660) address 127..1"
 kpp_ok "tcp_v4_connect:10 saw nc's sockaddr_in: 16 bytes, AF_INET, port 4660, 127.0.0.1"
-kprobe-probe -d 'probe:*' >/tmp/del.out 2>&1 || { show "-d" /tmp/del.out; kpp_fail "-d probe:* failed"; }
+kprobe-probe -d 'probe:*' >/tmp/del.out 2>&1 || { kpp_show "-d" /tmp/del.out; kpp_fail "-d probe:* failed"; }
 [ -z "$(cat "$T/kprobe_events")" ] || kpp_fail "kprobe_events not empty after -d: $(cat "$T/kprobe_events")"
 kpp_ok "-d left kprobe_events empty"

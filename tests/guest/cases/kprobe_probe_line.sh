@@ -24,16 +24,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-show() { echo "--- $1:"; cat "$2"; }
 kpp() { kprobe-probe -k "$KPP_VMLINUX" "$@"; }
 
 # Every probeable line of both functions (-L) and what is readable at each (-V FUNC:LINE,
 # all in one run: the vmlinux is large and the guest emulated). A variable counts as
 # readable at a line when -V lists it at every address of that line.
-kpp -L do_sys_openat2 -L ksys_read >/tmp/lines.out 2>/tmp/lines.err || { show "-L" /tmp/lines.err; kpp_fail "-L do_sys_openat2 -L ksys_read failed"; }
+kpp -L do_sys_openat2 -L ksys_read >/tmp/lines.out 2>/tmp/lines.err || { kpp_show "-L" /tmp/lines.err; kpp_fail "-L do_sys_openat2 -L ksys_read failed"; }
 VARGS=$(awk '/^</ { f = substr($0, 2); sub(/@.*/, "", f) } $1 ~ /^[0-9]+$/ { printf " -V %s:%s", f, $1 }' /tmp/lines.out)
-[ -n "$VARGS" ] || { show "-L" /tmp/lines.out; kpp_fail "-L listed no lines"; }
-kpp $VARGS >/tmp/vars.out 2>/tmp/vars.err || { show "-V" /tmp/vars.err; kpp_fail "-V at the lines -L listed failed"; }
+[ -n "$VARGS" ] || { kpp_show "-L" /tmp/lines.out; kpp_fail "-L listed no lines"; }
+kpp $VARGS >/tmp/vars.out 2>/tmp/vars.err || { kpp_show "-V" /tmp/vars.err; kpp_fail "-V at the lines -L listed failed"; }
 # Prints "FUNC:LINE VAR..." for each line, with the variables readable at all its addresses.
 awk -F '\t' '
   function flush(  v, out) { if (at == "") return; out = at; for (v in n) if (n[v] == sites && !bad[v]) out = out " " v; print out }
@@ -41,7 +40,7 @@ awk -F '\t' '
   /^ *@</ { sites++; next }
   NF >= 2 { n[$2]++; if ($0 ~ /not here/) bad[$2] = 1 }
   END { flush() }' /tmp/vars.out >/tmp/readable
-show "readable locals per line" /tmp/readable
+kpp_show "readable locals per line" /tmp/readable
 # The first line of do_sys_openat2 where tmp is readable; the last of ksys_read where
 # both ret and pos are.
 OPEN_LINE=$(awk '$1 ~ /^do_sys_openat2:/ { for (i = 2; i <= NF; i++) if ($i == "tmp") { sub(/.*:/, "", $1); print $1; exit } }' /tmp/readable)
@@ -55,11 +54,11 @@ echo "do_sys_openat2:$OPEN_LINE reads tmp; ksys_read:$READ_LINE reads ret and po
 kpp --add "do_sys_openat2:$OPEN_LINE path=tmp->name:string" --add "ksys_read:$READ_LINE ret pos" \
   >/tmp/add.out 2>/tmp/add.err
 rc=$?
-show "add stdout" /tmp/add.out
-show "add stderr" /tmp/add.err
+kpp_show "add stdout" /tmp/add.out
+kpp_show "add stderr" /tmp/add.err
 [ $rc -eq 0 ] || kpp_fail "kprobe-probe --add of the two line probes exited $rc"
 cat "$T/kprobe_events" >/tmp/ke
-show kprobe_events /tmp/ke
+kpp_show kprobe_events /tmp/ke
 # Inside the function: an offset past the entry, not +0.
 grep -Eq "^p:probe/do_sys_openat2_L$OPEN_LINE do_sys_openat2\+[1-9][0-9]* path=.*:string$" /tmp/ke ||
   kpp_fail "no probe:do_sys_openat2_L$OPEN_LINE at an offset inside do_sys_openat2 with a string path"
@@ -70,11 +69,7 @@ kpp_ok "line probes added inside do_sys_openat2 and ksys_read"
 # The path: unique to this run.
 P=/tmp/kpp-line-$$-Xy7q
 echo hello >"$P"
-kprobe-probe trace --pid-only -e 'probe:do_sys_openat2_L*' -- cat "$P" \
-  >/tmp/trace.out 2>/tmp/trace.err
-rc=$?
-show "trace stdout" /tmp/trace.out
-show "trace stderr" /tmp/trace.err
+kpp_run trace trace --pid-only -e 'probe:do_sys_openat2_L*' -- cat "$P"
 [ $rc -eq 0 ] || kpp_fail "kprobe-probe trace -- cat $P exited $rc"
 grep -q '^hello$' /tmp/trace.out || kpp_fail "cat's output is missing from the trace output"
 grep -Eq "^ *[0-9]+\.[0-9]{9} \[[0-9]+\] cat-[0-9]+ probe:do_sys_openat2_L$OPEN_LINE path=\"$P\"$" /tmp/trace.out ||
@@ -85,11 +80,7 @@ kpp_ok "cat's open: tmp->name was exactly \"$P\""
 F=/tmp/kpp-line-$$-data
 dd if=/dev/zero of="$F" bs=100 count=1 2>/dev/null
 [ "$(wc -c <"$F")" -eq 100 ] || kpp_fail "cannot write a 100-byte file"
-kprobe-probe trace --pid-only -e 'probe:ksys_read_L*' -- dd if="$F" of=/dev/null bs=13 skip=2 count=1 \
-  >/tmp/rtrace.out 2>/tmp/rtrace.err
-rc=$?
-show "trace stdout" /tmp/rtrace.out
-show "trace stderr" /tmp/rtrace.err
+kpp_run rtrace trace --pid-only -e 'probe:ksys_read_L*' -- dd if="$F" of=/dev/null bs=13 skip=2 count=1
 [ $rc -eq 0 ] || kpp_fail "kprobe-probe trace -- dd bs=13 skip=2 count=1 exited $rc"
 # dd skips by lseek (one read) or by reading (three); either way one read of 13 bytes
 # leaves the file position at 39.
@@ -98,6 +89,6 @@ grep -Eq "^ *[0-9]+\.[0-9]{9} \[[0-9]+\] dd-[0-9]+ probe:ksys_read_L$READ_LINE r
 kpp_ok "dd's read: ret was exactly 13 and pos 39"
 
 # Nothing left behind.
-kprobe-probe -d 'probe:*' >/tmp/del.out 2>&1 || { show "-d" /tmp/del.out; kpp_fail "kprobe-probe -d 'probe:*' failed"; }
+kprobe-probe -d 'probe:*' >/tmp/del.out 2>&1 || { kpp_show "-d" /tmp/del.out; kpp_fail "kprobe-probe -d 'probe:*' failed"; }
 [ -z "$(cat "$T/kprobe_events")" ] || kpp_fail "kprobe_events not empty after -d: $(cat "$T/kprobe_events")"
 kpp_ok "-d removed both line probes"
