@@ -55,10 +55,9 @@ Result<std::string> FetchFormatter::format(const dwarf::FetchExpr &expr) const {
       out = "\\" + std::to_string(expr.constant);
       break;
     case dwarf::FetchExpr::Root::GlobalMemory:
-      if (uprobe && debug.got_slot_of(expr.address)) {
+      if (auto got = uprobe ? debug.got_slot_of(expr.address) : std::nullopt) {
         // Read as the code reads it: the GOT slot holds where the variable
         // really is (the executable's copy, after a copy relocation).
-        auto got = debug.got_slot_of(expr.address);
         dwarf::FetchExpr slot;
         slot.root = dwarf::FetchExpr::Root::GlobalMemory;
         slot.address = got->slot;

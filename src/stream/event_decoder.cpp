@@ -90,6 +90,7 @@ EventDecoder::EventPlan EventDecoder::build_plan(tep_event *ev) const {
       }
     }
     if (p.term_of < 0) ++plan.shown;
+    if (!p.fixup.empty()) plan.has_fixups = true;
     plan.fields.push_back(std::move(p));
   }
   return plan;
@@ -202,6 +203,7 @@ bool EventDecoder::decode(const void *data, int size, uint64_t ts, int cpu, Even
     decode_field(p, bytes, size, f.value);
   }
   // The arithmetic the kernel could not do (value_fixup.h), terms summed first.
+  if (!plan->has_fixups) return true;
   shown = 0;
   for (const FieldPlan &p : plan->fields) {
     if (p.term_of >= 0) continue;

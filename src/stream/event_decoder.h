@@ -52,7 +52,8 @@ class EventDecoder {
     std::string system, name, key;
     tep_format_field *probe_ip = nullptr;
     std::vector<FieldPlan> fields;
-    size_t shown = 0;  // fields that are not terms of another
+    size_t shown = 0;         // fields that are not terms of another
+    bool has_fixups = false;  // some field's value is finished by us (value_fixup.h)
   };
   const EventPlan *plan_for(const void *data, int size);
   EventPlan build_plan(tep_event *ev) const;
