@@ -113,6 +113,10 @@ class DebugInfo {
   // not empty. Sorted by address.
   virtual std::vector<Function> find_functions(const std::string &name, const std::string &file,
                                                InlineCopies inlines) = 0;
+  // The out-of-line bodies of `name` as the symbol table alone knows them:
+  // no declaration file or line, ranges from the symbols' sizes. Enough for
+  // a return probe without arguments, which then reads no DWARF at all.
+  virtual std::vector<Function> function_symbols(const std::string &name) = 0;
   // Up to `max` function names closest to `name`, for "did you mean".
   virtual std::vector<std::string> similar_functions(const std::string &name, size_t max) = 0;
 

@@ -166,6 +166,52 @@ class Scanner {
     return units;
   }
 
+  // The units of the file's .debug_info at `offsets`.
+  Result<std::vector<UnitHeader>> headers_at(const std::vector<uint64_t> &offsets) const {
+    std::vector<UnitHeader> units;
+    for (uint64_t at : offsets) {
+      auto u = header_at(b_, at);
+      if (!u) return std::move(u).error();
+      units.push_back(*u);
+    }
+    return units;
+  }
+
+  // The unit's DW_AT_stmt_list, from its unit DIE alone: the abbreviation
+  // table is read only up to that DIE's entry (a vmlinux unit's table has
+  // hundreds).
+  std::optional<uint64_t> stmt_list(const UnitHeader &u) const {
+    const DwarfBytes &b = *u.bytes;
+    if (u.abbrev_offset >= b.abbrev.size()) return std::nullopt;
+    const uint8_t *base = data(b.info);
+    Cursor c{base + u.dies, base + u.end};
+    uint64_t code = c.uleb();
+    Cursor a{data(b.abbrev) + u.abbrev_offset, data(b.abbrev) + b.abbrev.size()};
+    while (a.ok) {
+      uint64_t have = a.uleb();
+      if (have == 0 || !a.ok) return std::nullopt;
+      a.skip_leb();  // tag
+      a.skip(1);     // children
+      for (;;) {
+        uint16_t at = static_cast<uint16_t>(a.uleb());
+        uint16_t form = static_cast<uint16_t>(a.uleb());
+        if (!a.ok || (at == 0 && form == 0)) break;
+        if (form == FORM_implicit_const) {
+          a.skip_leb();
+          continue;
+        }
+        if (have != code) continue;
+        if (form == FORM_indirect) form = static_cast<uint16_t>(c.uleb());
+        if (at == AT_stmt_list && (form == FORM_sec_offset || form == FORM_data4 || form == FORM_data8))
+          return c.ok ? std::optional<uint64_t>(c.fixed(form == FORM_sec_offset ? u.offset_size : form == FORM_data4 ? 4 : 8))
+                      : std::nullopt;
+        skip_form(c, form, u);
+      }
+      if (have == code) return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
   // Resolves the functions named through another DIE of the unit; what is
   // left names a DIE of another unit. Unless `keep_names`, the unit's names
   // are let go then (on a vmlinux they are millions of declarations).
@@ -517,10 +563,10 @@ std::string_view last_path_component(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-Result<ScanResult> scan_functions(const DwarfBytes &bytes, const std::vector<SplitUnitBytes> &split, unsigned threads,
-                                  const std::function<void(std::string_view)> &done_with) {
-  Scanner scanner(bytes);
-  auto units = scanner.headers(split);
+namespace {
+
+Result<ScanResult> scan_units(const Scanner &scanner, const DwarfBytes &bytes, Result<std::vector<UnitHeader>> units,
+                              unsigned threads, const std::function<void(std::string_view)> &done_with) {
   if (!units) return std::move(units).error();
   std::vector<UnitResult> results(units->size());
 
@@ -579,5 +625,30 @@ Result<ScanResult> scan_functions(const DwarfBytes &bytes, const std::vector<Spl
   }
   return all;
 }
+
+}  // namespace
+
+std::vector<std::pair<uint64_t, uint64_t>> unit_line_tables(const DwarfBytes &bytes, const std::vector<uint64_t> &unit_offsets) {
+  Scanner scanner(bytes);
+  std::vector<std::pair<uint64_t, uint64_t>> tables;
+  auto units = scanner.headers_at(unit_offsets);
+  if (!units) return tables;  // a malformed header: no table is known
+  for (const UnitHeader &u : *units)
+    if (auto stmt = u.has_code_dies ? scanner.stmt_list(u) : std::nullopt) tables.emplace_back(*stmt, u.offset);
+  return tables;
+}
+
+Result<ScanResult> scan_functions(const DwarfBytes &bytes, const std::vector<SplitUnitBytes> &split, unsigned threads,
+                                  const std::function<void(std::string_view)> &done_with) {
+  Scanner scanner(bytes);
+  return scan_units(scanner, bytes, scanner.headers(split), threads, done_with);
+}
+
+Result<ScanResult> scan_functions_in(const DwarfBytes &bytes, const std::vector<uint64_t> &unit_offsets, unsigned threads,
+                                     const std::function<void(std::string_view)> &done_with) {
+  Scanner scanner(bytes);
+  return scan_units(scanner, bytes, scanner.headers_at(unit_offsets), threads, done_with);
+}
+
 
 }  // namespace kpp::dwarf

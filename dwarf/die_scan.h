@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "src/util/result.h"
@@ -69,6 +70,24 @@ Result<ScanResult> scan_functions(const DwarfBytes &bytes, const std::vector<Spl
 inline Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threads) {
   return scan_functions(bytes, {}, threads);
 }
+
+// scan_functions over the units of `bytes` at `unit_offsets` alone (none split).
+Result<ScanResult> scan_functions_in(const DwarfBytes &bytes, const std::vector<uint64_t> &unit_offsets, unsigned threads,
+                                     const std::function<void(std::string_view)> &done_with = {});
+
+// The line table (DW_AT_stmt_list) of each of the units of `bytes` at
+// `unit_offsets` that has one, read from their unit DIEs alone: (line table
+// offset, unit offset), in the units' order.
+std::vector<std::pair<uint64_t, uint64_t>> unit_line_tables(const DwarfBytes &bytes, const std::vector<uint64_t> &unit_offsets);
+
+// Where a unit of .debug_info lies, as its header says.
+struct UnitSpan {
+  uint64_t offset = 0;
+  uint64_t end = 0;
+  uint8_t offset_size = 4;  // 8: 64-bit DWARF
+  uint8_t version = 0;
+  bool skeleton = false;  // a DWARF 5 skeleton unit (-gsplit-dwarf): its DIEs are elsewhere
+};
 
 // The last component of `path` ("read_write.c" for "fs/read_write.c").
 std::string_view last_path_component(std::string_view path);

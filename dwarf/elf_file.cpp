@@ -5,6 +5,8 @@
 #include <cstring>
 #include <set>
 
+#include <unistd.h>
+
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Error.h>
 
@@ -71,9 +73,6 @@ Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path) {
     Status attached = info->attach_separate_debug();
     if (!attached) return std::move(attached).error();
   }
-  // Reading the unit headers touched a page of .debug_info for each unit,
-  // the symbols all of .symtab: a query reads again only what it needs.
-  info->drop_mapped_pages();
   return std::unique_ptr<DebugInfo>(std::move(info));
 }
 
@@ -86,8 +85,26 @@ LlvmDebugInfo::LlvmDebugInfo(std::string path, MappedObject object)
                                   layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp", [](llvm::Error e) { consumeError(std::move(e)); },
                                   [](llvm::Error e) { consumeError(std::move(e)); });
   read_elf_facts();
-  isolate_headers(*context_, path_, mapping_);
-  drop_mapped_pages();  // the symbol table, read once
+}
+
+LlvmDebugInfo::~LlvmDebugInfo() {
+  if (searched_fd_ >= 0) ::close(searched_fd_);
+}
+
+bool LlvmDebugInfo::has_debug_info() const {
+  bool found = false;
+  context_->getDWARFObj().forEachInfoSections([&](const DWARFSection &s) { found |= !s.Data.empty(); });
+  return found;
+}
+
+DWARFContext &LlvmDebugInfo::dwarf() {
+  if (!headers_isolated_) {
+    headers_isolated_ = true;
+    isolate_headers(*context_, debug_path(), dwarf_mapping());
+    context_->getNumCompileUnits();  // LLVM reads every unit header here
+    drop_mapped_pages();
+  }
+  return *context_;
 }
 
 void isolate_headers(DWARFContext &context, const std::string &path, std::string_view mapping) {
@@ -106,96 +123,12 @@ void LlvmDebugInfo::read_elf_facts() {
     read_segments_and_notes(e->getELFFile(), segments_, build_id_);
   else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj))
     read_segments_and_notes(e->getELFFile(), segments_, build_id_);
-  read_symbols(obj);
+  symbols_ = SymbolTable(obj, *layout_);
 }
 
-// Whether every symbol table lies inside the file. LLVM walks a table by its
-// header's size and makes an error for each entry past the end: a hostile
-// header claiming billions of entries would take minutes (found by tests/fuzz).
-static bool symbol_tables_fit(const object::ObjectFile &obj) {
-  uint64_t file_size = obj.getData().size();
-  for (const object::SectionRef &section : obj.sections()) {
-    object::ELFSectionRef elf(section);
-    if (elf.getType() != ELF::SHT_SYMTAB && elf.getType() != ELF::SHT_DYNSYM) continue;
-    uint64_t offset = elf.getOffset(), size = section.getSize();
-    if (offset > file_size || size > file_size - offset) return false;
-  }
-  return true;
-}
-
-namespace {
-
-// A .symtab entry, read straight from the table: LLVM's SymbolRef accessors
-// look the table and its strings up again for each field, which made them a
-// third of a warm vmlinux lookup (~120k symbols).
-struct RawSymbol {
-  std::string_view name;
-  uint64_t value = 0, size = 0;
-  uint8_t type = 0;
-  uint32_t section = 0;
-};
-
-template <class ELFT>
-std::vector<RawSymbol> raw_symbols(const object::ELFFile<ELFT> &elf) {
-  std::vector<RawSymbol> out;
-  auto sections = elf.sections();
-  if (!sections) {
-    consumeError(sections.takeError());
-    return out;
-  }
-  for (const auto &sh : *sections) {
-    if (sh.sh_type != ELF::SHT_SYMTAB) continue;
-    auto symbols = elf.symbols(&sh);  // checked to lie inside the file
-    auto strings = elf.getStringTableForSymtab(sh);
-    if (!symbols || !strings) {
-      if (!symbols) consumeError(symbols.takeError());
-      if (!strings) consumeError(strings.takeError());
-      return out;
-    }
-    out.reserve(symbols->size());
-    for (const auto &sym : *symbols) {
-      if (sym.st_name >= strings->size()) continue;
-      const char *name = strings->data() + sym.st_name;
-      out.push_back({std::string_view(name, strnlen(name, strings->size() - sym.st_name)), sym.st_value, sym.st_size,
-                     sym.getType(), sym.st_shndx});
-    }
-    return out;  // the first symbol table, as LLVM's symbols() reads
-  }
-  return out;
-}
-
-std::vector<RawSymbol> raw_symbols_of(const object::ObjectFile &obj) {
-  if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&obj)) return raw_symbols(e->getELFFile());
-  if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&obj)) return raw_symbols(e->getELFFile());
-  if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj)) return raw_symbols(e->getELFFile());
-  if (const auto *e = dyn_cast<object::ELF32BEObjectFile>(&obj)) return raw_symbols(e->getELFFile());
-  return {};
-}
-
-}  // namespace
-
-void LlvmDebugInfo::read_symbols(const object::ObjectFile &obj) {
-  // Without a readable symbol table, functions are found in the DWARF alone.
-  if (!symbol_tables_fit(obj)) return;
-  for (const RawSymbol &sym : raw_symbols_of(obj)) {
-    if (sym.name == "linux_banner") is_kernel_ = true;
-    bool function = sym.type == ELF::STT_FUNC, data = sym.type == ELF::STT_OBJECT || sym.type == ELF::STT_COMMON;
-    if (!function && !data) continue;
-    uint64_t address = sym.value;
-    if (machine_ == ELF::EM_ARM && function) address &= ~uint64_t{1};  // the Thumb bit is not part of the address
-    if ((address == 0 && layout_->empty()) || sym.name.empty()) continue;
-    // In a .ko, values are offsets into their section: add the section's base.
-    if (!layout_->empty()) {
-      if (sym.section == ELF::SHN_UNDEF || sym.section >= ELF::SHN_LORESERVE || layout_->base_of(sym.section) == 0) continue;
-      address += layout_->base_of(sym.section);
-    }
-    uint64_t section = sym.section >= ELF::SHN_LORESERVE ? 0 : sym.section;
-    if (function) functions_.push_back({sym.name, address, sym.size, section});
-    symbols_.push_back({sym.name, address, sym.size, section});
-  }
-  auto by_address = [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; };
-  std::sort(functions_.begin(), functions_.end(), by_address);
-  std::sort(symbols_.begin(), symbols_.end(), by_address);
+bool LlvmDebugInfo::is_kernel() const {
+  if (!is_kernel_) is_kernel_ = symbols_.contains("linux_banner");
+  return *is_kernel_;
 }
 
 std::map<std::string, uint64_t> LlvmDebugInfo::symbol_addresses(const std::vector<std::string> &names) {
@@ -206,15 +139,9 @@ std::map<std::string, uint64_t> LlvmDebugInfo::symbol_addresses(const std::vecto
     if (!marker_addresses_.count(n)) wanted.insert(n);
   if (!wanted.empty()) {
     for (std::string_view n : wanted) marker_addresses_.emplace(n, std::nullopt);
-    size_t left = wanted.size();
-    // Markers are NOTYPE symbols, which functions_/symbols_ leave out.
-    for (const RawSymbol &sym : raw_symbols_of(*binary_.getBinary())) {
-      if (!wanted.count(sym.name)) continue;
-      auto &slot = marker_addresses_.find(sym.name)->second;
-      if (slot) continue;  // the first of same-named symbols
-      slot = sym.value;
-      if (--left == 0) break;
-    }
+    std::vector<std::string_view> asked(wanted.begin(), wanted.end());
+    std::vector<std::optional<uint64_t>> addresses = symbols_.first_addresses(asked);
+    for (size_t i = 0; i < asked.size(); ++i) marker_addresses_.find(asked[i])->second = addresses[i];
   }
   std::map<std::string, uint64_t> found;
   for (const std::string &n : names)
@@ -237,13 +164,9 @@ std::optional<uint64_t> LlvmDebugInfo::address_of_file_offset(uint64_t offset) {
 }
 
 std::optional<std::pair<std::string, uint64_t>> LlvmDebugInfo::symbolize(uint64_t address) {
-  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
-                             [](uint64_t a, const ElfSymbol &s) { return a < s.address; });
-  if (it == symbols_.begin()) return std::nullopt;
-  --it;
-  // Several symbols can share an address (aliases); any one that covers it will do.
-  if (it->size != 0 && address >= it->address + it->size) return std::nullopt;
-  return std::make_pair(std::string(it->name), address - it->address);
+  auto sym = symbols_.symbolize(address);
+  if (!sym) return std::nullopt;
+  return std::make_pair(std::string(sym->first), sym->second);
 }
 
 std::optional<uint64_t> LlvmDebugInfo::find_read_only_bytes(std::string_view bytes) {

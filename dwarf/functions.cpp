@@ -77,7 +77,7 @@ std::string LlvmDebugInfo::decl_file_of(DWARFDie die, DILineInfoSpecifier::FileL
   auto value = index->getAsUnsignedConstant();
   // A split unit's line table is its skeleton's, in the program.
   DWARFUnit *unit = die.getDwarfUnit() ? die.getDwarfUnit()->getLinkedUnit() : nullptr;
-  const DWARFDebugLine::LineTable *table = unit ? context_->getLineTableForUnit(unit) : nullptr;
+  const DWARFDebugLine::LineTable *table = unit ? dwarf().getLineTableForUnit(unit) : nullptr;
   std::string name;
   if (value && table) table->getFileNameByIndex(*value, unit->getCompilationDir(), kind, name);
   return name;
@@ -125,7 +125,7 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
                                               bool instances) {
   std::vector<DWARFDie> found;
   std::string instance_prefix = name + "<";
-  if (const NameIndex *index = name_index()) {
+  if (const NameIndex *index = index_for(name, instances)) {
     std::vector<IndexedDie> entries = index->lookup(name);
     if (instances) {
       std::vector<IndexedDie> more = index->lookup_prefix(instance_prefix);
@@ -139,8 +139,8 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
     }
     return found;
   }
-  for (uint32_t i = 0; i < context_->getNumCompileUnits(); ++i) {
-    DWARFUnit *unit = context_->getUnitAtIndex(i);
+  for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) {
+    DWARFUnit *unit = dwarf().getUnitAtIndex(i);
     if (DWARFUnit *split = split_unit(i)) unit = split;
     for (const auto &entry : unit->dies()) {
       auto tag = entry.getTag();
@@ -160,30 +160,6 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
   return found;
 }
 
-std::vector<uint32_t> LlvmDebugInfo::symbols_named(std::string_view name) {
-  // The first few names are looked for by a pass over the symbols (~1 ms
-  // on a vmlinux); a command with more specs sorts them by name once (~8 ms)
-  // rather than cutting through ~120k names for each.
-  if (++symbol_queries_ <= 4) {
-    std::vector<uint32_t> found;
-    for (uint32_t i = 0; i < functions_.size(); ++i)
-      if (source_name_of_symbol(functions_[i].name) == name || functions_[i].name == name) found.push_back(i);
-    return found;
-  }
-  if (functions_by_name_.empty()) {
-    for (uint32_t i = 0; i < functions_.size(); ++i) {
-      std::string_view source = source_name_of_symbol(functions_[i].name);
-      functions_by_name_.emplace_back(source, i);
-      if (source != functions_[i].name) functions_by_name_.emplace_back(functions_[i].name, i);
-    }
-    std::sort(functions_by_name_.begin(), functions_by_name_.end());
-  }
-  auto first = std::lower_bound(functions_by_name_.begin(), functions_by_name_.end(), std::make_pair(name, uint32_t{0}));
-  std::vector<uint32_t> found;
-  for (auto it = first; it != functions_by_name_.end() && it->first == name; ++it) found.push_back(it->second);
-  return found;  // in address order, as functions_ is
-}
-
 std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, const std::string &file,
                                                     InlineCopies inlines) {
   std::vector<Function> result;
@@ -196,8 +172,8 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
     if (!file.empty() && !path_ends_with(fn->decl_file, file)) return;
     result.push_back(std::move(*fn));
   };
-  for (uint32_t i : symbols_named(name))
-    add(enclosing_subprogram(dies_at(functions_[i].address).FunctionDIE));
+  for (const ElfSymbol &sym : symbols_.functions_named(name))
+    add(enclosing_subprogram(dies_at(sym.address).FunctionDIE));
   // The symbol table finds out-of-line bodies cheaply; inlined copies, and
   // functions without a symbol (a stripped symbol table), need a scan.
   bool need_subprograms = result.empty();
@@ -218,11 +194,25 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   return result;
 }
 
+std::vector<Function> LlvmDebugInfo::function_symbols(const std::string &name) {
+  std::vector<Function> found;
+  for (const ElfSymbol &sym : symbols_.functions_named(name)) {
+    Function fn;
+    fn.name = name;
+    fn.symbol = sym.name;
+    fn.entry = fn.frame_entry = sym.address;
+    fn.ranges.push_back({sym.address, sym.address + std::max<uint64_t>(sym.size, 1)});
+    fn.optimized = true;  // no prologue to find: a return probe sits on the entry
+    found.push_back(std::move(fn));
+  }
+  return found;
+}
+
 const std::vector<std::optional<DemangledFunction>> &LlvmDebugInfo::demangled_symbols() {
   if (!demangled_symbols_) {
     demangled_symbols_.emplace();
-    demangled_symbols_->reserve(functions_.size());
-    for (const ElfSymbol &sym : functions_) demangled_symbols_->push_back(demangle_function(sym.name));
+    demangled_symbols_->reserve(symbols_.functions().size());
+    for (const ElfSymbol &sym : symbols_.functions()) demangled_symbols_->push_back(demangle_function(sym.name));
   }
   return *demangled_symbols_;
 }
@@ -249,9 +239,10 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
     result.push_back(std::move(*fn));
   };
   const auto &demangled = demangled_symbols();
-  for (size_t i = 0; i < functions_.size(); ++i)
+  const std::vector<ElfSymbol> &functions = symbols_.functions();
+  for (size_t i = 0; i < functions.size(); ++i)
     if (demangled[i] && cxx_name_matches(query, *demangled[i]))
-      add(enclosing_subprogram(dies_at(functions_[i].address).FunctionDIE));
+      add(enclosing_subprogram(dies_at(functions[i].address).FunctionDIE));
   bool need_subprograms = result.empty();
   bool need_inlines = inlines == InlineCopies::Include;
   if (need_subprograms || need_inlines)
@@ -266,11 +257,12 @@ std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &nam
   const auto &demangled = demangled_symbols();
   // A name with a parameter list is compared with the overloads' ("twice(short)": "twice(int)", "twice(long)").
   bool with_params = name.find('(') != std::string::npos;
-  for (size_t i = 0; i < functions_.size(); ++i) {
+  const std::vector<ElfSymbol> &functions = symbols_.functions();
+  for (size_t i = 0; i < functions.size(); ++i) {
     if (open_options_.demangle && demangled[i])
       names.insert(demangled[i]->qualified + (with_params ? demangled[i]->params : ""));
     else
-      names.emplace(source_name_of_symbol(functions_[i].name));
+      names.emplace(source_name_of_symbol(functions[i].name));
   }
   return closest_names(name, std::vector<std::string>(names.begin(), names.end()), max);
 }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <thread>
 
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFDebugLine.h>
@@ -26,7 +27,7 @@ std::vector<LlvmDebugInfo::LineRow> LlvmDebugInfo::rows_of(const Function &fn) {
   DWARFDie die = die_at(fn.die_offset);
   if (!die.isValid()) return rows;
   DWARFUnit *unit = die.getDwarfUnit()->getLinkedUnit();  // a split unit's lines are its skeleton's
-  const DWARFDebugLine::LineTable *table = context_->getLineTableForUnit(unit);
+  const DWARFDebugLine::LineTable *table = dwarf().getLineTableForUnit(unit);
   if (!table) return rows;
   std::string decl_file = decl_file_of(die, DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath);
   std::map<uint64_t, bool> file_matches;  // file index -> same file as the function
@@ -80,16 +81,48 @@ std::vector<int> LlvmDebugInfo::lines_with_code(const Function &fn) {
   return {lines.begin(), lines.end()};
 }
 
+std::optional<std::vector<uint64_t>> LlvmDebugInfo::units_searched_for_file(const std::string &file) {
+  std::string_view component = last_path_component(file);
+  auto positions = line_positions_naming(raw_dwarf(), component, std::max(1u, std::thread::hardware_concurrency()),
+                                         searched_file());
+  if (!positions) return std::nullopt;
+  // Line tables lie one after another: a position belongs to the table
+  // with the greatest offset at or before it (a unit's DW_AT_stmt_list).
+  // (LLVM's unit DIEs would read each unit's range and location list
+  // headers too: ~100 MB of pages on a vmlinux.)
+  std::vector<uint64_t> unit_offsets;
+  for (const auto &unit : dwarf().compile_units()) unit_offsets.push_back(unit->getOffset());
+  std::vector<std::pair<uint64_t, uint64_t>> tables = unit_line_tables(raw_dwarf(), unit_offsets);  // (table, unit)
+  std::sort(tables.begin(), tables.end());
+  std::set<uint64_t> units;
+  for (uint64_t at : *positions) {
+    auto after = std::upper_bound(tables.begin(), tables.end(), std::make_pair(at, UINT64_MAX));
+    if (after == tables.begin()) continue;
+    uint64_t table = std::prev(after)->first;
+    for (auto it = std::prev(after); it->first == table; --it) {
+      units.insert(it->second);
+      if (it == tables.begin()) break;
+    }
+  }
+  search_note_ = "index: not used (--no-cache); the line tables of " + std::to_string(units.size()) + " of " +
+                 std::to_string(tables.size()) + " units name '" + std::string(component) + "'";
+  return std::vector<uint64_t>(units.begin(), units.end());
+}
+
 std::vector<DWARFUnit *> LlvmDebugInfo::units_naming(const std::string &file) {
   std::vector<DWARFUnit *> units;
-  const NameIndex *index = name_index();
-  auto offsets = index ? index->units_naming(file) : std::nullopt;
+  std::optional<std::vector<uint64_t>> offsets;
+  if (search_instead_of_index() && !last_path_component(file).empty()) offsets = units_searched_for_file(file);
   if (!offsets) {
-    for (const auto &unit : context_->compile_units()) units.push_back(unit.get());
+    const NameIndex *index = name_index();
+    if (index) offsets = index->units_naming(file);
+  }
+  if (!offsets) {
+    for (const auto &unit : dwarf().compile_units()) units.push_back(unit.get());
     return units;
   }
   for (uint64_t offset : *offsets)
-    if (DWARFUnit *unit = context_->getCompileUnitForOffset(offset); unit && unit->getOffset() == offset)
+    if (DWARFUnit *unit = dwarf().getCompileUnitForOffset(offset); unit && unit->getOffset() == offset)
       units.push_back(unit);
   return units;
 }
@@ -97,7 +130,7 @@ std::vector<DWARFUnit *> LlvmDebugInfo::units_naming(const std::string &file) {
 std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const std::string &file, int line) {
   std::vector<std::pair<LineSite, Function>> result;
   for (DWARFUnit *unit : units_naming(file)) {
-    const DWARFDebugLine::LineTable *table = context_->getLineTableForUnit(unit);
+    const DWARFDebugLine::LineTable *table = dwarf().getLineTableForUnit(unit);
     if (!table) continue;
     std::map<uint64_t, std::string> matching;  // file index -> path, for files that end with `file`
     std::vector<std::pair<uint64_t, int>> stmt_rows;
@@ -118,12 +151,12 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const 
     // header's lines are looked for in hundreds of units, and they add up.
     if (starts.empty()) {
       if (auto offset = llvm::dwarf::toSectionOffset(unit->getUnitDIE().find(llvm::dwarf::DW_AT_stmt_list))) {
-        StringRef section = context_->getDWARFObj().getLineSection().Data;
+        StringRef section = dwarf().getDWARFObj().getLineSection().Data;
         uint64_t size = table->Prologue.TotalLength + table->Prologue.sizeofTotalLength();
         if (*offset < section.size())
           drop_pages(dwarf_mapping(), std::string_view(section.data() + *offset, std::min<uint64_t>(size, section.size() - *offset)));
       }
-      context_->clearLineTableForUnit(unit);
+      dwarf().clearLineTableForUnit(unit);
     }
     for (uint64_t address : starts) {
       DWARFDie die = dies_at(address).FunctionDIE;
@@ -145,7 +178,7 @@ std::optional<SourcePlace> LlvmDebugInfo::source_of(uint64_t address) {
   auto fn = function_from_die(die);
   if (!fn) return std::nullopt;
   SourcePlace place{fn->name, fn->entry, fn->decl_line, fn->decl_file, 0};
-  DILineInfo info = context_->getLineInfoForAddress({address, object::SectionedAddress::UndefSection});
+  DILineInfo info = dwarf().getLineInfoForAddress({address, object::SectionedAddress::UndefSection});
   if (info.Line != 0) place.line = static_cast<int>(info.Line);
   return place;
 }

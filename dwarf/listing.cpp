@@ -1,5 +1,5 @@
 // Listings for -F and -L: function names and a function's statement rows.
-#include <set>
+#include <algorithm>
 
 #include "dwarf/llvm_debug_info.h"
 #include "dwarf/names.h"
@@ -7,13 +7,25 @@
 namespace kpp::dwarf {
 
 std::vector<std::string> LlvmDebugInfo::function_names() {
-  std::set<std::string> names;
-  for (const ElfSymbol &sym : functions_) {
+  // Views sorted and made unique first: a vmlinux has ~60k function symbols,
+  // and copying each into a set of strings was most of -F's time.
+  std::vector<std::string_view> sources = symbols_.function_source_names();
+  std::sort(sources.begin(), sources.end());
+  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  std::vector<std::string> names;
+  names.reserve(sources.size());
+  bool demangled = false;
+  for (std::string_view source : sources) {
     // "_ZNK6shapes3Box4areaEi.isra.0" -> "shapes::Box::area(int) const", as perf -F prints it.
-    std::string name(source_name_of_symbol(sym.name));
-    names.insert(open_options_.demangle ? demangle_for_display(name) : name);
+    bool mangled = open_options_.demangle && source.starts_with("_Z");
+    names.push_back(mangled ? demangle_for_display(std::string(source)) : std::string(source));
+    demangled |= mangled;
   }
-  return {names.begin(), names.end()};
+  if (demangled) {
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+  }
+  return names;
 }
 
 std::vector<LineSite> LlvmDebugInfo::line_rows(const Function &fn) {
@@ -25,7 +37,7 @@ std::vector<LineSite> LlvmDebugInfo::line_rows(const Function &fn) {
 
 std::string LlvmDebugInfo::find_source_file(const std::string &suffix) {
   for (llvm::DWARFUnit *unit : units_naming(suffix)) {
-    const llvm::DWARFDebugLine::LineTable *table = context_->getLineTableForUnit(unit);
+    const llvm::DWARFDebugLine::LineTable *table = dwarf().getLineTableForUnit(unit);
     if (!table) continue;
     for (size_t i = 0; i <= table->Prologue.FileNames.size(); ++i) {
       std::string path = file_of_row(unit, table, i);

@@ -18,16 +18,11 @@
 #include "dwarf/instruction_decoder.h"
 #include "dwarf/mapped_object.h"
 #include "dwarf/name_index.h"
+#include "dwarf/name_search.h"
 #include "dwarf/section_layout.h"
+#include "dwarf/symbol_table.h"
 
 namespace kpp::dwarf {
-
-struct ElfSymbol {
-  std::string_view name;  // in the symbol table's strings (the object file stays mapped)
-  uint64_t address = 0;
-  uint64_t size = 0;
-  uint64_t section = 0;  // ELF section index (kernel probes anchor within one section)
-};
 
 struct LoadSegment {
   uint64_t vaddr = 0;
@@ -43,15 +38,17 @@ void isolate_headers(llvm::DWARFContext &context, const std::string &path, std::
 class LlvmDebugInfo final : public DebugInfo {
  public:
   LlvmDebugInfo(std::string path, MappedObject object);
+  ~LlvmDebugInfo() override;
 
   const std::string &path() const override { return path_; }
   const std::string &debug_path() const override { return debug_path_.empty() ? path_ : debug_path_; }
   uint16_t machine() const override { return machine_; }
-  bool is_kernel() const override { return is_kernel_; }
+  bool is_kernel() const override;
   std::string build_id() const override { return build_id_; }
 
   std::vector<Function> find_functions(const std::string &name, const std::string &file,
                                        InlineCopies inlines) override;
+  std::vector<Function> function_symbols(const std::string &name) override;
   std::vector<std::string> similar_functions(const std::string &name, size_t max) override;
   uint64_t probe_entry(const Function &fn) override;
 
@@ -81,7 +78,8 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<uint64_t> function_symbol_addresses(const std::string &name) override;
   std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) override;
 
-  bool has_debug_info() { return context_->getNumCompileUnits() > 0; }
+  // Whether the file has a .debug_info (its units are not read yet).
+  bool has_debug_info() const;
   // Gives back the pages of the files' mappings read so far (see
   // dwarf/mapped_object.h): after open, after the index scan.
   void drop_mapped_pages() {
@@ -97,22 +95,19 @@ class LlvmDebugInfo final : public DebugInfo {
   Result<CfaRule> cfa_at(uint64_t pc);
 
   IndexSource index_source() const override { return index_source_; }
-  std::string index_note() const override { return index_note_; }
+  std::string index_note() const override { return index_note_.empty() ? search_note_ : index_note_; }
   std::string missing_split_dwarf() override;
   std::string split_dwarf_source() override;
   void set_open_options(const OpenOptions &options) { open_options_ = options; }
 
  private:
   void read_elf_facts();
-  void read_symbols(const llvm::object::ObjectFile &obj);
   void make_frame_tables();
   InstructionDecoder *decoder();
   // The bytes of the code section that holds [begin, end) (for .ko files at
   // the laid-out addresses); nullopt when no section with contents holds it.
   std::optional<std::string_view> code_bytes(uint64_t begin, uint64_t end);
   std::optional<Function> function_from_die(llvm::DWARFDie die);
-  // Indexes into functions_ of the symbols whose source name (or own name) is `name`, by address.
-  std::vector<uint32_t> symbols_named(std::string_view name);
   std::string decl_file_of(llvm::DWARFDie die, llvm::DILineInfoSpecifier::FileLineInfoKind kind);
   // Subprograms with code (and, when asked, inlined copies) named `name`, by a scan of every unit;
   // with `instances`, also those named `name<...>` (a template's instances).
@@ -125,9 +120,26 @@ class LlvmDebugInfo final : public DebugInfo {
   // The index of every function with code, built or loaded on first use
   // (null for relocatable objects, whose raw DWARF the fast scan cannot read).
   const NameIndex *name_index();
-  // The units whose line tables may name `file` (a path suffix): from the
-  // index's file lists when there is one, else every compile unit.
+  // The index to look `name` up in (with `instances`, also `name<...>`): the
+  // whole file's, or with the cache off (--no-cache) one made from the
+  // units that may name it (dwarf/name_search.h), so that a function probe
+  // reads a few units, not all of them. Null as name_index().
+  const NameIndex *index_for(const std::string &name, bool instances);
+  // The raw DWARF sections the fast scans read.
+  DwarfBytes raw_dwarf();
+  // Whether queries that would need the whole file's index search bytes
+  // instead (--no-cache, a linked little-endian file: dwarf/name_search.h).
+  bool search_instead_of_index() const;
+  // The DWARF's file, open for those searches' pread(2) (closed with this object).
+  MappedFile searched_file();
+  int searched_fd_ = -2;  // -2: not opened yet
+  // The units whose line tables may name `file` (a path suffix): by a byte
+  // search without the cache, else from the index's file lists, else every
+  // compile unit.
   std::vector<llvm::DWARFUnit *> units_naming(const std::string &file);
+  // With search_instead_of_index(): the offsets of the units whose line
+  // tables may name `file`, found by a search of .debug_line's bytes.
+  std::optional<std::vector<uint64_t>> units_searched_for_file(const std::string &file);
   // The line-table rows of the unit that holds `fn`, restricted to its ranges and its file.
   struct LineRow { uint64_t address; int line; bool is_stmt; bool prologue_end; bool same_file; bool seq_start; };
   std::vector<LineRow> rows_of(const Function &fn);
@@ -164,11 +176,15 @@ class LlvmDebugInfo final : public DebugInfo {
   std::string_view dwarf_mapping() const { return debug_path_.empty() ? mapping_ : debug_mapping_; }
   std::unique_ptr<SectionLayout> layout_;  // a .ko's section bases (empty for linked files)
   std::unique_ptr<llvm::DWARFContext> context_;
+  // The DWARF, its unit headers isolated (isolate_headers) before the first
+  // query makes LLVM read them all: a probe that needs no DWARF (FUNC%return,
+  // -F) never maps them.
+  llvm::DWARFContext &dwarf();
+  bool headers_isolated_ = false;
   uint16_t machine_ = 0;
-  bool is_kernel_ = false;
+  mutable std::optional<bool> is_kernel_;  // has linux_banner; asked on first use
   std::string build_id_;
-  std::vector<ElfSymbol> functions_;            // STT_FUNC symbols, sorted by address
-  std::vector<ElfSymbol> symbols_;              // STT_FUNC and STT_OBJECT, sorted by address
+  SymbolTable symbols_;  // the program's, else the separate debug file's
   std::optional<std::vector<std::optional<DemangledFunction>>> demangled_symbols_;
   // Data symbols reached through the GOT: (start, size, slot), by start; read at first use.
   struct GotEntry {
@@ -176,12 +192,12 @@ class LlvmDebugInfo final : public DebugInfo {
   };
   std::optional<std::vector<GotEntry>> got_entries_;
   std::vector<LoadSegment> segments_;
-  // functions_ by source name and by symbol name (when they differ), sorted: index into functions_.
-  std::vector<std::pair<std::string_view, uint32_t>> functions_by_name_;
-  int symbol_queries_ = 0;  // symbols_named() calls so far
   std::map<std::string, std::optional<uint64_t>, std::less<>> marker_addresses_;  // symbol_addresses(), memoized
   OpenOptions open_options_ = DebugInfo::default_options();
   std::optional<NameIndex> name_index_;
+  std::map<std::string, NameIndex> name_indexes_;  // index_for()'s, by name
+  std::optional<std::vector<UnitSpan>> unit_spans_;
+  std::string search_note_;
   IndexSource index_source_ = IndexSource::None;
   std::string index_note_;
   bool frame_tables_made_ = false;

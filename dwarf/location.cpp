@@ -165,7 +165,7 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
 
   DWARFUnit *unit = die.getDwarfUnit();
   uint8_t address_size = unit->getAddressByteSize();
-  DataExtractor data(toStringRef(chosen->Expr), context_->isLittleEndian(), address_size);
+  DataExtractor data(toStringRef(chosen->Expr), dwarf().isLittleEndian(), address_size);
   DWARFExpression expression(data, address_size, unit->getFormParams().Format);
 
   std::vector<StackEntry> stack;
@@ -240,7 +240,7 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
         auto block = frame_base ? frame_base->getAsBlock() : std::nullopt;
         if (!block) return Error("its function has no usable frame base");
         // The frame base is itself a location expression, evaluated as a value.
-        DataExtractor fb_data(toStringRef(*block), context_->isLittleEndian(), address_size);
+        DataExtractor fb_data(toStringRef(*block), dwarf().isLittleEndian(), address_size);
         DWARFExpression fb(fb_data, address_size, unit->getFormParams().Format);
         auto first = fb.begin();
         if (first == fb.end()) return Error("its function's frame base is empty");

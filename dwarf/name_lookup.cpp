@@ -1,14 +1,18 @@
 // The name index behind whole-file queries (inlined copies, functions
 // without a symbol): the raw sections go to the parallel scan, and the
 // result to the cache, on first use.
+#include <fcntl.h>
 #include <malloc.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "dwarf/cxx_names.h"
 #include "dwarf/die_scan.h"
 #include "dwarf/index_cache.h"
 #include "dwarf/llvm_debug_info.h"
+#include "dwarf/name_search.h"
 
 namespace kpp::dwarf {
 
@@ -34,6 +38,66 @@ Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, cons
   return info;
 }
 
+DwarfBytes LlvmDebugInfo::raw_dwarf() {
+  const llvm::DWARFObject &objects = dwarf().getDWARFObj();
+  DwarfBytes bytes;
+  objects.forEachInfoSections([&](const llvm::DWARFSection &s) {
+    if (bytes.info.empty()) bytes.info = std::string_view(s.Data.data(), s.Data.size());
+  });
+  bytes.abbrev = std::string_view(objects.getAbbrevSection().data(), objects.getAbbrevSection().size());
+  bytes.str = std::string_view(objects.getStrSection().data(), objects.getStrSection().size());
+  bytes.line_str = std::string_view(objects.getLineStrSection().data(), objects.getLineStrSection().size());
+  const llvm::DWARFSection &offsets = objects.getStrOffsetsSection();
+  bytes.str_offsets = std::string_view(offsets.Data.data(), offsets.Data.size());
+  bytes.line = std::string_view(objects.getLineSection().Data.data(), objects.getLineSection().Data.size());
+  return bytes;
+}
+
+MappedFile LlvmDebugInfo::searched_file() {
+  if (searched_fd_ == -2) searched_fd_ = ::open(debug_path().c_str(), O_RDONLY | O_CLOEXEC);
+  return MappedFile{searched_fd_, dwarf_mapping()};
+}
+
+bool LlvmDebugInfo::search_instead_of_index() const {
+  return !name_index_ && !open_options_.use_cache && open_options_.use_index && !binary_.getBinary()->isRelocatableObject() &&
+         binary_.getBinary()->isLittleEndian();
+}
+
+const NameIndex *LlvmDebugInfo::index_for(const std::string &name, bool instances) {
+  // With the cache, the whole file's index: built once, then read in ~1 ms.
+  if (!search_instead_of_index()) return name_index();
+  std::string key = instances ? name + "<" : name;
+  if (auto it = name_indexes_.find(key); it != name_indexes_.end()) return &it->second;
+  DwarfBytes bytes = raw_dwarf();
+  if (!unit_spans_) {
+    // LLVM has read every unit header already.
+    unit_spans_.emplace();
+    for (const auto &unit : dwarf().info_section_units())
+      unit_spans_->push_back({unit->getOffset(), unit->getNextUnitOffset(),
+                              unit->getFormParams().getDwarfOffsetByteSize(), unit->getVersion(),
+                              unit->getUnitType() == llvm::dwarf::DW_UT_skeleton});
+  }
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  BatchedDrop drop(dwarf_mapping(), 8 << 20);
+  auto done = [&drop](std::string_view read) { drop.done(read.size()); };
+  MappedFile file = searched_file();
+  auto units = units_that_may_name(bytes, *unit_spans_, name, false, threads, file, done);
+  if (units && instances) {
+    auto more = units_that_may_name(bytes, *unit_spans_, name + "<", true, threads, file, done);
+    if (!more) units.reset();
+    else units->insert(units->end(), more->begin(), more->end());
+  }
+  if (!units) return name_index();  // DWARF the search cannot answer for: every unit is read
+  std::sort(units->begin(), units->end());
+  units->erase(std::unique(units->begin(), units->end()), units->end());
+  auto scanned = scan_functions_in(bytes, *units, threads, done);
+  drop_mapped_pages();
+  if (!scanned) return name_index();
+  search_note_ = "index: not used (--no-cache); '" + name + "' looked for in the " + std::to_string(units->size()) +
+                 " of " + std::to_string(unit_spans_->size()) + " units that name it";
+  return &name_indexes_.emplace(key, NameIndex::build(*scanned, IndexKey{})).first->second;
+}
+
 const NameIndex *LlvmDebugInfo::name_index() {
   if (name_index_) return &*name_index_;
   if (!index_note_.empty()) return nullptr;  // tried and failed: the LLVM scan answers
@@ -48,17 +112,7 @@ const NameIndex *LlvmDebugInfo::name_index() {
     index_note_ = "index: not used for a relocatable or big-endian object";
     return nullptr;
   }
-  const llvm::DWARFObject &dwarf = context_->getDWARFObj();
-  DwarfBytes bytes;
-  dwarf.forEachInfoSections([&](const llvm::DWARFSection &s) {
-    if (bytes.info.empty()) bytes.info = std::string_view(s.Data.data(), s.Data.size());
-  });
-  bytes.abbrev = std::string_view(dwarf.getAbbrevSection().data(), dwarf.getAbbrevSection().size());
-  bytes.str = std::string_view(dwarf.getStrSection().data(), dwarf.getStrSection().size());
-  bytes.line_str = std::string_view(dwarf.getLineStrSection().data(), dwarf.getLineStrSection().size());
-  const llvm::DWARFSection &offsets = dwarf.getStrOffsetsSection();
-  bytes.str_offsets = std::string_view(offsets.Data.data(), offsets.Data.size());
-  bytes.line = std::string_view(dwarf.getLineSection().Data.data(), dwarf.getLineSection().Data.size());
+  DwarfBytes bytes = raw_dwarf();
 
   // Split units (-gsplit-dwarf) are read from their .dwo files or .dwp.
   size_t skeletons = 0;

@@ -58,20 +58,21 @@ std::optional<std::string_view> LlvmDebugInfo::code_bytes(uint64_t begin, uint64
 
 std::vector<uint64_t> LlvmDebugInfo::function_symbol_addresses(const std::string &name) {
   std::vector<uint64_t> found;
-  for (const ElfSymbol &sym : functions_)
+  for (const ElfSymbol &sym : symbols_.functions_named(name))
     if (sym.name == name && std::find(found.begin(), found.end(), sym.address) == found.end())
       found.push_back(sym.address);
   return found;
 }
 
 std::optional<std::pair<std::string, uint64_t>> LlvmDebugInfo::unique_function_symbol_before(uint64_t address) {
-  auto it = std::upper_bound(functions_.begin(), functions_.end(), address,
+  const std::vector<ElfSymbol> &functions = symbols_.functions();
+  auto it = std::upper_bound(functions.begin(), functions.end(), address,
                              [](uint64_t a, const ElfSymbol &s) { return a < s.address; });
-  if (it == functions_.begin()) return std::nullopt;
+  if (it == functions.begin()) return std::nullopt;
   uint64_t section = std::prev(it)->section;
   std::map<std::string_view, int> uses;
-  for (const ElfSymbol &sym : functions_) ++uses[sym.name];
-  while (it != functions_.begin()) {
+  for (const ElfSymbol &sym : functions) ++uses[sym.name];
+  while (it != functions.begin()) {
     --it;
     if (it->section != section) break;
     if (uses[it->name] == 1) return std::make_pair(std::string(it->name), address - it->address);

@@ -63,11 +63,13 @@ Status LlvmDebugInfo::attach_separate_debug() {
           why = "no .debug_info in it";
         } else {
           context_ = std::move(context);
+          headers_isolated_ = true;
           debug_binary_ = std::move(binary->binary);
           debug_mapping_ = binary->mapping;
           debug_path_ = candidate.path;
           // A fully stripped program has no .symtab; the debug file keeps one.
-          if (functions_.empty()) read_symbols(*debug_binary_.getBinary());
+          if (!symbols_.has_functions()) symbols_ = SymbolTable(*debug_binary_.getBinary(), *layout_);
+          drop_mapped_pages();  // the unit headers LLVM has read
           return Ok{};
         }
       }

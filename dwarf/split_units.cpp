@@ -80,7 +80,7 @@ static std::string beside_program(const std::string &program, const std::string 
 
 std::optional<uint64_t> LlvmDebugInfo::skeleton_index(const DWARFUnit *unit) {
   if (skeleton_indexes_.empty())
-    for (uint32_t i = 0; i < context_->getNumCompileUnits(); ++i) skeleton_indexes_[context_->getUnitAtIndex(i)] = i;
+    for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) skeleton_indexes_[dwarf().getUnitAtIndex(i)] = i;
   auto it = skeleton_indexes_.find(unit);
   if (it == skeleton_indexes_.end()) return std::nullopt;
   return it->second;
@@ -88,8 +88,8 @@ std::optional<uint64_t> LlvmDebugInfo::skeleton_index(const DWARFUnit *unit) {
 
 DWARFUnit *LlvmDebugInfo::split_unit(uint64_t index) {
   auto [it, fresh] = split_units_.try_emplace(index, nullptr);
-  if (!fresh || index >= context_->getNumCompileUnits()) return it->second;
-  DWARFUnit *skeleton = context_->getUnitAtIndex(static_cast<uint32_t>(index));
+  if (!fresh || index >= dwarf().getNumCompileUnits()) return it->second;
+  DWARFUnit *skeleton = dwarf().getUnitAtIndex(static_cast<uint32_t>(index));
   std::string name = dwo_name_of(*skeleton);
   if (name.empty()) return nullptr;
   std::string alternative = beside_program(path_, name);
@@ -103,7 +103,7 @@ DWARFUnit *LlvmDebugInfo::split_unit(uint64_t index) {
 }
 
 DWARFDie LlvmDebugInfo::die_at(uint64_t handle) {
-  if (!is_split_handle(handle)) return context_->getDIEForOffset(handle);
+  if (!is_split_handle(handle)) return dwarf().getDIEForOffset(handle);
   DWARFUnit *unit = split_unit(split_skeleton_index(handle));
   if (!unit) return {};
   return unit->getDIEForOffset(unit->getOffset() + split_offset_in_unit(handle));
@@ -118,7 +118,7 @@ uint64_t LlvmDebugInfo::handle_of(DWARFDie die) {
 }
 
 DWARFContext::DIEsForAddress LlvmDebugInfo::dies_at(uint64_t address) {
-  DWARFCompileUnit *unit = context_->getCompileUnitForCodeAddress(address);
+  DWARFCompileUnit *unit = dwarf().getCompileUnitForCodeAddress(address);
   // LLVM 19 dereferences a null DIE (a crash, found by tests/fuzz) when the
   // unit that covers `address` has no readable DIEs: getSubroutineForAddress
   // walks from getUnitDIE() without checking it. Such a unit answers nothing.
@@ -128,14 +128,14 @@ DWARFContext::DIEsForAddress LlvmDebugInfo::dies_at(uint64_t address) {
   // (and those it must not read are not).
   DWARFUnit *split = index ? split_unit(*index) : nullptr;
   if (split && !split->getUnitDIE(false).isValid()) return {};
-  return context_->getDIEsForAddress(address, /*CheckDWO=*/split != nullptr);
+  return dwarf().getDIEsForAddress(address, /*CheckDWO=*/split != nullptr);
 }
 
 std::vector<SplitUnitBytes> LlvmDebugInfo::split_unit_bytes(size_t &skeletons) {
   std::vector<SplitUnitBytes> units;
   skeletons = 0;
-  for (uint32_t i = 0; i < context_->getNumCompileUnits(); ++i) {
-    if (dwo_name_of(*context_->getUnitAtIndex(i)).empty()) continue;
+  for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) {
+    if (dwo_name_of(*dwarf().getUnitAtIndex(i)).empty()) continue;
     ++skeletons;
     DWARFUnit *unit = split_unit(i);
     if (!unit) continue;
@@ -157,8 +157,8 @@ std::vector<SplitUnitBytes> LlvmDebugInfo::split_unit_bytes(size_t &skeletons) {
 std::string LlvmDebugInfo::split_dwarf_source() {
   size_t skeletons = 0, found = 0;
   std::set<std::string> files;
-  for (uint32_t i = 0; i < context_->getNumCompileUnits(); ++i) {
-    if (dwo_name_of(*context_->getUnitAtIndex(i)).empty()) continue;
+  for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) {
+    if (dwo_name_of(*dwarf().getUnitAtIndex(i)).empty()) continue;
     ++skeletons;
     if (DWARFUnit *unit = split_unit(i)) {
       ++found;
@@ -175,8 +175,8 @@ std::string LlvmDebugInfo::missing_split_dwarf() {
   std::string package = path_ + ".dwp";
   size_t skeletons = 0, missing = 0;
   std::string listed;
-  for (uint32_t i = 0; i < context_->getNumCompileUnits(); ++i) {
-    DWARFUnit *skeleton = context_->getUnitAtIndex(i);
+  for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) {
+    DWARFUnit *skeleton = dwarf().getUnitAtIndex(i);
     std::string name = dwo_name_of(*skeleton);
     if (name.empty()) continue;
     ++skeletons;

@@ -57,7 +57,10 @@ class Builder {
       // table finds the bodies without the name index (no scan on a first
       // run). The copies are looked for only to say why there is nothing.
       bool bodies_only = p.is_return || p.offset;
-      functions_ = debug_.find_functions(p.function, p.file, bodies_only ? dwarf::InlineCopies::Exclude : inline_copies());
+      // A bare FUNC%return needs nothing but the symbol: no DWARF is read.
+      if (p.is_return && p.file.empty() && spec_.args.empty()) functions_ = debug_.function_symbols(p.function);
+      if (functions_.empty())
+        functions_ = debug_.find_functions(p.function, p.file, bodies_only ? dwarf::InlineCopies::Exclude : inline_copies());
       if (functions_.empty() && bodies_only) functions_ = debug_.find_functions(p.function, p.file, inline_copies());
       if (functions_.empty()) return no_such_function();
       // A line may be in only some of the bodies (one of a .part.0 split, a

@@ -26,6 +26,7 @@ class FakeDebugInfo : public dwarf::DebugInfo {
                                              dwarf::InlineCopies) override {
     return {};
   }
+  std::vector<dwarf::Function> function_symbols(const std::string &) override { return {}; }
   std::vector<std::string> similar_functions(const std::string &, size_t) override { return {}; }
   uint64_t probe_entry(const dwarf::Function &fn) override { return fn.entry; }
   std::vector<dwarf::LineSite> line_sites_in(const dwarf::Function &, int) override { return {}; }

@@ -96,7 +96,8 @@ TEST_F(IndexCache, CachedAndUncachedPathsGiveTheSameFunctions) {
     fs::remove_all(directory_);
     auto uncached = open_with(path, false, directory_);
     std::string expected = all_answers(*uncached);
-    EXPECT_EQ(uncached->index_source(), IndexSource::Built);
+    // Searched (dwarf/name_search.h), or built in memory where a search cannot answer.
+    EXPECT_NE(uncached->index_source(), IndexSource::Cache);
     EXPECT_FALSE(fs::exists(directory_)) << "--no-cache wrote a file";
 
     auto building = open_with(path, true, directory_);
@@ -108,20 +109,24 @@ TEST_F(IndexCache, CachedAndUncachedPathsGiveTheSameFunctions) {
   }
 }
 
-// The index (functions by name, units by file) answers what a walk of
-// every unit with LLVM answers, and the file lines are found at all.
+// The index (functions by name, units by file), and the byte search that
+// stands in for it without the cache, answer what a walk of every unit with
+// LLVM answers, and the file lines are found at all.
 TEST_F(IndexCache, IndexAnswersAsAWalkOfEveryUnit) {
   for (const std::string &path : fixtures()) {
     SCOPED_TRACE(path);
+    fs::remove_all(directory_);
     OpenOptions walk{false, directory_};
     walk.use_index = false;
     auto without = DebugInfo::open(path, walk);
     ASSERT_TRUE(without);
     std::string expected = all_answers(**without);
     EXPECT_EQ((*without)->index_source(), IndexSource::None);
-    auto with = open_with(path, false, directory_);
+    auto with = open_with(path, true, directory_);
     EXPECT_EQ(all_answers(*with), expected);
     EXPECT_EQ(with->index_source(), IndexSource::Built);
+    auto searched = open_with(path, false, directory_);
+    EXPECT_EQ(all_answers(*searched), expected);
     // The helper's line has code in both units (it is inlined in each).
     EXPECT_GE(with->file_line_sites("index_helpers.h", 6).size(), 2u);
     EXPECT_FALSE(with->file_line_sites("index_b.c", 14).empty());
@@ -160,6 +165,63 @@ TEST_F(IndexCache, SecondRunUsesTheFileWithoutRewritingIt) {
   EXPECT_EQ(before.st_ino, after.st_ino);
   EXPECT_EQ(before.st_mtim.tv_sec, after.st_mtim.tv_sec);
   EXPECT_EQ(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+}
+
+// Without the cache a lookup by name reads only the units whose bytes name
+// the function (dwarf/name_search.h), and answers as the whole index does
+// (CachedAndUncachedPathsGiveTheSameFunctions compares every answer).
+TEST_F(IndexCache, NoCacheLookupsReadOnlyTheUnitsThatNameTheFunction) {
+  for (const char *fixture : {"index_gcc_O2", "index_gcc_O2_dwarf4", "index_gcc_O0"}) {
+    SCOPED_TRACE(fixture);
+    std::string path = std::string(KPP_INDEX_FIXTURE_DIR) + "/" + fixture;
+    auto debug = open_with(path, false, directory_);
+    // sum_a is named in index_a.c alone; the helper and the statics in both units.
+    EXPECT_EQ(debug->find_functions("sum_a", "", InlineCopies::Include).size(), 1u);
+    EXPECT_NE(debug->index_note().find("'sum_a' looked for in the 1 of 2 units"), std::string::npos)
+        << debug->index_note();
+    EXPECT_EQ(debug->index_source(), IndexSource::None) << "the whole index was built";
+    EXPECT_EQ(debug->find_functions("lookup", "", InlineCopies::Include).size(), 2u);
+    EXPECT_NE(debug->index_note().find("'lookup' looked for in the 2 of 2 units"), std::string::npos)
+        << debug->index_note();
+    EXPECT_TRUE(debug->find_functions("no_such_function", "", InlineCopies::Include).empty());
+    // SRC:ALN reads the line tables that name the file, found the same way.
+    EXPECT_FALSE(debug->file_line_sites("index_b.c", 14).empty());
+    EXPECT_NE(debug->index_note().find("the line tables of 1 of 2 units name 'index_b.c'"), std::string::npos)
+        << debug->index_note();
+    EXPECT_GE(debug->file_line_sites("fixtures/index_helpers.h", 6).size(), 2u);
+    EXPECT_EQ(debug->index_source(), IndexSource::None) << "the whole index was built";
+  }
+  // clang's DWARF 5 names functions by string index (DW_FORM_strx): a byte
+  // search cannot see those, so every unit is read.
+  std::string clang = std::string(KPP_INDEX_FIXTURE_DIR) + "/index_clang_O2";
+  if (fs::exists(clang)) {
+    auto debug = open_with(clang, false, directory_);
+    EXPECT_FALSE(debug->find_functions("sum_a", "", InlineCopies::Include).empty());
+    EXPECT_EQ(debug->index_note().find("looked for in the"), std::string::npos) << debug->index_note();
+  }
+}
+
+// The symbol table answers the same by a walk of its entries (the first
+// queries) and from its sorted copy (made once the walks add up).
+TEST_F(IndexCache, SymbolWalksAndTheSortedTableAgree) {
+  std::string path = std::string(KPP_INDEX_FIXTURE_DIR) + "/index_gcc_O2";
+  auto walked = open_with(path, false, directory_);
+  auto sorted = open_with(path, false, directory_);
+  std::vector<uint64_t> addresses;
+  for (const char *name : {"main", "sum_a", "sum_b", "lookup"})
+    for (const Function &fn : walked->find_functions(name, "", InlineCopies::Exclude))
+      for (uint64_t a = fn.entry; a < fn.entry + 6; ++a) addresses.push_back(a);
+  ASSERT_GE(addresses.size(), 20u);
+  for (int i = 0; i < 64; ++i) sorted->symbolize(addresses.front());  // past the walks: sorted from here on
+  for (size_t i = 0; i < addresses.size() && i < 24; ++i) {
+    auto walk = walked->symbolize(addresses[i]);
+    auto table = sorted->symbolize(addresses[i]);
+    ASSERT_TRUE(walk && table) << addresses[i];
+    EXPECT_EQ(*walk, *table) << addresses[i];
+  }
+  EXPECT_EQ(walked->function_symbol_addresses("lookup"), sorted->function_symbol_addresses("lookup"));
+  EXPECT_EQ(sorted->function_symbol_addresses("lookup").size(), 2u);
+  EXPECT_FALSE(walked->symbolize(0).has_value());
 }
 
 TEST_F(IndexCache, QueriesThatNeedNoScanBuildNoIndex) {

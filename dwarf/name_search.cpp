@@ -1,0 +1,219 @@
+#include "dwarf/name_search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include <unistd.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace kpp::dwarf {
+
+namespace {
+
+constexpr uint8_t kFormRefAddr = 0x10;
+// More offsets than this for one name (a short name is the tail of many
+// strings) and the search is no longer cheaper than reading the DIEs.
+constexpr size_t kMaxNeedles = 8;
+constexpr uint8_t kAtAbstractOrigin = 0x31, kAtSpecification = 0x47;
+
+// Calls `hit` with each position in [begin, end) of `haystack` where one
+// of `needles` starts (needles may run past `end`, not past the haystack).
+// Sixteen positions at a time: a needle can start only where its first and
+// last bytes are both in place, which rules out nearly every position
+// before any comparison.
+template <class Hit>
+void search(std::string_view haystack, size_t begin, size_t end, const std::vector<std::string_view> &needles, Hit &&hit) {
+  const char *h = haystack.data();
+  size_t longest = 0;
+  for (std::string_view n : needles) longest = std::max(longest, n.size());
+  auto check = [&](size_t at) {
+    for (size_t k = 0; k < needles.size(); ++k)
+      if (at + needles[k].size() <= haystack.size() && std::memcmp(h + at, needles[k].data(), needles[k].size()) == 0)
+        hit(at, k);
+  };
+  size_t at = begin;
+#if defined(__SSE2__)
+  if (needles.size() <= kMaxNeedles) {
+    __m128i first[kMaxNeedles], last[kMaxNeedles];
+    for (size_t k = 0; k < needles.size(); ++k) {
+      first[k] = _mm_set1_epi8(needles[k].front());
+      last[k] = _mm_set1_epi8(needles[k].back());
+    }
+    for (; at + 16 <= end && at + 16 + longest - 1 <= haystack.size(); at += 16) {
+      unsigned mask = 0;
+      for (size_t k = 0; k < needles.size(); ++k) {
+        __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(h + at));
+        __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(h + at + needles[k].size() - 1));
+        mask |= static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first[k]), _mm_cmpeq_epi8(b, last[k]))));
+      }
+      while (mask) {
+        check(at + static_cast<size_t>(__builtin_ctz(mask)));
+        mask &= mask - 1;
+      }
+    }
+  }
+#endif
+  for (; at < end; ++at) check(at);
+}
+
+// Whether some abbreviation gives an inlined copy's origin (or a
+// definition's declaration) as a DW_FORM_ref_addr: a reference into
+// another unit, which LTO makes. The attribute and form bytes are looked
+// for as a pair; a pair that is something else only costs the fast path.
+bool may_refer_across_units(std::string_view abbrev) {
+  for (uint8_t at : {kAtAbstractOrigin, kAtSpecification}) {
+    const char pair[2] = {static_cast<char>(at), static_cast<char>(kFormRefAddr)};
+    if (!find_all(abbrev, std::string_view(pair, 2)).empty()) return true;
+  }
+  return false;
+}
+
+// Whether some abbreviation has DW_AT_GNU_dwo_name (0x2130, two LEB128
+// bytes): a DWARF 4 skeleton unit, whose DIEs are in a .dwo file.
+bool may_have_gnu_skeletons(std::string_view abbrev) { return !find_all(abbrev, "\xb0\x42").empty(); }
+
+// pread(2) of all `size` bytes at `offset`.
+bool read_fully(int fd, char *to, size_t size, uint64_t offset) {
+  while (size > 0) {
+    ssize_t n = ::pread(fd, to, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    to += n;
+    size -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<uint64_t> find_all(std::string_view haystack, std::string_view needle) {
+  std::vector<uint64_t> found;
+  if (needle.empty() || needle.size() > haystack.size()) return found;
+  search(haystack, 0, haystack.size() - needle.size() + 1, {needle}, [&](size_t at, size_t) { found.push_back(at); });
+  return found;
+}
+
+namespace {
+
+std::string little_endian_4(uint64_t value) {
+  std::string bytes(4, '\0');
+  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>((value >> (8 * i)) & 0xff);
+  return bytes;
+}
+
+// Every position in `section` where one of `needles` starts, in order, on
+// `threads` threads taking 1 MB chunks in turn (a hit belongs to the chunk
+// it starts in). A section of the mapped file is read with pread(2) into
+// each thread's buffer: mapping 156 MB of .debug_info page by page cost
+// more than the search itself (faults, and giving the pages back).
+// nullopt when the file cannot be read.
+std::optional<std::vector<uint64_t>> find_in_section(std::string_view section, const std::vector<std::string> &needles,
+                                                     unsigned threads, const MappedFile &file,
+                                                     const std::function<void(std::string_view)> &done_with) {
+  constexpr size_t kChunk = 1 << 20;
+  std::vector<std::string_view> views(needles.begin(), needles.end());
+  size_t longest = 0;
+  for (std::string_view n : views) longest = std::max(longest, n.size());
+  bool from_file = file.fd >= 0 && section.data() >= file.mapping.data() &&
+                   section.data() + section.size() <= file.mapping.data() + file.mapping.size();
+  uint64_t file_offset = from_file ? static_cast<uint64_t>(section.data() - file.mapping.data()) : 0;
+  size_t chunks = (section.size() + kChunk - 1) / kChunk;
+  std::vector<std::vector<uint64_t>> hits(chunks);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> unreadable{false};
+  auto work = [&] {
+    std::unique_ptr<char[]> buffer(from_file ? new char[kChunk + longest] : nullptr);  // not zeroed: pread fills it
+    for (size_t i; (i = next.fetch_add(1)) < chunks;) {
+      size_t begin = i * kChunk, end = std::min(section.size(), begin + kChunk);
+      size_t with_overlap = std::min(section.size(), end + longest - 1) - begin;
+      std::string_view window = section.substr(begin, with_overlap);
+      if (from_file) {
+        if (!read_fully(file.fd, buffer.get(), with_overlap, file_offset + begin)) {
+          unreadable = true;
+          return;
+        }
+        window = std::string_view(buffer.get(), with_overlap);
+      } else if (done_with) {
+        done_with(section.substr(begin, end - begin));
+      }
+      search(window, 0, end - begin, views, [&](size_t at, size_t) { hits[i].push_back(begin + at); });
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::max<size_t>(1, std::min<size_t>(threads, chunks)); ++t) pool.emplace_back(work);
+  work();
+  for (std::thread &t : pool) t.join();
+  if (unreadable) return std::nullopt;
+  std::vector<uint64_t> all;
+  for (const auto &chunk : hits) all.insert(all.end(), chunk.begin(), chunk.end());
+  return all;
+}
+
+// Whether the DWARF names things only in ways a byte search sees.
+bool searchable(const DwarfBytes &bytes) {
+  return bytes.str_offsets.empty() && !may_refer_across_units(bytes.abbrev) && !may_have_gnu_skeletons(bytes.abbrev);
+}
+
+}  // namespace
+
+std::optional<std::vector<uint64_t>> units_that_may_name(const DwarfBytes &bytes, const std::vector<UnitSpan> &units,
+                                                         std::string_view name, bool prefix, unsigned threads,
+                                                         const MappedFile &file,
+                                                         const std::function<void(std::string_view)> &done_with) {
+  if (name.empty() || !searchable(bytes)) return std::nullopt;
+  for (const UnitSpan &u : units)
+    if (u.offset_size != 4 || u.skeleton) return std::nullopt;
+
+  // The name as DWARF stores it: NUL-terminated, unless any name starting with it will do.
+  std::string wanted(name);
+  if (!prefix) wanted.push_back('\0');
+  // Each offset at which .debug_str holds it (a linker may have merged it
+  // into the tail of a longer string: any position counts).
+  std::vector<std::string> needles{wanted};
+  std::vector<uint64_t> offsets = find_all(bytes.str, wanted);
+  if (offsets.size() + 1 > kMaxNeedles) return std::nullopt;
+  for (uint64_t offset : offsets) needles.push_back(little_endian_4(offset));
+
+  auto hits = find_in_section(bytes.info, needles, threads, file, done_with);
+  if (!hits) return std::nullopt;
+  std::vector<uint64_t> found;
+  for (uint64_t at : *hits) {
+    auto unit = std::upper_bound(units.begin(), units.end(), at, [](uint64_t a, const UnitSpan &u) { return a < u.offset; });
+    if (unit == units.begin()) continue;
+    --unit;
+    if (at >= unit->end || (!found.empty() && found.back() == unit->offset)) continue;
+    found.push_back(unit->offset);
+  }
+  return found;
+}
+
+std::optional<std::vector<uint64_t>> line_positions_naming(const DwarfBytes &bytes, std::string_view component,
+                                                           unsigned threads, const MappedFile &file) {
+  if (component.empty() || !searchable(bytes)) return std::nullopt;
+  std::string wanted = std::string(component) + '\0';
+  // A path whose last component it is: the string itself, or one that ends
+  // with "/" and it (its start is what a header refers to), in either
+  // string section a DWARF 5 header may use; a DWARF 4 header holds the
+  // bytes themselves.
+  std::vector<std::string> needles{wanted};
+  for (std::string_view strings : {bytes.line_str, bytes.str}) {
+    for (uint64_t at : find_all(strings, wanted)) {
+      needles.push_back(little_endian_4(at));
+      uint64_t start = at;
+      while (start > 0 && strings[start - 1] != '\0') --start;
+      if (start != at && strings[at - 1] == '/') needles.push_back(little_endian_4(start));
+      if (needles.size() > kMaxNeedles) return std::nullopt;
+    }
+  }
+  return find_in_section(bytes.line, needles, threads, file, {});
+}
+
+}  // namespace kpp::dwarf

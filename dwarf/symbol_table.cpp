@@ -1,0 +1,273 @@
+#include "dwarf/symbol_table.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <llvm/Object/ELFObjectFile.h>
+
+#include "dwarf/names.h"
+
+namespace kpp::dwarf {
+
+using namespace llvm;
+
+namespace {
+
+// Past this many walks a sort (~15 ms on a vmlinux) costs less than more walks (~0.5 ms each).
+constexpr int kWalksBeforeSort = 32;
+
+// Whether every symbol table lies inside the file. LLVM walks a table by its
+// header's size and makes an error for each entry past the end: a hostile
+// header claiming billions of entries would take minutes (found by tests/fuzz).
+bool symbol_tables_fit(const object::ObjectFile &obj) {
+  uint64_t file_size = obj.getData().size();
+  for (const object::SectionRef &section : obj.sections()) {
+    object::ELFSectionRef elf(section);
+    if (elf.getType() != ELF::SHT_SYMTAB && elf.getType() != ELF::SHT_DYNSYM) continue;
+    uint64_t offset = elf.getOffset(), size = section.getSize();
+    if (offset > file_size || size > file_size - offset) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string_view SymbolTable::Raw::name_view() const { return {name, strnlen(name, name_room)}; }
+
+bool SymbolTable::Raw::name_starts_with(std::string_view prefix) const {
+  // The first byte alone turns most names away, without a call.
+  if (!prefix.empty() && (name_room == 0 || *name != prefix.front())) return false;
+  return prefix.size() <= name_room && std::memcmp(name, prefix.data(), prefix.size()) == 0 &&
+         std::memchr(name, '\0', prefix.size()) == nullptr;
+}
+
+template <class ELFT>
+void SymbolTable::read_table(const object::ELFFile<ELFT> &elf) {
+  auto sections = elf.sections();
+  if (!sections) {
+    consumeError(sections.takeError());
+    return;
+  }
+  for (const auto &sh : *sections) {
+    if (sh.sh_type != ELF::SHT_SYMTAB) continue;
+    auto symbols = elf.symbols(&sh);
+    auto strings = elf.getStringTableForSymtab(sh);
+    if (!symbols || !strings) {
+      if (!symbols) consumeError(symbols.takeError());
+      if (!strings) consumeError(strings.takeError());
+      return;
+    }
+    strings_ = std::string_view(strings->data(), strings->size());
+    bool in_place = ELFT::Is64Bits && ELFT::Endianness == llvm::endianness::native &&
+                    llvm::endianness::native == llvm::endianness::little &&
+                    reinterpret_cast<uintptr_t>(symbols->data()) % alignof(Entry) == 0;
+    if (in_place) {
+      entries_ = reinterpret_cast<const Entry *>(symbols->data());
+    } else {
+      converted_.reserve(symbols->size());
+      for (const auto &sym : *symbols)
+        converted_.push_back({static_cast<uint32_t>(sym.st_name), sym.st_info, sym.st_other,
+                              static_cast<uint16_t>(sym.st_shndx), static_cast<uint64_t>(sym.st_value),
+                              static_cast<uint64_t>(sym.st_size)});
+      entries_ = converted_.data();
+    }
+    entry_count_ = symbols->size();
+    return;  // the first symbol table, as LLVM's symbols() reads
+  }
+}
+
+SymbolTable::SymbolTable(const object::ObjectFile &object, const SectionLayout &layout) : layout_(&layout) {
+  // Without a readable symbol table, functions are found in the DWARF alone.
+  if (!symbol_tables_fit(object)) return;
+  if (const auto *elf = dyn_cast<object::ELFObjectFileBase>(&object)) machine_ = elf->getEMachine();
+  if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&object)) read_table(e->getELFFile());
+  else if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&object)) read_table(e->getELFFile());
+  else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&object)) read_table(e->getELFFile());
+  else if (const auto *e = dyn_cast<object::ELF32BEObjectFile>(&object)) read_table(e->getELFFile());
+}
+
+std::optional<uint64_t> SymbolTable::address_of(const Raw &raw) const {
+  bool function = raw.type == ELF::STT_FUNC, data = raw.type == ELF::STT_OBJECT || raw.type == ELF::STT_COMMON;
+  if (!function && !data) return std::nullopt;
+  uint64_t address = raw.value;
+  if (machine_ == ELF::EM_ARM && function) address &= ~uint64_t{1};  // the Thumb bit is not part of the address
+  if ((address == 0 && layout_->empty()) || raw.name_room == 0 || *raw.name == '\0') return std::nullopt;
+  // In a .ko, values are offsets into their section: add the section's base.
+  if (!layout_->empty()) {
+    if (raw.section == ELF::SHN_UNDEF || raw.section >= ELF::SHN_LORESERVE || layout_->base_of(raw.section) == 0)
+      return std::nullopt;
+    address += layout_->base_of(raw.section);
+  }
+  return address;
+}
+
+std::optional<ElfSymbol> SymbolTable::accept(const Raw &raw) const {
+  auto address = address_of(raw);
+  if (!address) return std::nullopt;
+  uint64_t section = raw.section >= ELF::SHN_LORESERVE ? 0 : raw.section;
+  return ElfSymbol{raw.name_view(), *address, raw.size, section, raw.type == ELF::STT_FUNC};
+}
+
+bool SymbolTable::has_functions() const {
+  if (sorted_) return !functions_.empty();
+  bool found = false;
+  walk([&](const Raw &raw) {
+    if (raw.type == ELF::STT_FUNC) found = accept(raw).has_value();
+    return !found;
+  });
+  return found;
+}
+
+bool SymbolTable::contains(std::string_view name) const {
+  bool found = false;
+  walk([&](const Raw &raw) {
+    found = raw.name_starts_with(name) && raw.name_room > name.size() && raw.name[name.size()] == '\0';
+    return !found;
+  });
+  return found;
+}
+
+namespace {
+
+// Up to the first 8 bytes of a NUL-terminated name, zero-padded: equal for
+// equal names, and different for nearly all others.
+uint64_t leading_bytes(const char *name, size_t room) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < 8 && i < room && name[i] != '\0'; ++i) value |= uint64_t{static_cast<uint8_t>(name[i])} << (8 * i);
+  return value;
+}
+
+}  // namespace
+
+std::vector<std::optional<uint64_t>> SymbolTable::first_addresses(const std::vector<std::string_view> &names) const {
+  std::vector<std::optional<uint64_t>> found(names.size());
+  size_t left = names.size();
+  // The first byte, then the first eight, turn most symbols away before any
+  // comparison: section markers share prefixes ("__", "_s") with thousands.
+  bool first_byte[256] = {};
+  std::vector<uint64_t> leading;
+  for (std::string_view n : names) {
+    if (!n.empty()) first_byte[static_cast<uint8_t>(n.front())] = true;
+    leading.push_back(leading_bytes(n.data(), n.size()));
+  }
+  walk([&](const Raw &raw) {
+    if (raw.name_room == 0 || !first_byte[static_cast<uint8_t>(*raw.name)]) return true;
+    uint64_t have = leading_bytes(raw.name, raw.name_room);
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (leading[i] != have || found[i] || !raw.name_starts_with(names[i]) || raw.name_room <= names[i].size() ||
+          raw.name[names[i].size()] != '\0')
+        continue;
+      found[i] = raw.value;
+      --left;
+    }
+    return left > 0;
+  });
+  return found;
+}
+
+bool SymbolTable::walk_instead_of_sort() {
+  if (sorted_) return false;
+  if (++walks_ <= kWalksBeforeSort) return true;
+  sort();
+  return false;
+}
+
+std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
+  std::vector<ElfSymbol> found;
+  if (name.empty()) return found;
+  auto named = [&](std::string_view symbol) { return symbol == name || source_name_of_symbol(symbol) == name; };
+  // A probe asks for its function's symbols more than once (the bodies, then
+  // whether the kernel holds the name twice).
+  if (auto it = named_before_.find(name); it != named_before_.end()) return it->second;
+  if (walk_instead_of_sort()) {
+    walk([&](const Raw &raw) {
+      if (raw.type != ELF::STT_FUNC || !raw.name_starts_with(name)) return true;
+      if (auto sym = accept(raw); sym && named(sym->name)) found.push_back(*sym);
+      return true;
+    });
+    std::stable_sort(found.begin(), found.end(), [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; });
+    named_before_.emplace(name, found);
+    return found;
+  }
+  if (by_name_.empty()) {
+    for (uint32_t i = 0; i < functions_.size(); ++i) {
+      std::string_view source = source_name_of_symbol(functions_[i].name);
+      by_name_.emplace_back(source, i);
+      if (source != functions_[i].name) by_name_.emplace_back(functions_[i].name, i);
+    }
+    std::sort(by_name_.begin(), by_name_.end());
+  }
+  auto first = std::lower_bound(by_name_.begin(), by_name_.end(), std::make_pair(name, uint32_t{0}));
+  for (auto it = first; it != by_name_.end() && it->first == name; ++it) found.push_back(functions_[it->second]);
+  return found;  // in address order: the indexes of one name are
+}
+
+std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint64_t address) {
+  std::optional<ElfSymbol> best;
+  if (walk_instead_of_sort()) {
+    // The highest start at or below `address`; among aliases the first in
+    // the table (a file's own static name before a global alias of it, as
+    // loop_init before init_module). Only the winner's name is measured.
+    std::optional<Raw> winner;
+    uint64_t winner_address = 0;
+    bool plain = machine_ != ELF::EM_ARM && layout_->empty();  // addresses are the values
+    walk([&](const Raw &raw) {
+      if (plain && (raw.value > address || (winner && raw.value <= winner_address))) return true;
+      auto at = address_of(raw);
+      if (at && *at <= address && (!winner || *at > winner_address)) {
+        winner = raw;
+        winner_address = *at;
+      }
+      return true;
+    });
+    if (winner) best = accept(*winner);
+  } else {
+    auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
+                               [](uint64_t a, const ElfSymbol &s) { return a < s.address; });
+    if (it != symbols_.begin()) {
+      --it;
+      while (it != symbols_.begin() && std::prev(it)->address == it->address) --it;  // the first alias
+      best = *it;
+    }
+  }
+  if (!best) return std::nullopt;
+  // Several symbols can share an address (aliases); any one that covers it will do.
+  if (best->size != 0 && address >= best->address + best->size) return std::nullopt;
+  return std::make_pair(best->name, address - best->address);
+}
+
+std::vector<std::string_view> SymbolTable::function_source_names() const {
+  std::vector<std::string_view> names;
+  names.reserve(entry_count_ / 2);
+  walk([&](const Raw &raw) {
+    if (raw.type == ELF::STT_FUNC && address_of(raw)) names.push_back(source_name_of_symbol(raw.name_view()));
+    return true;
+  });
+  return names;
+}
+
+const std::vector<ElfSymbol> &SymbolTable::functions() {
+  if (!sorted_) sort();
+  return functions_;
+}
+
+const std::vector<ElfSymbol> &SymbolTable::symbols() {
+  if (!sorted_) sort();
+  return symbols_;
+}
+
+void SymbolTable::sort() {
+  sorted_ = true;
+  walk([&](const Raw &raw) {
+    if (auto sym = accept(raw)) {
+      if (sym->function) functions_.push_back(*sym);
+      symbols_.push_back(*sym);
+    }
+    return true;
+  });
+  auto by_address = [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; };
+  std::stable_sort(functions_.begin(), functions_.end(), by_address);
+  std::stable_sort(symbols_.begin(), symbols_.end(), by_address);
+}
+
+}  // namespace kpp::dwarf

@@ -1,0 +1,126 @@
+// The ELF symbol table, read only as far as each query needs.
+//
+// A vmlinux holds ~120k symbols. Copying them out and sorting them by
+// address took ~15 ms and ~4,000 page faults at every open, most of a warm
+// probe lookup, although one probe asks for a handful of them. Here a query
+// by name (or an exact address) walks the raw entries in place (~1 ms); the
+// tables sorted by address are made on the first query that needs an
+// ordering, or once the walks would cost more than sorting.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <llvm/Object/ObjectFile.h>
+
+#include "dwarf/section_layout.h"
+
+namespace llvm::object {
+template <class ELFT>
+class ELFFile;
+}
+
+namespace kpp::dwarf {
+
+struct ElfSymbol {
+  std::string_view name;  // in the symbol table's strings (the object file stays mapped)
+  uint64_t address = 0;
+  uint64_t size = 0;
+  uint64_t section = 0;  // ELF section index (kernel probes anchor within one section)
+  bool function = false;
+};
+
+class SymbolTable {
+ public:
+  SymbolTable() = default;
+  // The first SHT_SYMTAB of `object` (nothing when it has none, or one that
+  // does not fit in the file). `layout` gives a .ko's section bases; both
+  // must outlive the table.
+  SymbolTable(const llvm::object::ObjectFile &object, const SectionLayout &layout);
+
+  // Whether there is at least one function symbol (a stripped program has none).
+  bool has_functions() const;
+  // Whether a symbol of any type is named `name`.
+  bool contains(std::string_view name) const;
+  // The function symbols whose name, or source name (compiler suffixes cut:
+  // "walk.isra.0" for "walk"), is `name`, by address.
+  std::vector<ElfSymbol> functions_named(std::string_view name);
+  // The address of the first symbol of any type (NOTYPE section markers
+  // included) named each of `names`; nullopt for those not there.
+  std::vector<std::optional<uint64_t>> first_addresses(const std::vector<std::string_view> &names) const;
+  // The function or data symbol that contains `address` (among aliases, the
+  // first in the table), and the offset into it.
+  std::optional<std::pair<std::string_view, uint64_t>> symbolize(uint64_t address);
+
+  // The source names of the function symbols ("walk" for "walk.isra.0"),
+  // in table order, with repeats: for -F, which needs no addresses.
+  std::vector<std::string_view> function_source_names() const;
+  // Function symbols, and function and data symbols, sorted by address
+  // (aliases in table order); made on first use.
+  const std::vector<ElfSymbol> &functions();
+  const std::vector<ElfSymbol> &symbols();
+
+ private:
+  // A symbol as the file holds it, its name not yet measured.
+  struct Raw {
+    const char *name;
+    size_t name_room;  // bytes from `name` to the end of the strings
+    uint64_t value, size;
+    uint8_t type;
+    uint32_t section;
+    std::string_view name_view() const;
+    bool name_starts_with(std::string_view prefix) const;
+  };
+  // An entry in ELF64's layout: a little-endian 64-bit table is read where
+  // it is mapped, others are converted once.
+  struct Entry {
+    uint32_t name;
+    uint8_t info;
+    uint8_t other;
+    uint16_t section;
+    uint64_t value;
+    uint64_t size;
+  };
+  static_assert(sizeof(Entry) == 24);
+  // Calls `visit` on each entry in table order until it returns false
+  // (a template, so that the walk's loop inlines the visitor).
+  template <class Visit>
+  void walk(Visit &&visit) const {
+    for (size_t i = 0; i < entry_count_; ++i) {
+      const Entry &e = entries_[i];
+      if (e.name >= strings_.size()) continue;
+      Raw raw{strings_.data() + e.name, strings_.size() - e.name, e.value, e.size, static_cast<uint8_t>(e.info & 0xf),
+              e.section};
+      if (!visit(raw)) return;
+    }
+  }
+  template <class ELFT>
+  void read_table(const llvm::object::ELFFile<ELFT> &elf);
+  // A function or data symbol at its address (Thumb bit cleared, a .ko's
+  // section base added); nullopt for other symbols and those without one.
+  std::optional<ElfSymbol> accept(const Raw &raw) const;
+  std::optional<uint64_t> address_of(const Raw &raw) const;  // accept()'s address, the name not measured
+  void sort();
+  // One more query answered by a walk: past a few, sorting once is cheaper.
+  bool walk_instead_of_sort();
+
+  const Entry *entries_ = nullptr;
+  size_t entry_count_ = 0;
+  std::vector<Entry> converted_;  // entries_ of a table not in ELF64LE layout
+  std::string_view strings_;
+  const SectionLayout *layout_ = nullptr;
+  uint16_t machine_ = 0;
+  int walks_ = 0;
+  bool sorted_ = false;
+  std::vector<ElfSymbol> functions_, symbols_;
+  // functions_ by source name and by symbol name (when they differ), made at
+  // the first lookup by name after the sort: index into functions_.
+  std::vector<std::pair<std::string_view, uint32_t>> by_name_;
+  std::map<std::string, std::vector<ElfSymbol>, std::less<>> named_before_;  // functions_named() by walks
+};
+
+}  // namespace kpp::dwarf
