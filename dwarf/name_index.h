@@ -38,8 +38,9 @@ struct IndexKey {
 class NameIndex {
  public:
   // 2: C++ methods named through their class; 3: units' files (or split units, on h-splitdw);
-  // 4: both, split units' DIEs by handle (split_handle.h) and skeletons' files
-  static constexpr uint32_t kVersion = 4;
+  // 4: both, split units' DIEs by handle (split_handle.h) and skeletons' files;
+  // 5: a four-lane checksum
+  static constexpr uint32_t kVersion = 5;
 
   // Builds the image from a scan.
   static NameIndex build(const ScanResult &scan, const IndexKey &key);

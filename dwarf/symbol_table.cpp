@@ -13,8 +13,9 @@ using namespace llvm;
 
 namespace {
 
-// Past this many walks a sort (~15 ms on a vmlinux) costs less than more walks (~0.5 ms each).
-constexpr int kWalksBeforeSort = 32;
+// Past this many walks a sort (~5 ms on a vmlinux: 16-byte address/index pairs) costs less than
+// more walks (~0.5 ms each).
+constexpr int kWalksBeforeSort = 8;
 
 // Whether every symbol table lies inside the file. LLVM walks a table by its
 // header's size and makes an error for each entry past the end: a hostile
@@ -109,10 +110,9 @@ std::optional<ElfSymbol> SymbolTable::accept(const Raw &raw) const {
 }
 
 bool SymbolTable::has_functions() const {
-  if (sorted_) return !functions_.empty();
   bool found = false;
   walk([&](const Raw &raw) {
-    if (raw.type == ELF::STT_FUNC) found = accept(raw).has_value();
+    if (raw.type == ELF::STT_FUNC) found = address_of(raw).has_value();
     return !found;
   });
   return found;
@@ -189,17 +189,27 @@ std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
     named_before_.emplace(name, found);
     return found;
   }
-  if (by_name_.empty()) {
-    for (uint32_t i = 0; i < functions_.size(); ++i) {
-      std::string_view source = source_name_of_symbol(functions_[i].name);
-      by_name_.emplace_back(source, i);
-      if (source != functions_[i].name) by_name_.emplace_back(functions_[i].name, i);
+  // Sorted: by a hash of each name, so that no string is compared to build it.
+  if (by_name_hash_.empty()) {
+    std::hash<std::string_view> hash;
+    for (const Slot &slot : by_address_) {
+      Raw raw = raw_at(slot.index);
+      if (raw.type != ELF::STT_FUNC) continue;
+      std::string_view own = raw.name_view(), source = source_name_of_symbol(own);
+      by_name_hash_.emplace_back(hash(source), slot.index);
+      if (source != own) by_name_hash_.emplace_back(hash(own), slot.index);
     }
-    std::sort(by_name_.begin(), by_name_.end());
+    std::sort(by_name_hash_.begin(), by_name_hash_.end());
   }
-  auto first = std::lower_bound(by_name_.begin(), by_name_.end(), std::make_pair(name, uint32_t{0}));
-  for (auto it = first; it != by_name_.end() && it->first == name; ++it) found.push_back(functions_[it->second]);
-  return found;  // in address order: the indexes of one name are
+  uint64_t key = std::hash<std::string_view>()(name);
+  std::vector<uint32_t> indexes;
+  for (auto it = std::lower_bound(by_name_hash_.begin(), by_name_hash_.end(), std::make_pair(key, uint32_t{0}));
+       it != by_name_hash_.end() && it->first == key; ++it)
+    indexes.push_back(it->second);
+  for (uint32_t index : indexes)
+    if (auto sym = accept(raw_at(index)); sym && named(sym->name)) found.push_back(*sym);
+  std::stable_sort(found.begin(), found.end(), [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; });
+  return found;
 }
 
 std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint64_t address) {
@@ -222,12 +232,12 @@ std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint
     });
     if (winner) best = accept(*winner);
   } else {
-    auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
-                               [](uint64_t a, const ElfSymbol &s) { return a < s.address; });
-    if (it != symbols_.begin()) {
+    auto it = std::upper_bound(by_address_.begin(), by_address_.end(), address,
+                               [](uint64_t a, const Slot &s) { return a < s.address; });
+    if (it != by_address_.begin()) {
       --it;
-      while (it != symbols_.begin() && std::prev(it)->address == it->address) --it;  // the first alias
-      best = *it;
+      while (it != by_address_.begin() && std::prev(it)->address == it->address) --it;  // the first alias
+      best = accept(raw_at(it->index));
     }
   }
   if (!best) return std::nullopt;
@@ -248,26 +258,29 @@ std::vector<std::string_view> SymbolTable::function_source_names() const {
 
 const std::vector<ElfSymbol> &SymbolTable::functions() {
   if (!sorted_) sort();
-  return functions_;
+  if (!functions_) {
+    functions_.emplace();
+    for (const Slot &slot : by_address_)
+      if (auto sym = accept(raw_at(slot.index)); sym && sym->function) functions_->push_back(*sym);
+  }
+  return *functions_;
 }
 
-const std::vector<ElfSymbol> &SymbolTable::symbols() {
-  if (!sorted_) sort();
-  return symbols_;
+SymbolTable::Raw SymbolTable::raw_at(uint32_t index) const {
+  const Entry &e = entries_[index];
+  return Raw{strings_.data() + e.name, strings_.size() - e.name, e.value, e.size, static_cast<uint8_t>(e.info & 0xf),
+             e.section, index};
 }
 
 void SymbolTable::sort() {
   sorted_ = true;
+  // (address, table index) pairs: 16 bytes each, and the index keeps aliases in table order.
   walk([&](const Raw &raw) {
-    if (auto sym = accept(raw)) {
-      if (sym->function) functions_.push_back(*sym);
-      symbols_.push_back(*sym);
-    }
+    if (auto address = address_of(raw)) by_address_.push_back({*address, raw.index});
     return true;
   });
-  auto by_address = [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; };
-  std::stable_sort(functions_.begin(), functions_.end(), by_address);
-  std::stable_sort(symbols_.begin(), symbols_.end(), by_address);
+  std::sort(by_address_.begin(), by_address_.end(),
+            [](const Slot &a, const Slot &b) { return a.address != b.address ? a.address < b.address : a.index < b.index; });
 }
 
 }  // namespace kpp::dwarf

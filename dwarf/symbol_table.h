@@ -59,10 +59,9 @@ class SymbolTable {
   // The source names of the function symbols ("walk" for "walk.isra.0"),
   // in table order, with repeats: for -F, which needs no addresses.
   std::vector<std::string_view> function_source_names() const;
-  // Function symbols, and function and data symbols, sorted by address
-  // (aliases in table order); made on first use.
+  // The function symbols sorted by address (aliases in table order); made
+  // on first use.
   const std::vector<ElfSymbol> &functions();
-  const std::vector<ElfSymbol> &symbols();
 
  private:
   // A symbol as the file holds it, its name not yet measured.
@@ -72,6 +71,7 @@ class SymbolTable {
     uint64_t value, size;
     uint8_t type;
     uint32_t section;
+    uint32_t index;  // in the table
     std::string_view name_view() const;
     bool name_starts_with(std::string_view prefix) const;
   };
@@ -94,7 +94,7 @@ class SymbolTable {
       const Entry &e = entries_[i];
       if (e.name >= strings_.size()) continue;
       Raw raw{strings_.data() + e.name, strings_.size() - e.name, e.value, e.size, static_cast<uint8_t>(e.info & 0xf),
-              e.section};
+              e.section, static_cast<uint32_t>(i)};
       if (!visit(raw)) return;
     }
   }
@@ -104,6 +104,7 @@ class SymbolTable {
   // section base added); nullopt for other symbols and those without one.
   std::optional<ElfSymbol> accept(const Raw &raw) const;
   std::optional<uint64_t> address_of(const Raw &raw) const;  // accept()'s address, the name not measured
+  Raw raw_at(uint32_t index) const;
   void sort();
   // One more query answered by a walk: past a few, sorting once is cheaper.
   bool walk_instead_of_sort();
@@ -116,10 +117,17 @@ class SymbolTable {
   uint16_t machine_ = 0;
   int walks_ = 0;
   bool sorted_ = false;
-  std::vector<ElfSymbol> functions_, symbols_;
-  // functions_ by source name and by symbol name (when they differ), made at
-  // the first lookup by name after the sort: index into functions_.
-  std::vector<std::pair<std::string_view, uint32_t>> by_name_;
+  // Once sorted: the function and data symbols by address, then table
+  // index (aliases in table order), as indexes into the table.
+  struct Slot {
+    uint64_t address;
+    uint32_t index;
+  };
+  std::vector<Slot> by_address_;
+  // The function symbols by a hash of their source name and of their own
+  // name (when they differ), made at the first lookup by name after the sort.
+  std::vector<std::pair<uint64_t, uint32_t>> by_name_hash_;
+  std::optional<std::vector<ElfSymbol>> functions_;  // functions(), made from by_address_
   std::map<std::string, std::vector<ElfSymbol>, std::less<>> named_before_;  // functions_named() by walks
 };
 
