@@ -147,7 +147,9 @@ class DebugInfo {
 
   // The names of the functions with code (from the symbol table, compiler
   // suffixes cut), sorted and unique, for -F.
-  virtual std::vector<std::string> function_names() = 0;
+  // The views stay valid while this object lives; the list is cached
+  // beside the name index.
+  virtual std::vector<std::string_view> function_names() = 0;
   // The whole recorded path of the first source file whose path ends with
   // `suffix` (as line tables name it), or empty.
   virtual std::string find_source_file(const std::string &suffix) = 0;

@@ -98,19 +98,18 @@ bool LlvmDebugInfo::has_debug_info() const {
 }
 
 DWARFContext &LlvmDebugInfo::dwarf() {
-  if (!headers_isolated_) {
-    headers_isolated_ = true;
-    isolate_headers(*context_, debug_path(), dwarf_mapping());
+  if (!headers_mapped_) {
+    headers_mapped_ = true;
+    map_headers_alone(*context_, debug_path(), dwarf_mapping());
     context_->getNumCompileUnits();  // LLVM reads every unit header here
-    drop_mapped_pages();
   }
   return *context_;
 }
 
-void isolate_headers(DWARFContext &context, const std::string &path, std::string_view mapping) {
+void map_headers_alone(DWARFContext &context, const std::string &path, std::string_view mapping) {
   if (!context.isLittleEndian()) return;
   context.getDWARFObj().forEachInfoSections([&](const DWARFSection &s) {
-    isolate_unit_headers(path, mapping, std::string_view(s.Data.data(), s.Data.size()));
+    map_unit_headers_alone(path, mapping, std::string_view(s.Data.data(), s.Data.size()));
   });
 }
 

@@ -109,9 +109,35 @@ Result<NameIndex> load_index(const std::string &file, const IndexKey &key) {
   return NameIndex::adopt(std::move(owner), static_cast<const uint8_t *>(map), size, key);
 }
 
-Status store_index(const std::string &file, const NameIndex &index, uint64_t max_bytes) {
-  std::string_view bytes = index.bytes();
-  if (bytes.size() > max_bytes) return Error("the index (" + std::to_string(bytes.size() >> 20) + " MB) is larger than the cache bound");
+namespace {
+
+// The header of a cached text: what it must match, and its checksum.
+struct TextHeader {
+  char magic[8];
+  uint32_t identity_size;
+  uint32_t reserved;
+  uint64_t target_size;
+  uint64_t text_size;
+  uint64_t checksum;
+  char identity[192];
+};
+constexpr char kTextMagic[8] = {'K', 'P', 'P', 'T', 'E', 'X', 'T', '1'};
+
+TextHeader text_header(const IndexKey &key, std::string_view text) {
+  TextHeader h{};
+  std::memcpy(h.magic, kTextMagic, sizeof h.magic);
+  std::string_view id = std::string_view(key.identity).substr(0, sizeof h.identity - 1);
+  h.identity_size = static_cast<uint32_t>(id.size());
+  std::memcpy(h.identity, id.data(), id.size());
+  h.target_size = key.target_size;
+  h.text_size = text.size();
+  h.checksum = image_checksum(reinterpret_cast<const uint8_t *>(text.data()), text.size());
+  return h;
+}
+
+// Writes `bytes` to `file` through a temporary file renamed into place,
+// then trims the directory to `max_bytes`.
+Status store_atomically(const std::string &file, std::string_view bytes, uint64_t max_bytes) {
   std::string directory = fs::path(file).parent_path().string();
   std::error_code ec;
   fs::create_directories(directory, ec);
@@ -142,6 +168,53 @@ Status store_index(const std::string &file, const NameIndex &index, uint64_t max
   }
   trim(directory, max_bytes);
   return Ok{};
+}
+
+}  // namespace
+
+Status store_index(const std::string &file, const NameIndex &index, uint64_t max_bytes) {
+  std::string_view bytes = index.bytes();
+  if (bytes.size() > max_bytes) return Error("the index (" + std::to_string(bytes.size() >> 20) + " MB) is larger than the cache bound");
+  return store_atomically(file, bytes, max_bytes);
+}
+
+Status store_text(const std::string &file, const IndexKey &key, std::string_view text, uint64_t max_bytes) {
+  TextHeader h = text_header(key, text);
+  std::string bytes(reinterpret_cast<const char *>(&h), sizeof h);
+  bytes += text;
+  if (bytes.size() > max_bytes) return Error("the list is larger than the cache bound");
+  return store_atomically(file, bytes, max_bytes);
+}
+
+Result<std::string> load_text(const std::string &file, const IndexKey &key) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error(errno == ENOENT ? "no cache file" : "cannot open: " + errno_text());
+  std::string bytes;
+  struct stat st {};
+  if (fstat(fd, &st) == 0) bytes.reserve(static_cast<size_t>(st.st_size));
+  char buffer[1 << 16];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      return Error("cannot read: " + errno_text());
+    }
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  if (bytes.size() < sizeof(TextHeader)) return Error("shorter than its header");
+  TextHeader have;
+  std::memcpy(&have, bytes.data(), sizeof have);
+  bytes.erase(0, sizeof(TextHeader));
+  std::string text = std::move(bytes);
+  TextHeader want = text_header(key, text);
+  if (std::memcmp(have.magic, kTextMagic, sizeof have.magic) != 0) return Error("not a list file (bad magic)");
+  if (have.identity_size != want.identity_size || std::memcmp(have.identity, want.identity, want.identity_size) != 0 ||
+      have.target_size != want.target_size)
+    return Error("made for another binary (stale)");
+  if (have.text_size != text.size()) return Error("truncated or padded");
+  if (have.checksum != want.checksum) return Error("damaged (checksum mismatch)");
+  return text;
 }
 
 Result<ObtainedIndex> obtain_index(const CacheOptions &options, const IndexKey &key,

@@ -1,14 +1,14 @@
 // Listings for -F and -L: function names and a function's statement rows.
 #include <algorithm>
 
+#include "dwarf/index_cache.h"
 #include "dwarf/llvm_debug_info.h"
 #include "dwarf/names.h"
 
 namespace kpp::dwarf {
 
-std::vector<std::string> LlvmDebugInfo::function_names() {
-  // Views sorted and made unique first: a vmlinux has ~60k function symbols,
-  // and copying each into a set of strings was most of -F's time.
+std::string LlvmDebugInfo::function_list() {
+  // Views sorted and made unique first: a vmlinux has ~60k function symbols.
   std::vector<std::string_view> sources = symbols_.function_source_names();
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
@@ -24,6 +24,39 @@ std::vector<std::string> LlvmDebugInfo::function_names() {
   if (demangled) {
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
+  }
+  std::string text;
+  for (const std::string &name : names) text += name + '\n';
+  return text;
+}
+
+std::vector<std::string_view> LlvmDebugInfo::function_names() {
+  if (!function_list_) {
+    // Cached beside the index (the same identity, "functions" added): a
+    // later -F prints it without sorting ~60k names again.
+    CacheOptions cache;
+    cache.enabled = open_options_.use_cache;
+    cache.directory = open_options_.cache_directory;
+    std::string directory = cache.enabled ? cache_directory(cache) : std::string();
+    auto key = directory.empty() ? Result<IndexKey>(Error("no cache")) : index_key(path_, build_id_);
+    std::string file;
+    if (key) {
+      key->identity += open_options_.demangle ? " functions" : " functions mangled";
+      file = cache_file(directory, *key);
+      if (auto cached = load_text(file, *key)) function_list_ = std::move(*cached);
+    }
+    if (!function_list_) {
+      function_list_ = function_list();
+      if (!file.empty()) (void)store_text(file, *key, *function_list_, cache.max_bytes);  // costs the next run only
+    }
+  }
+  std::vector<std::string_view> names;
+  std::string_view text = *function_list_;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    names.push_back(text.substr(at, end - at));
+    at = end + 1;
   }
   return names;
 }

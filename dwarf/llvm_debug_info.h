@@ -31,9 +31,9 @@ struct LoadSegment {
   uint64_t mem_size = 0;
 };
 
-// isolate_unit_headers() for the .debug_info of `context`, read from the
+// map_unit_headers_alone() for the .debug_info of `context`, read from the
 // file at `path` through `mapping`: called before LLVM reads the unit headers.
-void isolate_headers(llvm::DWARFContext &context, const std::string &path, std::string_view mapping);
+void map_headers_alone(llvm::DWARFContext &context, const std::string &path, std::string_view mapping);
 
 class LlvmDebugInfo final : public DebugInfo {
  public:
@@ -63,7 +63,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::optional<Member> member(TypeRef aggregate, const std::string &name) override;
   std::vector<std::string> member_names(TypeRef aggregate) override;
 
-  std::vector<std::string> function_names() override;
+  std::vector<std::string_view> function_names() override;
   std::vector<LineSite> line_rows(const Function &fn) override;
   std::string find_source_file(const std::string &suffix) override;
   std::optional<SourcePlace> source_of(uint64_t address) override;
@@ -180,7 +180,7 @@ class LlvmDebugInfo final : public DebugInfo {
   // query makes LLVM read them all: a probe that needs no DWARF (FUNC%return,
   // -F) never maps them.
   llvm::DWARFContext &dwarf();
-  bool headers_isolated_ = false;
+  bool headers_mapped_ = false;
   uint16_t machine_ = 0;
   mutable std::optional<bool> is_kernel_;  // has linux_banner; asked on first use
   std::string build_id_;
@@ -198,6 +198,8 @@ class LlvmDebugInfo final : public DebugInfo {
   std::map<std::string, NameIndex> name_indexes_;  // index_for()'s, by name
   std::optional<std::vector<UnitSpan>> unit_spans_;
   std::string search_note_;
+  std::optional<std::string> function_list_;  // function_names(), one per line
+  std::string function_list();                // made from the symbol table
   IndexSource index_source_ = IndexSource::None;
   std::string index_note_;
   bool frame_tables_made_ = false;

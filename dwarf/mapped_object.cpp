@@ -47,18 +47,27 @@ void drop_pages(std::string_view mapping, std::string_view range) {
   madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
 }
 
-void isolate_unit_headers(const std::string &path, std::string_view mapping, std::string_view info) {
-  constexpr size_t max_units = 16384;  // well under vm.max_map_count (65530) for the splits they make
+void map_unit_headers_alone(const std::string &path, std::string_view mapping, std::string_view info) {
   if (mapping.empty() || info.data() < mapping.data() || info.data() + info.size() > mapping.data() + mapping.size())
     return;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   uint64_t section = static_cast<uint64_t>(info.data() - mapping.data());  // the file offset of .debug_info
-  std::vector<uint64_t> starts;
-  for (uint64_t at = 0; at + 4 <= info.size() && starts.size() <= max_units;) {
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t begin = reinterpret_cast<uintptr_t>(info.data()) & ~(page - 1);
+  uintptr_t end = reinterpret_cast<uintptr_t>(info.data() + info.size());
+  // Writable for a moment: the mapping is private, so a write makes a copy
+  // of one page and the file never changes (a shared mapping refuses).
+  if (mprotect(reinterpret_cast<void *>(begin), end - begin, PROT_READ | PROT_WRITE) != 0) {
+    ::close(fd);
+    return;
+  }
+  char *bytes = const_cast<char *>(info.data());
+  for (uint64_t at = 0; at + 4 <= info.size();) {
     uint8_t length[12];
     ssize_t n = pread(fd, length, sizeof length, static_cast<off_t>(section + at));
     if (n < 4) break;
+    std::memcpy(bytes + at, length, 4);  // the same bytes: only the write fault matters
     uint32_t short_length;
     std::memcpy(&short_length, length, 4);  // little-endian hosts only: the callers check the file's order
     uint64_t unit_length = short_length, header = 4;
@@ -67,20 +76,11 @@ void isolate_unit_headers(const std::string &path, std::string_view mapping, std
       std::memcpy(&unit_length, length + 4, 8);
       header = 12;
     }
-    starts.push_back(at);
     if (header > info.size() - at || unit_length > info.size() - at - header) break;
     at += header + unit_length;
   }
+  mprotect(reinterpret_cast<void *>(begin), end - begin, PROT_READ);
   ::close(fd);
-  if (starts.size() > max_units) return;
-  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  uintptr_t last = 0;
-  for (uint64_t at : starts) {
-    uintptr_t p = reinterpret_cast<uintptr_t>(info.data() + at) & ~(page - 1);
-    if (p == last) continue;
-    last = p;
-    if (madvise(reinterpret_cast<void *>(p), page, MADV_RANDOM) != 0) return;  // out of mappings: stop splitting
-  }
 }
 
 }  // namespace kpp::dwarf

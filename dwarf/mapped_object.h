@@ -6,7 +6,8 @@
 // of .debug_info: left mapped, those pages are most of our RSS (~110 MB of a
 // 590 MB vmlinux for one function probe). Pages of a read-only private file
 // mapping can be dropped at any time (MADV_DONTNEED): a later read maps them
-// again from the page cache, with the same bytes. Only memory known to be
+// again from the page cache, with the same bytes (a page written with the
+// bytes it had, below, too). Only memory known to be
 // such a mapping is ever dropped; a heap copy (a small file, a decompressed
 // section) is left alone, since dropping heap pages would zero them.
 #pragma once
@@ -52,15 +53,16 @@ class BatchedDrop {
   std::atomic<uint64_t> pending_{0};
 };
 
-// Splits the mapping so that reading each unit header of `info` (a
-// .debug_info inside `mapping`) maps one page, not the 64 KiB or more the
-// kernel maps around a fault ("fault-around", which stops at the edges of a
-// mapping's VMA): each header page gets a VMA of its own (MADV_RANDOM, a
-// flag its neighbours lack, so the kernel does not merge them back). LLVM
-// reads every unit header when it opens a file; on a vmlinux (~2,170 units
-// in 156 MB) that maps ~100 MB, one page each makes it ~8 MB. The headers
-// are found with pread(2), which maps nothing. Files with very many units
-// are left as they are (a process has a bounded number of mappings).
-void isolate_unit_headers(const std::string &path, std::string_view mapping, std::string_view info);
+// Maps the page of each unit header of `info` (a .debug_info inside
+// `mapping`) alone, before LLVM reads them all, so that reading them does
+// not map the 64 KiB or more the kernel maps around a read fault
+// ("fault-around"): on a vmlinux (~2,170 units in 156 MB) that would be
+// ~120 MB, alone it is ~9 MB. A write fault maps one page and no more: each
+// header's first bytes are written back as they are (read with pread(2)),
+// into a private copy of its page, the mapping writable only meanwhile.
+// (Splitting the mapping into a piece per header page, as this did first,
+// cost ~6 ms of madvise and munmap calls per run.) Those pages stay until
+// the next drop_pages() of them.
+void map_unit_headers_alone(const std::string &path, std::string_view mapping, std::string_view info);
 
 }  // namespace kpp::dwarf

@@ -35,11 +35,13 @@ struct NameRecord {
   uint32_t count;
 };
 
+}  // namespace
+
 // A fast 64-bit checksum (multiply-rotate over words): it is there to catch
 // a truncated or damaged file, not an adversary. Four independent lanes,
 // so that a run checks its ~8 MB index in well under a millisecond rather
 // than waiting on one chain of multiplies.
-uint64_t checksum(const uint8_t *p, size_t n) {
+uint64_t image_checksum(const uint8_t *p, size_t n) {
   uint64_t lane[4] = {0x9e3779b97f4a7c15ull ^ n, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull, 0x27d4eb2f165667c5ull};
   auto mix = [](uint64_t h, uint64_t w) {
     h ^= w * 0xff51afd7ed558ccdull;
@@ -56,6 +58,8 @@ uint64_t checksum(const uint8_t *p, size_t n) {
   for (size_t i = blocks * 32; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
   return h ^ (h >> 29);
 }
+
+namespace {
 
 // The image's parts, found from its header.
 struct Parts {
@@ -188,7 +192,7 @@ NameIndex NameIndex::build(const ScanResult &scan, const IndexKey &key) {
   write_group(names, const_cast<NameRecord *>(p.names), const_cast<uint64_t *>(p.entries), strings, string_offset);
   write_group(files, const_cast<NameRecord *>(p.files), const_cast<uint64_t *>(p.unit_entries), strings, string_offset);
 
-  h.checksum = checksum(data + sizeof(Header), size - sizeof(Header));
+  h.checksum = image_checksum(data + sizeof(Header), size - sizeof(Header));
   return NameIndex(std::move(buffer), data, size);
 }
 
@@ -209,7 +213,7 @@ Result<NameIndex> NameIndex::adopt(std::shared_ptr<const void> owner, const uint
       sizeof(Header) + (h.name_count + h.file_count) * sizeof(NameRecord) + (h.entry_count + h.unit_entry_count) * 8 +
               h.strings_size != size)
     return Error("truncated or padded (its tables do not add up to its size)");
-  if (checksum(data + sizeof(Header), size - sizeof(Header)) != h.checksum) return Error("damaged (checksum mismatch)");
+  if (image_checksum(data + sizeof(Header), size - sizeof(Header)) != h.checksum) return Error("damaged (checksum mismatch)");
   // The records are checked once here so that lookups can trust them.
   Parts p = parts_of(data);
   if (!records_fit(p.names, h.name_count, h.strings_size, h.entry_count) ||

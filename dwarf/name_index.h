@@ -24,6 +24,10 @@
 
 namespace kpp::dwarf {
 
+// The checksum of cache images (this index, index_cache.h's lists): catches
+// a truncated or damaged file, not an adversary.
+uint64_t image_checksum(const uint8_t *data, size_t size);
+
 struct IndexedDie {
   uint64_t die_offset = 0;
   bool inlined = false;

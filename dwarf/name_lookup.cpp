@@ -78,20 +78,25 @@ const NameIndex *LlvmDebugInfo::index_for(const std::string &name, bool instance
                               unit->getUnitType() == llvm::dwarf::DW_UT_skeleton});
   }
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  BatchedDrop drop(dwarf_mapping(), 8 << 20);
-  auto done = [&drop](std::string_view read) { drop.done(read.size()); };
   MappedFile file = searched_file();
-  auto units = units_that_may_name(bytes, *unit_spans_, name, false, threads, file, done);
+  auto units = units_that_may_name(bytes, *unit_spans_, name, false, threads, file);
   if (units && instances) {
-    auto more = units_that_may_name(bytes, *unit_spans_, name + "<", true, threads, file, done);
+    auto more = units_that_may_name(bytes, *unit_spans_, name + "<", true, threads, file);
     if (!more) units.reset();
     else units->insert(units->end(), more->begin(), more->end());
   }
   if (!units) return name_index();  // DWARF the search cannot answer for: every unit is read
   std::sort(units->begin(), units->end());
   units->erase(std::unique(units->begin(), units->end()), units->end());
-  auto scanned = scan_functions_in(bytes, *units, threads, done);
-  drop_mapped_pages();
+  auto scanned = scan_functions_in(bytes, *units, threads);
+  // Those units' pages go back; the other units' header pages stay mapped
+  // (map_unit_headers_alone: dropped, they would come back 64 KiB at a time).
+  for (uint64_t offset : *units) {
+    auto span = std::lower_bound(unit_spans_->begin(), unit_spans_->end(), offset,
+                                 [](const UnitSpan &u, uint64_t o) { return u.offset < o; });
+    if (span != unit_spans_->end() && span->offset == offset)
+      drop_pages(dwarf_mapping(), bytes.info.substr(span->offset, span->end - span->offset));
+  }
   if (!scanned) return name_index();
   search_note_ = "index: not used (--no-cache); '" + name + "' looked for in the " + std::to_string(units->size()) +
                  " of " + std::to_string(unit_spans_->size()) + " units that name it";

@@ -58,18 +58,17 @@ Status LlvmDebugInfo::attach_separate_debug() {
                                             layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp",
                                             [](llvm::Error e) { consumeError(std::move(e)); },
                                             [](llvm::Error e) { consumeError(std::move(e)); });
-        isolate_headers(*context, candidate.path, binary->mapping);
+        map_headers_alone(*context, candidate.path, binary->mapping);
         if (context->getNumCompileUnits() == 0) {
           why = "no .debug_info in it";
         } else {
           context_ = std::move(context);
-          headers_isolated_ = true;
+          headers_mapped_ = true;
           debug_binary_ = std::move(binary->binary);
           debug_mapping_ = binary->mapping;
           debug_path_ = candidate.path;
           // A fully stripped program has no .symtab; the debug file keeps one.
           if (!symbols_.has_functions()) symbols_ = SymbolTable(*debug_binary_.getBinary(), *layout_);
-          drop_mapped_pages();  // the unit headers LLVM has read
           return Ok{};
         }
       }

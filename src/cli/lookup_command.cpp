@@ -24,10 +24,15 @@ namespace {
 // but not C++'s mangled names (--no-demangle): they are the program's own.
 Status list_functions(const CliOptions &options, dwarf::DebugInfo &debug) {
   const std::string &glob = *options.funcs;
-  for (const std::string &name : debug.function_names()) {
+  std::vector<std::string_view> names = debug.function_names();
+  std::string out, name;
+  out.reserve(names.size() * 24);
+  for (std::string_view view : names) {
+    name.assign(view);
     bool shown = glob.empty() ? name[0] != '_' || name.starts_with("_Z") : fnmatch(glob.c_str(), name.c_str(), 0) == 0;
-    if (shown) std::printf("%s\n", name.c_str());
+    if (shown) out.append(name).push_back('\n');
   }
+  std::fwrite(out.data(), 1, out.size(), stdout);
   return Ok{};
 }
 

@@ -39,7 +39,7 @@ class FakeDebugInfo : public dwarf::DebugInfo {
   dwarf::TypeInfo describe(dwarf::TypeRef) override { return {}; }
   std::optional<dwarf::Member> member(dwarf::TypeRef, const std::string &) override { return std::nullopt; }
   std::vector<std::string> member_names(dwarf::TypeRef) override { return {}; }
-  std::vector<std::string> function_names() override { return {}; }
+  std::vector<std::string_view> function_names() override { return {}; }
   std::vector<dwarf::LineSite> line_rows(const dwarf::Function &) override { return {}; }
   std::string find_source_file(const std::string &) override { return {}; }
   std::optional<dwarf::SourcePlace> source_of(uint64_t) override { return std::nullopt; }

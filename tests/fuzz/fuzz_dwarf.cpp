@@ -120,7 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)debug.address_of_file_offset(0x1000);
   walk_name(debug, "main");
   walk_name(debug, "add");
-  std::vector<std::string> names = debug.function_names();
-  for (size_t i = 0; i < names.size() && i < kMaxNames; ++i) walk_name(debug, names[i]);
+  std::vector<std::string_view> names = debug.function_names();
+  for (size_t i = 0; i < names.size() && i < kMaxNames; ++i) walk_name(debug, std::string(names[i]));
   return 0;
 }

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -224,6 +225,49 @@ TEST_F(IndexCache, SymbolWalksAndTheSortedTableAgree) {
   EXPECT_FALSE(walked->symbolize(0).has_value());
 }
 
+std::string read_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+void write_file(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// -F's list is cached beside the index, checked like it, and answers as
+// the symbol table does.
+TEST_F(IndexCache, FunctionListIsCachedAndChecked) {
+  std::string fixture = fixtures().front();
+  fs::remove_all(directory_);
+  auto names = [](DebugInfo &debug) {
+    std::vector<std::string> out;
+    for (std::string_view n : debug.function_names()) out.emplace_back(n);
+    return out;
+  };
+  std::vector<std::string> expected = names(*open_with(fixture, false, directory_));
+  EXPECT_FALSE(fs::exists(directory_)) << "--no-cache wrote a file";
+  for (const char *want : {"main", "sum_a", "sum_b", "lookup"})
+    EXPECT_NE(std::find(expected.begin(), expected.end(), want), expected.end()) << want;
+  EXPECT_TRUE(std::is_sorted(expected.begin(), expected.end()));
+
+  EXPECT_EQ(names(*open_with(fixture, true, directory_)), expected);
+  std::string file = cache_file_path();
+  std::string good = read_file(file);
+  EXPECT_NE(good.find("sum_a\nsum_b\n"), std::string::npos);
+  EXPECT_EQ(names(*open_with(fixture, true, directory_)), expected);
+  struct stat before {};
+  ASSERT_EQ(stat(file.c_str(), &before), 0);
+
+  // A damaged list (a name changed, the checksum left) is made again.
+  std::string bad = good;
+  bad[bad.find("sum_a")] = 'x';
+  write_file(file, bad);
+  EXPECT_EQ(names(*open_with(fixture, true, directory_)), expected);
+  EXPECT_EQ(read_file(file), good);
+  write_file(file, good.substr(0, good.size() - 3));
+  EXPECT_EQ(names(*open_with(fixture, true, directory_)), expected);
+  EXPECT_EQ(read_file(file), good);
+}
+
 TEST_F(IndexCache, QueriesThatNeedNoScanBuildNoIndex) {
   auto debug = open_with(fixtures().front(), true, directory_);
   debug->find_functions("sum_a", "", InlineCopies::Exclude);  // the symbol table answers
@@ -246,14 +290,6 @@ void expect_rebuilt(const std::string &fixture, const std::string &directory, co
   auto again = open_with(fixture, true, directory);
   EXPECT_EQ(all_answers(*again), expected);
   EXPECT_EQ(again->index_source(), IndexSource::Cache) << again->index_note();
-}
-
-std::string read_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-void write_file(const std::string &path, const std::string &bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
 TEST_F(IndexCache, CorruptTruncatedAndStaleFilesAreRebuilt) {
