@@ -25,6 +25,7 @@ SPECS = [
     ("entry tcp_sendmsg size", "D", ["tcp_sendmsg size"]),
     ("entry do_exit code", "D", ["do_exit code"]),
     ("entry vfs_open", "D", ["vfs_open"]),
+    ("return vfs_read (bare)", "D", ["vfs_read%return"]),
     ("return vfs_read", "D", ["vfs_read%return $retval"]),
     ("return do_sys_openat2", "D", ["do_sys_openat2%return $retval"]),
     ("return tcp_sendmsg", "D", ["tcp_sendmsg%return $retval"]),

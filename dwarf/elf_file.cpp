@@ -5,8 +5,6 @@
 #include <cstring>
 #include <set>
 
-#include <unistd.h>
-
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Error.h>
 
@@ -85,10 +83,6 @@ LlvmDebugInfo::LlvmDebugInfo(std::string path, MappedObject object)
                                   layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp", [](llvm::Error e) { consumeError(std::move(e)); },
                                   [](llvm::Error e) { consumeError(std::move(e)); });
   read_elf_facts();
-}
-
-LlvmDebugInfo::~LlvmDebugInfo() {
-  if (searched_fd_ >= 0) ::close(searched_fd_);
 }
 
 bool LlvmDebugInfo::has_debug_info() const {

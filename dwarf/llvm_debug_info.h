@@ -21,6 +21,7 @@
 #include "dwarf/name_search.h"
 #include "dwarf/section_layout.h"
 #include "dwarf/symbol_table.h"
+#include "src/util/unique_fd.h"
 
 namespace kpp::dwarf {
 
@@ -38,7 +39,6 @@ void map_headers_alone(llvm::DWARFContext &context, const std::string &path, std
 class LlvmDebugInfo final : public DebugInfo {
  public:
   LlvmDebugInfo(std::string path, MappedObject object);
-  ~LlvmDebugInfo() override;
 
   const std::string &path() const override { return path_; }
   const std::string &debug_path() const override { return debug_path_.empty() ? path_ : debug_path_; }
@@ -132,7 +132,8 @@ class LlvmDebugInfo final : public DebugInfo {
   bool search_instead_of_index() const;
   // The DWARF's file, open for those searches' pread(2) (closed with this object).
   MappedFile searched_file();
-  int searched_fd_ = -2;  // -2: not opened yet
+  UniqueFd searched_fd_;
+  bool searched_fd_opened_ = false;
   // The units whose line tables may name `file` (a path suffix): by a byte
   // search without the cache, else from the index's file lists, else every
   // compile unit.

@@ -54,8 +54,11 @@ DwarfBytes LlvmDebugInfo::raw_dwarf() {
 }
 
 MappedFile LlvmDebugInfo::searched_file() {
-  if (searched_fd_ == -2) searched_fd_ = ::open(debug_path().c_str(), O_RDONLY | O_CLOEXEC);
-  return MappedFile{searched_fd_, dwarf_mapping()};
+  if (!searched_fd_opened_) {
+    searched_fd_opened_ = true;
+    searched_fd_ = UniqueFd(::open(debug_path().c_str(), O_RDONLY | O_CLOEXEC));
+  }
+  return MappedFile{searched_fd_.get(), dwarf_mapping()};
 }
 
 bool LlvmDebugInfo::search_instead_of_index() const {

@@ -109,15 +109,17 @@ std::string little_endian_4(uint64_t value) {
   return bytes;
 }
 
-// Every position in `section` where one of `needles` starts, in order, on
-// `threads` threads taking 1 MB chunks in turn (a hit belongs to the chunk
-// it starts in). A section of the mapped file is read with pread(2) into
-// each thread's buffer: mapping 156 MB of .debug_info page by page cost
-// more than the search itself (faults, and giving the pages back).
-// nullopt when the file cannot be read.
+// Whether the DWARF names things only in ways a byte search sees.
+bool searchable(const DwarfBytes &bytes) {
+  return bytes.str_offsets.empty() && !may_refer_across_units(bytes.abbrev) && !may_have_gnu_skeletons(bytes.abbrev);
+}
+
+}  // namespace
+
 std::optional<std::vector<uint64_t>> find_in_section(std::string_view section, const std::vector<std::string> &needles,
                                                      unsigned threads, const MappedFile &file,
                                                      const std::function<void(std::string_view)> &done_with) {
+  if (needles.empty()) return std::vector<uint64_t>{};
   constexpr size_t kChunk = 1 << 20;
   std::vector<std::string_view> views(needles.begin(), needles.end());
   size_t longest = 0;
@@ -129,22 +131,31 @@ std::optional<std::vector<uint64_t>> find_in_section(std::string_view section, c
   std::vector<std::vector<uint64_t>> hits(chunks);
   std::atomic<size_t> next{0};
   std::atomic<bool> unreadable{false};
+  // The needles in groups the 16-byte search takes at once.
+  std::vector<std::vector<std::string_view>> groups;
+  for (size_t k = 0; k < views.size(); k += kMaxNeedles)
+    groups.emplace_back(views.begin() + k, views.begin() + std::min(views.size(), k + kMaxNeedles));
   auto work = [&] {
-    std::unique_ptr<char[]> buffer(from_file ? new char[kChunk + longest] : nullptr);  // not zeroed: pread fills it
+    // Kept by the thread: a caller that searches several times (the symbol
+    // table's strings) maps its buffer once.
+    thread_local std::vector<char> buffer;
+    if (from_file && buffer.size() < kChunk + longest) buffer.resize(kChunk + longest);
     for (size_t i; (i = next.fetch_add(1)) < chunks;) {
       size_t begin = i * kChunk, end = std::min(section.size(), begin + kChunk);
       size_t with_overlap = std::min(section.size(), end + longest - 1) - begin;
       std::string_view window = section.substr(begin, with_overlap);
       if (from_file) {
-        if (!read_fully(file.fd, buffer.get(), with_overlap, file_offset + begin)) {
+        if (!read_fully(file.fd, buffer.data(), with_overlap, file_offset + begin)) {
           unreadable = true;
           return;
         }
-        window = std::string_view(buffer.get(), with_overlap);
+        window = std::string_view(buffer.data(), with_overlap);
       } else if (done_with) {
         done_with(section.substr(begin, end - begin));
       }
-      search(window, 0, end - begin, views, [&](size_t at, size_t) { hits[i].push_back(begin + at); });
+      for (const auto &group : groups)
+        search(window, 0, end - begin, group, [&](size_t at, size_t) { hits[i].push_back(begin + at); });
+      if (groups.size() > 1) std::sort(hits[i].begin(), hits[i].end());
     }
   };
   std::vector<std::thread> pool;
@@ -157,12 +168,6 @@ std::optional<std::vector<uint64_t>> find_in_section(std::string_view section, c
   return all;
 }
 
-// Whether the DWARF names things only in ways a byte search sees.
-bool searchable(const DwarfBytes &bytes) {
-  return bytes.str_offsets.empty() && !may_refer_across_units(bytes.abbrev) && !may_have_gnu_skeletons(bytes.abbrev);
-}
-
-}  // namespace
 
 std::optional<std::vector<uint64_t>> units_that_may_name(const DwarfBytes &bytes, const std::vector<UnitSpan> &units,
                                                          std::string_view name, bool prefix, unsigned threads,

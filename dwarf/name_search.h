@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -53,6 +54,18 @@ std::optional<std::vector<uint64_t>> units_that_may_name(const DwarfBytes &bytes
 // units_that_may_name().
 std::optional<std::vector<uint64_t>> line_positions_naming(const DwarfBytes &bytes, std::string_view component,
                                                            unsigned threads, const MappedFile &file = {});
+
+// Every position in `section` where one of `needles` starts, in order, on
+// `threads` threads taking 1 MB chunks in turn (a hit belongs to the chunk
+// it starts in). A section inside `file.mapping` is read with pread(2) into
+// each thread's buffer: mapping 156 MB of .debug_info page by page cost
+// more than the search itself (faults, and giving the pages back), and a
+// pass over a symbol table should not leave it all resident. nullopt when
+// the file cannot be read. `done_with` is called with the bytes searched in
+// memory.
+std::optional<std::vector<uint64_t>> find_in_section(std::string_view section, const std::vector<std::string> &needles,
+                                                     unsigned threads, const MappedFile &file,
+                                                     const std::function<void(std::string_view)> &done_with = {});
 
 // Every position in `haystack` where `needle` (at least one byte) starts,
 // in order.
