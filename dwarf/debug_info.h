@@ -137,6 +137,16 @@ class DebugInfo {
   virtual std::vector<Variable> variables_at(const Function &fn, uint64_t pc) = 0;
   // The return type of `fn` (void when it has none).
   virtual TypeRef return_type(const Function &fn) = 0;
+  // The same, described, when it is void or a scalar (an integer, char,
+  // bool, enum, float or pointer, through typedefs and qualifiers) that the
+  // raw DWARF of `fn`'s unit gives without the rest of the file: what
+  // FUNC%return $retval needs, fast. `fn` may come from function_symbols().
+  // nullopt otherwise (return_type() and describe() answer then); the
+  // description has no name.
+  virtual std::optional<TypeInfo> scalar_return_type(const Function &fn) {
+    (void)fn;
+    return std::nullopt;
+  }
 
   // Type queries, on the handles that Variable::type and these return.
   virtual TypeInfo describe(TypeRef type) = 0;

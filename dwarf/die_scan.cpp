@@ -20,7 +20,7 @@ enum : uint16_t {
 enum : uint16_t {
   AT_sibling = 0x01, AT_name = 0x03, AT_low_pc = 0x11, AT_abstract_origin = 0x31, AT_specification = 0x47,
   AT_ranges = 0x55, AT_str_offsets_base = 0x72, AT_language = 0x13, AT_stmt_list = 0x10, AT_dwo_name = 0x76,
-  AT_GNU_dwo_name = 0x2130,
+  AT_GNU_dwo_name = 0x2130, AT_type = 0x49, AT_byte_size = 0x0b, AT_encoding = 0x3e,
 };
 constexpr uint64_t LNCT_path = 0x1;
 // DW_LANG_C_plus_plus, _03, _11, _14, _17, _20: C++ declares methods inside classes.
@@ -64,6 +64,20 @@ struct Cursor {
     ok = false;
     return 0;
   }
+  int64_t sleb() {
+    int64_t v = 0;
+    int shift = 0;
+    for (; p < end; shift += 7) {
+      uint8_t b = *p++;
+      if (shift < 64) v |= static_cast<int64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) {
+        if (shift + 7 < 64 && (b & 0x40)) v |= -(int64_t{1} << (shift + 7));
+        return v;
+      }
+    }
+    ok = false;
+    return 0;
+  }
   void skip_leb() {
     while (p < end && (*p & 0x80)) ++p;
     if (p < end) ++p; else ok = false;
@@ -83,6 +97,7 @@ struct Cursor {
 struct Attr {
   uint16_t at;
   uint16_t form;
+  int64_t implicit_const = 0;  // the value of a DW_FORM_implicit_const
 };
 
 struct Abbrev {
@@ -140,6 +155,8 @@ std::string_view resolve(uint64_t offset, const std::vector<std::pair<uint64_t, 
 }
 
 class Scanner {
+  friend class kpp::dwarf::RawUnit;
+
  public:
   explicit Scanner(const DwarfBytes &b) : b_(b) {}
 
@@ -175,6 +192,80 @@ class Scanner {
       units.push_back(*u);
     }
     return units;
+  }
+
+  // The attributes a type chain needs of the DIE at `offset` of unit `u`
+  // (whose abbreviations are `abbrev`), decoded where it lies.
+  std::optional<RawDie> die_at(const UnitHeader &u, const std::vector<Abbrev> &abbrev, uint64_t offset) const {
+    if (offset < u.dies || offset >= u.end) return std::nullopt;
+    const uint8_t *base = data(u.bytes->info);
+    Cursor c{base + offset, base + u.end};
+    uint64_t code = c.uleb();
+    if (!c.ok || code == 0 || code >= abbrev.size() || abbrev[code].tag == 0) return std::nullopt;
+    const Abbrev &a = abbrev[code];
+    RawDie die;
+    die.tag = a.tag;
+    for (const Attr &attr : a.attrs) {
+      uint16_t form = attr.form == FORM_indirect ? static_cast<uint16_t>(c.uleb()) : attr.form;
+      auto constant = [&]() -> std::optional<uint64_t> {
+        switch (form) {
+          case FORM_implicit_const: return static_cast<uint64_t>(attr.implicit_const);
+          case FORM_data1: return c.fixed(1);
+          case FORM_data2: return c.fixed(2);
+          case FORM_data4: return c.fixed(4);
+          case FORM_data8: return c.fixed(8);
+          case FORM_udata: return c.uleb();
+          default: skip_form(c, form, u); return std::nullopt;
+        }
+      };
+      switch (attr.at) {
+        case AT_type:
+        case AT_abstract_origin:
+        case AT_specification: {
+          bool local = form == FORM_ref1 || form == FORM_ref2 || form == FORM_ref4 || form == FORM_ref8 || form == FORM_ref_udata;
+          uint64_t target = reference(c, form, u);
+          if (!local) return std::nullopt;  // another unit's DIE: not followed here
+          (attr.at == AT_type ? die.type : die.origin) = target;
+          break;
+        }
+        case AT_low_pc:
+          if (form == FORM_addr) die.low_pc = c.fixed(u.address_size);
+          else skip_form(c, form, u);
+          break;
+        case AT_byte_size: die.byte_size = constant(); break;
+        case AT_encoding: die.encoding = constant(); break;
+        default: skip_form(c, form, u);
+      }
+      if (!c.ok) return std::nullopt;
+    }
+    return die;
+  }
+
+  // The offset of the subprogram DIE of unit `u` whose DW_AT_low_pc is
+  // `address`: a walk of the unit that jumps over type subtrees.
+  std::optional<uint64_t> subprogram_at(const UnitHeader &u, const std::vector<Abbrev> &abbrev, uint64_t address) const {
+    const uint8_t *base = data(u.bytes->info);
+    Cursor c{base + u.dies, base + u.end};
+    while (c.p < c.end && c.ok) {
+      uint64_t die = c.p - base;
+      uint64_t code = c.uleb();
+      if (code == 0) continue;
+      if (code >= abbrev.size() || abbrev[code].tag == 0) return std::nullopt;
+      const Abbrev &a = abbrev[code];
+      uint64_t sibling = 0;
+      std::optional<uint64_t> low_pc;
+      for (const Attr &attr : a.attrs) {
+        uint16_t form = attr.form == FORM_indirect ? static_cast<uint16_t>(c.uleb()) : attr.form;
+        if (form == FORM_implicit_const) continue;
+        if (attr.at == AT_sibling) sibling = reference(c, form, u);
+        else if (attr.at == AT_low_pc && form == FORM_addr) low_pc = c.fixed(u.address_size);
+        else skip_form(c, form, u);
+      }
+      if (!c.ok) return std::nullopt;
+      if (a.tag == TAG_subprogram && low_pc == address) return die;
+      if (a.skippable && a.children && sibling > die && sibling <= u.end) c.p = base + sibling;
+    }
+    return std::nullopt;
   }
 
   // The unit's DW_AT_stmt_list, from its unit DIE alone: the abbreviation
@@ -404,11 +495,9 @@ class Scanner {
         uint16_t form = static_cast<uint16_t>(c.uleb());
         if (!c.ok) return Error("abbreviation table at 0x" + hex(offset) + " is truncated");
         if (at == 0 && form == 0) break;
-        if (form == FORM_implicit_const) {
-          // A signed LEB128 value; the scan never needs it.
-          c.skip_leb();
-        }
-        a.attrs.push_back({at, form});
+        int64_t implicit = 0;
+        if (form == FORM_implicit_const) implicit = c.sleb();  // in the table, not in the DIEs
+        a.attrs.push_back({at, form, implicit});
       }
       if (table.size() <= code) table.resize(code + 1);
       table[code] = std::move(a);
@@ -627,6 +716,69 @@ Result<ScanResult> scan_units(const Scanner &scanner, const DwarfBytes &bytes, R
 }
 
 }  // namespace
+
+struct RawUnit::Parts {
+  UnitHeader header;
+  std::vector<Abbrev> abbrev;
+};
+
+std::optional<RawUnit> RawUnit::open(const DwarfBytes &bytes, uint64_t unit_offset) {
+  Scanner scanner(bytes);
+  auto units = scanner.headers_at({unit_offset});
+  if (!units || units->empty() || !(*units)[0].has_code_dies) return std::nullopt;
+  RawUnit unit;
+  unit.bytes_ = bytes;
+  unit.parts_ = std::make_shared<Parts>();
+  unit.parts_->header = (*units)[0];
+  unit.parts_->header.bytes = &unit.bytes_;
+  std::string_view read;
+  auto abbrev = Scanner::abbrevs(bytes, unit.parts_->header.abbrev_offset, read);
+  if (!abbrev) return std::nullopt;
+  unit.parts_->abbrev = std::move(*abbrev);
+  return unit;
+}
+
+std::optional<RawDie> RawUnit::die_at(uint64_t offset) const {
+  parts_->header.bytes = &bytes_;  // this copy's (a RawUnit may have been moved)
+  return Scanner(bytes_).die_at(parts_->header, parts_->abbrev, offset);
+}
+
+std::optional<uint64_t> RawUnit::subprogram_at(uint64_t address) const {
+  parts_->header.bytes = &bytes_;
+  return Scanner(bytes_).subprogram_at(parts_->header, parts_->abbrev, address);
+}
+
+uint8_t RawUnit::address_size() const { return parts_->header.address_size; }
+
+std::optional<uint64_t> unit_at_address(std::string_view aranges, uint64_t address) {
+  Cursor c{reinterpret_cast<const uint8_t *>(aranges.data()), reinterpret_cast<const uint8_t *>(aranges.data() + aranges.size())};
+  while (c.ok && c.p < c.end) {
+    const uint8_t *set = c.p;
+    uint64_t length = c.fixed(4);
+    size_t offset_size = 4;
+    if (length == 0xffffffff) {
+      length = c.fixed(8);
+      offset_size = 8;
+    }
+    if (!c.ok || length > static_cast<uint64_t>(c.end - c.p)) return std::nullopt;
+    const uint8_t *next = c.p + length;
+    c.fixed(2);  // version
+    uint64_t unit = c.fixed(offset_size);
+    size_t address_size = c.fixed(1);
+    size_t segment_size = c.fixed(1);
+    if (!c.ok || (address_size != 4 && address_size != 8) || segment_size != 0) return std::nullopt;
+    // Tuples start at a multiple of their own size from the set's start.
+    size_t tuple = 2 * address_size, header = c.p - set;
+    c.skip((tuple - header % tuple) % tuple);
+    while (c.ok && c.p + tuple <= next) {
+      uint64_t begin = c.fixed(address_size), size = c.fixed(address_size);
+      if (begin == 0 && size == 0) break;
+      if (address >= begin && address - begin < size) return unit;
+    }
+    c.p = next;
+  }
+  return std::nullopt;
+}
 
 std::vector<std::pair<uint64_t, uint64_t>> unit_line_tables(const DwarfBytes &bytes, const std::vector<uint64_t> &unit_offsets) {
   Scanner scanner(bytes);

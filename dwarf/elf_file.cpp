@@ -71,6 +71,7 @@ Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path) {
     Status attached = info->attach_separate_debug();
     if (!attached) return std::move(attached).error();
   }
+  info->set_open_options(DebugInfo::default_options());
   return std::unique_ptr<DebugInfo>(std::move(info));
 }
 

@@ -49,7 +49,8 @@ void trim(const std::string &directory, uint64_t max_bytes) {
       if (now - time > std::chrono::hours(1)) fs::remove(e.path(), ec);
       continue;
     }
-    if (e.path().extension() != ".idx") continue;
+    std::string extension = e.path().extension().string();
+    if (extension != ".idx" && extension != ".sym" && extension != ".fn") continue;
     uint64_t size = e.file_size(ec);
     files.push_back({e.path(), time, size});
     total += size;
@@ -87,10 +88,10 @@ Result<IndexKey> index_key(const std::string &path, const std::string &build_id)
   return key;
 }
 
-std::string cache_file(const std::string &directory, const IndexKey &key) {
+std::string cache_file(const std::string &directory, const IndexKey &key, const char *extension) {
   char name[32];
-  std::snprintf(name, sizeof name, "%016llx.idx", static_cast<unsigned long long>(fnv1a(key.identity)));
-  return directory + "/" + name;
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(fnv1a(key.identity)));
+  return directory + "/" + name + extension;
 }
 
 Result<NameIndex> load_index(const std::string &file, const IndexKey &key) {

@@ -1,4 +1,5 @@
-// The on-disk cache of name indexes: one file per binary under
+// The on-disk cache of name indexes (and of the smaller things kept beside
+// them: a symbol table's sorted copy, -F's list): one file per binary under
 // $XDG_CACHE_HOME/kprobe-probe/ (default ~/.cache/kprobe-probe/), named by a
 // hash of the binary's identity (its build-id, else path+size+mtime).
 // Files are written to a temporary name and renamed into place, so a reader
@@ -29,8 +30,9 @@ std::string cache_directory(const CacheOptions &options);
 // The identity of the binary at `path`: its build-id when it has one.
 Result<IndexKey> index_key(const std::string &path, const std::string &build_id);
 
-// The cache file for `key` inside `directory`.
-std::string cache_file(const std::string &directory, const IndexKey &key);
+// The cache file for `key` inside `directory`: ".idx" the name index,
+// ".sym" a symbol table's sorted copy, ".fn" -F's list.
+std::string cache_file(const std::string &directory, const IndexKey &key, const char *extension = ".idx");
 
 // The index in `file`, or why it cannot be used (missing, truncated, damaged, stale).
 Result<NameIndex> load_index(const std::string &file, const IndexKey &key);

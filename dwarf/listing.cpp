@@ -42,7 +42,7 @@ std::vector<std::string_view> LlvmDebugInfo::function_names() {
     std::string file;
     if (key) {
       key->identity += open_options_.demangle ? " functions" : " functions mangled";
-      file = cache_file(directory, *key);
+      file = cache_file(directory, *key, ".fn");
       if (auto cached = load_text(file, *key)) function_list_ = std::move(*cached);
     }
     if (!function_list_) {

@@ -58,6 +58,7 @@ class LlvmDebugInfo final : public DebugInfo {
 
   std::vector<Variable> variables_at(const Function &fn, uint64_t pc) override;
   TypeRef return_type(const Function &fn) override;
+  std::optional<TypeInfo> scalar_return_type(const Function &fn) override;
 
   TypeInfo describe(TypeRef type) override;
   std::optional<Member> member(TypeRef aggregate, const std::string &name) override;
@@ -98,7 +99,8 @@ class LlvmDebugInfo final : public DebugInfo {
   std::string index_note() const override { return index_note_.empty() ? search_note_ : index_note_; }
   std::string missing_split_dwarf() override;
   std::string split_dwarf_source() override;
-  void set_open_options(const OpenOptions &options) { open_options_ = options; }
+  // The options, and the caches they name (the symbol table's).
+  void set_open_options(const OpenOptions &options);
 
  private:
   void read_elf_facts();
@@ -185,7 +187,7 @@ class LlvmDebugInfo final : public DebugInfo {
   uint16_t machine_ = 0;
   mutable std::optional<bool> is_kernel_;  // has linux_banner; asked on first use
   std::string build_id_;
-  SymbolTable symbols_;  // the program's, else the separate debug file's
+  mutable SymbolTable symbols_;  // sorts itself, or reads its sorted copy, on first use  // the program's, else the separate debug file's
   std::optional<std::vector<std::optional<DemangledFunction>>> demangled_symbols_;
   // Data symbols reached through the GOT: (start, size, slot), by start; read at first use.
   struct GotEntry {

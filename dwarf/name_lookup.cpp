@@ -30,6 +30,16 @@ std::string DebugInfo::display_symbol(const std::string &symbol) {
   return process_defaults().demangle ? demangle_for_display(symbol) : symbol;
 }
 
+void LlvmDebugInfo::set_open_options(const OpenOptions &options) {
+  open_options_ = options;
+  CacheOptions cache;
+  cache.enabled = options.use_cache;
+  cache.directory = options.cache_directory;
+  std::string directory = cache.enabled ? cache_directory(cache) : std::string();
+  auto key = directory.empty() ? Result<IndexKey>(IndexKey{}) : index_key(path_, build_id_);
+  symbols_.use_cache(key ? directory : std::string(), key ? *key : IndexKey{}, cache.max_bytes);
+}
+
 Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, const OpenOptions &options) {
   auto info = open(path);
   if (!info) return info;
@@ -39,7 +49,8 @@ Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, cons
 }
 
 DwarfBytes LlvmDebugInfo::raw_dwarf() {
-  const llvm::DWARFObject &objects = dwarf().getDWARFObj();
+  // The sections as they are: reading them makes LLVM read no unit header.
+  const llvm::DWARFObject &objects = context_->getDWARFObj();
   DwarfBytes bytes;
   objects.forEachInfoSections([&](const llvm::DWARFSection &s) {
     if (bytes.info.empty()) bytes.info = std::string_view(s.Data.data(), s.Data.size());

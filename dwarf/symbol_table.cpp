@@ -5,6 +5,7 @@
 
 #include <llvm/Object/ELFObjectFile.h>
 
+#include "dwarf/index_cache.h"
 #include "dwarf/names.h"
 
 namespace kpp::dwarf {
@@ -118,7 +119,24 @@ bool SymbolTable::has_functions() const {
   return found;
 }
 
-bool SymbolTable::contains(std::string_view name) const {
+std::vector<uint32_t> SymbolTable::named_exactly(std::string_view name) const {
+  std::vector<uint32_t> indexes;
+  for (uint32_t index : with_name_hash(name))
+    if (raw_at(index).name_view() == name) indexes.push_back(index);
+  std::sort(indexes.begin(), indexes.end());
+  return indexes;
+}
+
+std::vector<uint32_t> SymbolTable::with_name_hash(std::string_view name) const {
+  uint64_t key = name_hash(name);
+  std::vector<uint32_t> indexes;
+  auto it = std::lower_bound(by_name_.begin(), by_name_.end(), key, [](const Slot &s, uint64_t k) { return s.key < k; });
+  for (; it != by_name_.end() && it->key == key; ++it) indexes.push_back(it->index);
+  return indexes;
+}
+
+bool SymbolTable::contains(std::string_view name) {
+  if (!walk_instead_of_sort()) return !named_exactly(name).empty();
   bool found = false;
   walk([&](const Raw &raw) {
     found = raw.name_starts_with(name) && raw.name_room > name.size() && raw.name[name.size()] == '\0';
@@ -139,8 +157,13 @@ uint64_t leading_bytes(const char *name, size_t room) {
 
 }  // namespace
 
-std::vector<std::optional<uint64_t>> SymbolTable::first_addresses(const std::vector<std::string_view> &names) const {
+std::vector<std::optional<uint64_t>> SymbolTable::first_addresses(const std::vector<std::string_view> &names) {
   std::vector<std::optional<uint64_t>> found(names.size());
+  if (!walk_instead_of_sort()) {
+    for (size_t i = 0; i < names.size(); ++i)
+      if (auto indexes = named_exactly(names[i]); !indexes.empty()) found[i] = raw_at(indexes.front()).value;
+    return found;
+  }
   size_t left = names.size();
   // The first byte, then the first eight, turn most symbols away before any
   // comparison: section markers share prefixes ("__", "_s") with thousands.
@@ -167,9 +190,26 @@ std::vector<std::optional<uint64_t>> SymbolTable::first_addresses(const std::vec
 
 bool SymbolTable::walk_instead_of_sort() {
   if (sorted_) return false;
+  if (cache_) {
+    // The sorted tables of an earlier run, else made now for the next ones.
+    Cache cache = std::move(*cache_);
+    cache_.reset();
+    if (auto image = load_text(cache.file, cache.key); image && adopt(std::move(*image))) return false;
+    sort();
+    (void)store_text(cache.file, cache.key, *image_, cache.max_bytes);  // costs the next run only
+    return false;
+  }
   if (++walks_ <= kWalksBeforeSort) return true;
   sort();
   return false;
+}
+
+void SymbolTable::use_cache(const std::string &directory, const IndexKey &key, uint64_t max_bytes) {
+  cache_.reset();
+  if (sorted_ || entry_count_ == 0 || directory.empty()) return;
+  cache_ = Cache{{}, key, max_bytes};
+  cache_->key.identity += " symbols v1 " + std::to_string(entry_count_);
+  cache_->file = cache_file(directory, cache_->key, ".sym");
 }
 
 std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
@@ -189,25 +229,16 @@ std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
     named_before_.emplace(name, found);
     return found;
   }
-  // Sorted: by a hash of each name, so that no string is compared to build it.
-  if (by_name_hash_.empty()) {
-    std::hash<std::string_view> hash;
-    for (const Slot &slot : by_address_) {
-      Raw raw = raw_at(slot.index);
-      if (raw.type != ELF::STT_FUNC) continue;
-      std::string_view own = raw.name_view(), source = source_name_of_symbol(own);
-      by_name_hash_.emplace_back(hash(source), slot.index);
-      if (source != own) by_name_hash_.emplace_back(hash(own), slot.index);
-    }
-    std::sort(by_name_hash_.begin(), by_name_hash_.end());
+  // Sorted: candidates by a hash of the name (a function is filed under
+  // its own name and its source name), then compared.
+  std::vector<uint32_t> indexes = with_name_hash(name);
+  std::sort(indexes.begin(), indexes.end());
+  indexes.erase(std::unique(indexes.begin(), indexes.end()), indexes.end());
+  for (uint32_t index : indexes) {
+    Raw raw = raw_at(index);
+    if (raw.type != ELF::STT_FUNC) continue;
+    if (auto sym = accept(raw); sym && named(sym->name)) found.push_back(*sym);
   }
-  uint64_t key = std::hash<std::string_view>()(name);
-  std::vector<uint32_t> indexes;
-  for (auto it = std::lower_bound(by_name_hash_.begin(), by_name_hash_.end(), std::make_pair(key, uint32_t{0}));
-       it != by_name_hash_.end() && it->first == key; ++it)
-    indexes.push_back(it->second);
-  for (uint32_t index : indexes)
-    if (auto sym = accept(raw_at(index)); sym && named(sym->name)) found.push_back(*sym);
   std::stable_sort(found.begin(), found.end(), [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; });
   return found;
 }
@@ -233,10 +264,10 @@ std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint
     if (winner) best = accept(*winner);
   } else {
     auto it = std::upper_bound(by_address_.begin(), by_address_.end(), address,
-                               [](uint64_t a, const Slot &s) { return a < s.address; });
+                               [](uint64_t a, const Slot &s) { return a < s.key; });
     if (it != by_address_.begin()) {
       --it;
-      while (it != by_address_.begin() && std::prev(it)->address == it->address) --it;  // the first alias
+      while (it != by_address_.begin() && std::prev(it)->key == it->key) --it;  // the first alias
       best = accept(raw_at(it->index));
     }
   }
@@ -257,7 +288,7 @@ std::vector<std::string_view> SymbolTable::function_source_names() const {
 }
 
 const std::vector<ElfSymbol> &SymbolTable::functions() {
-  if (!sorted_) sort();
+  if (walk_instead_of_sort()) sort();
   if (!functions_) {
     functions_.emplace();
     for (const Slot &slot : by_address_)
@@ -268,19 +299,72 @@ const std::vector<ElfSymbol> &SymbolTable::functions() {
 
 SymbolTable::Raw SymbolTable::raw_at(uint32_t index) const {
   const Entry &e = entries_[index];
-  return Raw{strings_.data() + e.name, strings_.size() - e.name, e.value, e.size, static_cast<uint8_t>(e.info & 0xf),
-             e.section, index};
+  uint32_t name = e.name < strings_.size() ? e.name : 0;  // (a walk skips such an entry)
+  size_t room = e.name < strings_.size() ? strings_.size() - name : 0;
+  return Raw{strings_.data() + name, room, e.value, e.size, static_cast<uint8_t>(e.info & 0xf), e.section, index};
 }
 
+namespace {
+
+// FNV-1a: a hash this file defines, so that a cached table means the same
+// to every build of the tool.
+uint64_t fnv1a(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : s) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
+  return h;
+}
+
+struct ImageHeader {
+  uint64_t address_count;
+  uint64_t name_count;
+};
+
+}  // namespace
+
+uint64_t SymbolTable::name_hash(std::string_view name) { return fnv1a(name); }
+
 void SymbolTable::sort() {
-  sorted_ = true;
-  // (address, table index) pairs: 16 bytes each, and the index keeps aliases in table order.
+  // (key, table index) pairs, 16 bytes each; the index keeps aliases in
+  // table order. By address: the function and data symbols. By name: every
+  // named symbol under its own name, a function also under its source name.
+  std::vector<Slot> by_address, by_name;
   walk([&](const Raw &raw) {
-    if (auto address = address_of(raw)) by_address_.push_back({*address, raw.index});
+    if (auto address = address_of(raw)) by_address.push_back({*address, raw.index, 0});
+    if (raw.name_room == 0 || *raw.name == '\0') return true;
+    std::string_view own = raw.name_view();
+    by_name.push_back({fnv1a(own), raw.index, 0});
+    if (raw.type == ELF::STT_FUNC)
+      if (std::string_view source = source_name_of_symbol(own); source != own) by_name.push_back({fnv1a(source), raw.index, 0});
     return true;
   });
-  std::sort(by_address_.begin(), by_address_.end(),
-            [](const Slot &a, const Slot &b) { return a.address != b.address ? a.address < b.address : a.index < b.index; });
+  auto order = [](const Slot &a, const Slot &b) { return a.key != b.key ? a.key < b.key : a.index < b.index; };
+  std::sort(by_address.begin(), by_address.end(), order);
+  std::sort(by_name.begin(), by_name.end(), order);
+  ImageHeader header{by_address.size(), by_name.size()};
+  std::string image(reinterpret_cast<const char *>(&header), sizeof header);
+  image.append(reinterpret_cast<const char *>(by_address.data()), by_address.size() * sizeof(Slot));
+  image.append(reinterpret_cast<const char *>(by_name.data()), by_name.size() * sizeof(Slot));
+  adopt(std::move(image));
+}
+
+bool SymbolTable::adopt(std::string image) {
+  ImageHeader header;
+  if (image.size() < sizeof header) return false;
+  std::memcpy(&header, image.data(), sizeof header);
+  if (header.address_count > entry_count_ || header.name_count > 2 * entry_count_ ||
+      image.size() != sizeof header + (header.address_count + header.name_count) * sizeof(Slot))
+    return false;
+  image_ = std::make_shared<std::string>(std::move(image));
+  const auto *slots = reinterpret_cast<const Slot *>(image_->data() + sizeof header);
+  by_address_ = std::span<const Slot>(slots, header.address_count);
+  by_name_ = std::span<const Slot>(slots + header.address_count, header.name_count);
+  // Indexes come from a file: each must name an entry of this table.
+  for (const Slot &slot : by_address_)
+    if (slot.index >= entry_count_) return false;
+  for (const Slot &slot : by_name_)
+    if (slot.index >= entry_count_) return false;
+  sorted_ = true;
+  return true;
 }
 
 }  // namespace kpp::dwarf

@@ -11,12 +11,15 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include <llvm/Object/ObjectFile.h>
 
+#include "dwarf/name_index.h"
 #include "dwarf/section_layout.h"
 
 namespace llvm::object {
@@ -45,13 +48,13 @@ class SymbolTable {
   // Whether there is at least one function symbol (a stripped program has none).
   bool has_functions() const;
   // Whether a symbol of any type is named `name`.
-  bool contains(std::string_view name) const;
+  bool contains(std::string_view name);
   // The function symbols whose name, or source name (compiler suffixes cut:
   // "walk.isra.0" for "walk"), is `name`, by address.
   std::vector<ElfSymbol> functions_named(std::string_view name);
   // The address of the first symbol of any type (NOTYPE section markers
   // included) named each of `names`; nullopt for those not there.
-  std::vector<std::optional<uint64_t>> first_addresses(const std::vector<std::string_view> &names) const;
+  std::vector<std::optional<uint64_t>> first_addresses(const std::vector<std::string_view> &names);
   // The function or data symbol that contains `address` (among aliases, the
   // first in the table), and the offset into it.
   std::optional<std::pair<std::string_view, uint64_t>> symbolize(uint64_t address);
@@ -62,6 +65,13 @@ class SymbolTable {
   // The function symbols sorted by address (aliases in table order); made
   // on first use.
   const std::vector<ElfSymbol> &functions();
+
+  // Keeps the tables sorted by address and by name in a cache file of
+  // `directory` for the binary `key` names (see index_cache.h): the first
+  // query reads them from there, or makes them (~8 ms on a vmlinux) and
+  // writes them for the next run, instead of walking the table. An empty
+  // `directory`: no cache (the first queries walk).
+  void use_cache(const std::string &directory, const IndexKey &key, uint64_t max_bytes);
 
  private:
   // A symbol as the file holds it, its name not yet measured.
@@ -117,16 +127,28 @@ class SymbolTable {
   uint16_t machine_ = 0;
   int walks_ = 0;
   bool sorted_ = false;
-  // Once sorted: the function and data symbols by address, then table
-  // index (aliases in table order), as indexes into the table.
+  // Once sorted, as (key, table index) pairs ordered by key then index:
+  // the function and data symbols by address, and every named symbol by a
+  // hash of its name (a function also by its source name's). Both live in
+  // one image, made here or read from the cache.
   struct Slot {
-    uint64_t address;
+    uint64_t key;
     uint32_t index;
+    uint32_t unused;
   };
-  std::vector<Slot> by_address_;
-  // The function symbols by a hash of their source name and of their own
-  // name (when they differ), made at the first lookup by name after the sort.
-  std::vector<std::pair<uint64_t, uint32_t>> by_name_hash_;
+  static_assert(sizeof(Slot) == 16);
+  std::shared_ptr<const std::string> image_;
+  std::span<const Slot> by_address_, by_name_;
+  static uint64_t name_hash(std::string_view name);
+  bool adopt(std::string image);  // false: not a valid image for this table
+  std::vector<uint32_t> with_name_hash(std::string_view name) const;  // table indexes, by_name_
+  std::vector<uint32_t> named_exactly(std::string_view name) const;   // in table order
+  struct Cache {
+    std::string file;
+    IndexKey key;
+    uint64_t max_bytes = 0;
+  };
+  std::optional<Cache> cache_;  // until the first query
   std::optional<std::vector<ElfSymbol>> functions_;  // functions(), made from by_address_
   std::map<std::string, std::vector<ElfSymbol>, std::less<>> named_before_;  // functions_named() by walks
 };

@@ -45,8 +45,12 @@ class Resolver {
       case ProbeArg::Kind::Retval: {
         if (!site_.is_return)
           return Error("$retval is only available in a return probe", "probe '" + site_.function.name + "%return'");
-        TypeInfo t = site_.debug.describe(site_.debug.return_type(site_.function));
-        auto type = arg.type.empty() ? default_type(t, site_.debug.return_type(site_.function), std::nullopt, "$retval") : Result<std::string>(arg.type);
+        if (!arg.type.empty()) return std::vector<FetchArg>{{name, "$retval", arg.type}};
+        // A scalar from the raw DWARF of the function's unit when it can
+        // (a return probe then reads no other unit), else through LLVM.
+        auto scalar = site_.debug.scalar_return_type(site_.function);
+        dwarf::TypeRef ref = scalar ? dwarf::TypeRef{} : site_.debug.return_type(site_.function);
+        auto type = default_type(scalar ? *scalar : site_.debug.describe(ref), ref, std::nullopt, "$retval");
         if (!type) return std::move(type).error();
         return std::vector<FetchArg>{{name, "$retval", *type}};
       }

@@ -1,12 +1,19 @@
 #include "src/definition/kernel_anchor.h"
 
+#include <algorithm>
+
 #include "src/util/strings.h"
 
 namespace kpp {
 
-Result<KernelPlacement> place_kernel_probe(dwarf::DebugInfo &debug, uint64_t address, const std::string &module) {
+Result<KernelPlacement> place_kernel_probe(dwarf::DebugInfo &debug, uint64_t address, const std::string &module,
+                                           const std::string &entry_symbol) {
   auto sym = debug.symbolize(address);
   if (!sym) return Error("no symbol covers " + hex(address));
+  if (!entry_symbol.empty() && sym->first != entry_symbol && sym->second == 0) {
+    auto at = debug.function_symbol_addresses(entry_symbol);
+    if (std::find(at.begin(), at.end(), address) != at.end()) sym->first = entry_symbol;
+  }
   KernelPlacement p;
   p.module = module;
   p.symbol = sym->first;

@@ -57,8 +57,13 @@ class Builder {
       // table finds the bodies without the name index (no scan on a first
       // run). The copies are looked for only to say why there is nothing.
       bool bodies_only = p.is_return || p.offset;
-      // A bare FUNC%return needs nothing but the symbol: no DWARF is read.
-      if (p.is_return && p.file.empty() && spec_.args.empty()) functions_ = debug_.function_symbols(p.function);
+      // A FUNC%return with nothing but $retval needs the symbol and, for
+      // $retval, the type of one unit's subprogram: no other DWARF is read.
+      if (p.is_return && p.file.empty() && returns_only_retval()) {
+        functions_ = debug_.function_symbols(p.function);
+        for (const dwarf::Function &fn : functions_)
+          if (!spec_.args.empty() && !debug_.scalar_return_type(fn)) functions_.clear();  // LLVM's path, then
+      }
       if (functions_.empty())
         functions_ = debug_.find_functions(p.function, p.file, bodies_only ? dwarf::InlineCopies::Exclude : inline_copies());
       if (functions_.empty() && bodies_only) functions_ = debug_.find_functions(p.function, p.file, inline_copies());
@@ -117,6 +122,11 @@ class Builder {
  private:
   Error fail(const std::string &message, const std::string &hint = {}) {
     return Error(message, hint).at(spec_.text, point_span(spec_));
+  }
+
+  bool returns_only_retval() const {
+    return std::all_of(spec_.args.begin(), spec_.args.end(),
+                       [](const ProbeArg &a) { return a.kind == ProbeArg::Kind::Retval && a.type.empty(); });
   }
 
   Error no_such_function() {
@@ -294,7 +304,7 @@ class Builder {
     } else {
       // By symbol and offset, which survive KASLR; a symbol the kernel holds
       // more than once by a unique anchor (src/definition/kernel_anchor.h).
-      auto placement = place_kernel_probe(debug_, site.address, options_.module);
+      auto placement = place_kernel_probe(debug_, site.address, options_.module, site.function->symbol);
       if (!placement) return fail(placement.error().message + " (" + site.point + ")", placement.error().hint);
       if (!areas_) areas_ = KernelAreas::of(debug_);
       if (auto area = areas_->area_of(site.address))
