@@ -32,6 +32,10 @@ struct LoadSegment {
   uint64_t mem_size = 0;
 };
 
+// The kind and signedness of a DW_TAG_base_type with DW_AT_encoding
+// `encoding` (Kind::Other for encodings no fetch type fits).
+void set_base_type_kind(TypeInfo &info, uint64_t encoding);
+
 // map_unit_headers_alone() for the .debug_info of `context`, read from the
 // file at `path` through `mapping`: called before LLVM reads the unit headers.
 void map_headers_alone(llvm::DWARFContext &context, const std::string &path, std::string_view mapping);

@@ -34,15 +34,8 @@ std::optional<TypeInfo> describe_raw(const RawUnit &unit, std::optional<uint64_t
     info.size = die->byte_size.value_or(0);
     switch (die->tag) {
       case llvm::dwarf::DW_TAG_base_type:
-        switch (die->encoding.value_or(0)) {
-          case llvm::dwarf::DW_ATE_boolean: info.kind = TypeInfo::Kind::Bool; break;
-          case llvm::dwarf::DW_ATE_signed_char: info.kind = TypeInfo::Kind::Char; info.is_signed = true; break;
-          case llvm::dwarf::DW_ATE_unsigned_char: info.kind = TypeInfo::Kind::Char; break;
-          case llvm::dwarf::DW_ATE_signed: info.kind = TypeInfo::Kind::Integer; info.is_signed = true; break;
-          case llvm::dwarf::DW_ATE_unsigned: info.kind = TypeInfo::Kind::Integer; break;
-          case llvm::dwarf::DW_ATE_float: info.kind = TypeInfo::Kind::Float; break;
-          default: return std::nullopt;
-        }
+        set_base_type_kind(info, die->encoding.value_or(0));
+        if (info.kind == TypeInfo::Kind::Other) return std::nullopt;
         return info;
       case llvm::dwarf::DW_TAG_pointer_type:
       case llvm::dwarf::DW_TAG_reference_type:

@@ -73,6 +73,19 @@ std::string LlvmDebugInfo::type_name(DWARFDie type, int depth) {
   }
 }
 
+void set_base_type_kind(TypeInfo &info, uint64_t encoding) {
+  info.is_signed = false;
+  switch (encoding) {
+    case llvm::dwarf::DW_ATE_boolean: info.kind = TypeInfo::Kind::Bool; break;
+    case llvm::dwarf::DW_ATE_signed_char: info.kind = TypeInfo::Kind::Char; info.is_signed = true; break;
+    case llvm::dwarf::DW_ATE_unsigned_char: info.kind = TypeInfo::Kind::Char; break;
+    case llvm::dwarf::DW_ATE_signed: info.kind = TypeInfo::Kind::Integer; info.is_signed = true; break;
+    case llvm::dwarf::DW_ATE_unsigned: info.kind = TypeInfo::Kind::Integer; break;
+    case llvm::dwarf::DW_ATE_float: info.kind = TypeInfo::Kind::Float; break;
+    default: info.kind = TypeInfo::Kind::Other; break;
+  }
+}
+
 TypeInfo LlvmDebugInfo::describe(TypeRef ref) {
   TypeInfo info;
   if (ref.is_void()) {
@@ -92,16 +105,7 @@ TypeInfo LlvmDebugInfo::describe(TypeRef ref) {
   switch (type.getTag()) {
     case llvm::dwarf::DW_TAG_base_type: {
       auto encoding = type.find(llvm::dwarf::DW_AT_encoding);
-      uint64_t e = encoding ? encoding->getAsUnsignedConstant().value_or(0) : 0;
-      switch (e) {
-        case llvm::dwarf::DW_ATE_boolean: info.kind = TypeInfo::Kind::Bool; break;
-        case llvm::dwarf::DW_ATE_signed_char: info.kind = TypeInfo::Kind::Char; info.is_signed = true; break;
-        case llvm::dwarf::DW_ATE_unsigned_char: info.kind = TypeInfo::Kind::Char; break;
-        case llvm::dwarf::DW_ATE_signed: info.kind = TypeInfo::Kind::Integer; info.is_signed = true; break;
-        case llvm::dwarf::DW_ATE_unsigned: info.kind = TypeInfo::Kind::Integer; break;
-        case llvm::dwarf::DW_ATE_float: info.kind = TypeInfo::Kind::Float; break;
-        default: info.kind = TypeInfo::Kind::Other; break;
-      }
+      set_base_type_kind(info, encoding ? encoding->getAsUnsignedConstant().value_or(0) : 0);
       break;
     }
     case llvm::dwarf::DW_TAG_pointer_type:
