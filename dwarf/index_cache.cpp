@@ -94,6 +94,34 @@ std::string cache_file(const std::string &directory, const IndexKey &key, const 
   return directory + "/" + name + extension;
 }
 
+namespace {
+
+// The checksum of `size` bytes of `fd` from `offset`, read with pread(2) a
+// chunk at a time: checking a cache file maps none of it, so only the pages
+// a query then reads count in the resident size. nullopt on a short read.
+std::optional<uint64_t> sum_of_file(int fd, uint64_t offset, uint64_t size) {
+  ImageChecksum sum(size);
+  std::vector<uint8_t> chunk(std::min<uint64_t>(size, 256 << 10));
+  for (uint64_t done = 0; done < size;) {
+    ssize_t n = ::pread(fd, chunk.data(), std::min<uint64_t>(chunk.size(), size - done), static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    sum.update(chunk.data(), static_cast<size_t>(n));
+    done += static_cast<uint64_t>(n);
+  }
+  return sum.finish();
+}
+
+// The file mapped read-only, unmapped with its last owner.
+std::optional<std::pair<std::shared_ptr<const void>, const uint8_t *>> map_file(int fd, size_t size) {
+  void *map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) return std::nullopt;
+  std::shared_ptr<const void> owner(map, [size](const void *p) { munmap(const_cast<void *>(p), size); });
+  return std::make_pair(std::move(owner), static_cast<const uint8_t *>(map));
+}
+
+}  // namespace
+
 Result<NameIndex> load_index(const std::string &file, const IndexKey &key) {
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error(errno == ENOENT ? "no cache file" : "cannot open: " + errno_text());
@@ -103,11 +131,12 @@ Result<NameIndex> load_index(const std::string &file, const IndexKey &key) {
     return Error("empty or unreadable");
   }
   size_t size = static_cast<size_t>(st.st_size);
-  void *map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  std::optional<uint64_t> sum;
+  if (size > NameIndex::kHeaderSize) sum = sum_of_file(fd, NameIndex::kHeaderSize, size - NameIndex::kHeaderSize);
+  auto mapped = map_file(fd, size);
   ::close(fd);  // the mapping keeps the file's pages
-  if (map == MAP_FAILED) return Error("cannot map: " + errno_text());
-  std::shared_ptr<const void> owner(map, [size](const void *p) { munmap(const_cast<void *>(p), size); });
-  return NameIndex::adopt(std::move(owner), static_cast<const uint8_t *>(map), size, key);
+  if (!mapped) return Error("cannot map: " + errno_text());
+  return NameIndex::adopt(std::move(mapped->first), mapped->second, size, key, sum);
 }
 
 namespace {
@@ -179,7 +208,7 @@ Status store_index(const std::string &file, const NameIndex &index, uint64_t max
   return store_atomically(file, bytes, max_bytes);
 }
 
-Status store_text(const std::string &file, const IndexKey &key, std::string_view text, uint64_t max_bytes) {
+Status store_cached(const std::string &file, const IndexKey &key, std::string_view text, uint64_t max_bytes) {
   TextHeader h = text_header(key, text);
   std::string bytes(reinterpret_cast<const char *>(&h), sizeof h);
   bytes += text;
@@ -187,35 +216,29 @@ Status store_text(const std::string &file, const IndexKey &key, std::string_view
   return store_atomically(file, bytes, max_bytes);
 }
 
-Result<std::string> load_text(const std::string &file, const IndexKey &key) {
+Result<CachedBytes> load_cached(const std::string &file, const IndexKey &key) {
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error(errno == ENOENT ? "no cache file" : "cannot open: " + errno_text());
-  std::string bytes;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   struct stat st {};
-  if (fstat(fd, &st) == 0) bytes.reserve(static_cast<size_t>(st.st_size));
-  char buffer[1 << 16];
-  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      return Error("cannot read: " + errno_text());
-    }
-    bytes.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  if (bytes.size() < sizeof(TextHeader)) return Error("shorter than its header");
+  if (fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) < sizeof(TextHeader)) return Error("shorter than its header");
+  size_t size = static_cast<size_t>(st.st_size);
   TextHeader have;
-  std::memcpy(&have, bytes.data(), sizeof have);
-  bytes.erase(0, sizeof(TextHeader));
-  std::string text = std::move(bytes);
-  TextHeader want = text_header(key, text);
-  if (std::memcmp(have.magic, kTextMagic, sizeof have.magic) != 0) return Error("not a list file (bad magic)");
+  if (::pread(fd, &have, sizeof have, 0) != static_cast<ssize_t>(sizeof have)) return Error("cannot read: " + errno_text());
+  TextHeader want = text_header(key, {});
+  if (std::memcmp(have.magic, kTextMagic, sizeof have.magic) != 0) return Error("not a cache file (bad magic)");
   if (have.identity_size != want.identity_size || std::memcmp(have.identity, want.identity, want.identity_size) != 0 ||
       have.target_size != want.target_size)
     return Error("made for another binary (stale)");
-  if (have.text_size != text.size()) return Error("truncated or padded");
-  if (have.checksum != want.checksum) return Error("damaged (checksum mismatch)");
-  return text;
+  if (have.text_size != size - sizeof(TextHeader)) return Error("truncated or padded");
+  if (sum_of_file(fd, sizeof(TextHeader), have.text_size) != have.checksum) return Error("damaged (checksum mismatch)");
+  auto mapped = map_file(fd, size);
+  if (!mapped) return Error("cannot map: " + errno_text());
+  const char *bytes = reinterpret_cast<const char *>(mapped->second) + sizeof(TextHeader);
+  return CachedBytes{std::move(mapped->first), std::string_view(bytes, have.text_size)};
 }
 
 Result<ObtainedIndex> obtain_index(const CacheOptions &options, const IndexKey &key,

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "dwarf/debug_info.h"
@@ -42,11 +43,17 @@ Result<NameIndex> load_index(const std::string &file, const IndexKey &key);
 // the bound are not written.
 Status store_index(const std::string &file, const NameIndex &index, uint64_t max_bytes);
 
-// A cached text (-F's list of function names) for `key`, in the same
-// directory and with the same checks as the index: the bytes, or why the
-// file cannot be used. Stored atomically, like the index.
-Result<std::string> load_text(const std::string &file, const IndexKey &key);
-Status store_text(const std::string &file, const IndexKey &key, std::string_view text, uint64_t max_bytes);
+// Other cached bytes for `key` (a symbol table's sorted copy, -F's list),
+// in the same directory and with the same checks as the index: the bytes,
+// mapped (their checksum read with pread, so that only what a query reads
+// is resident), or why the file cannot be used. Stored atomically, like the
+// index.
+struct CachedBytes {
+  std::shared_ptr<const void> owner;  // the mapping
+  std::string_view bytes;
+};
+Result<CachedBytes> load_cached(const std::string &file, const IndexKey &key);
+Status store_cached(const std::string &file, const IndexKey &key, std::string_view bytes, uint64_t max_bytes);
 
 // The index for `key`: from the cache when a valid file is there, else from
 // `build()`, stored for the next run. `source` and `note` say which happened

@@ -43,15 +43,16 @@ std::vector<std::string_view> LlvmDebugInfo::function_names() {
     if (key) {
       key->identity += open_options_.demangle ? " functions" : " functions mangled";
       file = cache_file(directory, *key, ".fn");
-      if (auto cached = load_text(file, *key)) function_list_ = std::move(*cached);
+      if (auto cached = load_cached(file, *key)) function_list_ = std::move(*cached);
     }
     if (!function_list_) {
-      function_list_ = function_list();
-      if (!file.empty()) (void)store_text(file, *key, *function_list_, cache.max_bytes);  // costs the next run only
+      auto text = std::make_shared<const std::string>(function_list());
+      if (!file.empty()) (void)store_cached(file, *key, *text, cache.max_bytes);  // costs the next run only
+      function_list_ = CachedBytes{text, *text};
     }
   }
   std::vector<std::string_view> names;
-  std::string_view text = *function_list_;
+  std::string_view text = function_list_->bytes;
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
     if (end == std::string_view::npos) end = text.size();

@@ -15,6 +15,7 @@
 #include "dwarf/cfa.h"
 #include "dwarf/cxx_names.h"
 #include "dwarf/debug_info.h"
+#include "dwarf/index_cache.h"
 #include "dwarf/instruction_decoder.h"
 #include "dwarf/mapped_object.h"
 #include "dwarf/name_index.h"
@@ -205,7 +206,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::map<std::string, NameIndex> name_indexes_;  // index_for()'s, by name
   std::optional<std::vector<UnitSpan>> unit_spans_;
   std::string search_note_;
-  std::optional<std::string> function_list_;  // function_names(), one per line
+  std::optional<CachedBytes> function_list_;  // function_names(), one per line
   std::string function_list();                // made from the symbol table
   IndexSource index_source_ = IndexSource::None;
   std::string index_note_;

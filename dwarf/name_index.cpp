@@ -26,6 +26,7 @@ struct Header {
   char identity[192];
 };
 static_assert(sizeof(Header) % 8 == 0);
+static_assert(sizeof(Header) == NameIndex::kHeaderSize);
 
 // A key and where its values are: entries[first .. first + count).
 struct NameRecord {
@@ -41,22 +42,55 @@ struct NameRecord {
 // a truncated or damaged file, not an adversary. Four independent lanes,
 // so that a run checks its ~8 MB index in well under a millisecond rather
 // than waiting on one chain of multiplies.
-uint64_t image_checksum(const uint8_t *p, size_t n) {
-  uint64_t lane[4] = {0x9e3779b97f4a7c15ull ^ n, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull, 0x27d4eb2f165667c5ull};
-  auto mix = [](uint64_t h, uint64_t w) {
-    h ^= w * 0xff51afd7ed558ccdull;
-    return ((h << 31) | (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
-  };
-  size_t blocks = n / 32;
-  for (size_t i = 0; i < blocks; ++i)
-    for (int k = 0; k < 4; ++k) {
-      uint64_t w;
-      std::memcpy(&w, p + 32 * i + 8 * k, 8);
-      lane[k] = mix(lane[k], w);
+namespace {
+uint64_t mix(uint64_t h, uint64_t w) {
+  h ^= w * 0xff51afd7ed558ccdull;
+  return ((h << 31) | (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
+}
+}  // namespace
+
+ImageChecksum::ImageChecksum(uint64_t size)
+    : lane_{0x9e3779b97f4a7c15ull ^ size, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull, 0x27d4eb2f165667c5ull} {}
+
+void ImageChecksum::update(const uint8_t *p, size_t n) {
+  // Whole 32-byte blocks go through the lanes; a partial one waits in pending_.
+  while (n > 0) {
+    if (pending_size_ > 0 || n < 32) {
+      size_t take = std::min(n, 32 - pending_size_);
+      std::memcpy(pending_ + pending_size_, p, take);
+      pending_size_ += take;
+      p += take;
+      n -= take;
+      if (pending_size_ < 32) return;
+      block(pending_);
+      pending_size_ = 0;
+      continue;
     }
-  uint64_t h = lane[0] ^ mix(lane[1], 1) ^ mix(lane[2], 2) ^ mix(lane[3], 3);
-  for (size_t i = blocks * 32; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    size_t blocks = n / 32;
+    for (size_t i = 0; i < blocks; ++i) block(p + 32 * i);
+    p += blocks * 32;
+    n -= blocks * 32;
+  }
+}
+
+void ImageChecksum::block(const uint8_t *p) {
+  for (int k = 0; k < 4; ++k) {
+    uint64_t w;
+    std::memcpy(&w, p + 8 * k, 8);
+    lane_[k] = mix(lane_[k], w);
+  }
+}
+
+uint64_t ImageChecksum::finish() const {
+  uint64_t h = lane_[0] ^ mix(lane_[1], 1) ^ mix(lane_[2], 2) ^ mix(lane_[3], 3);
+  for (size_t i = 0; i < pending_size_; ++i) h = (h ^ pending_[i]) * 0x100000001b3ull;
   return h ^ (h >> 29);
+}
+
+uint64_t image_checksum(const uint8_t *p, size_t n) {
+  ImageChecksum sum(n);
+  sum.update(p, n);
+  return sum.finish();
 }
 
 namespace {
@@ -197,7 +231,7 @@ NameIndex NameIndex::build(const ScanResult &scan, const IndexKey &key) {
 }
 
 Result<NameIndex> NameIndex::adopt(std::shared_ptr<const void> owner, const uint8_t *data, size_t size,
-                                   const IndexKey &key) {
+                                   const IndexKey &key, std::optional<uint64_t> checksum_of_rest) {
   if (size < sizeof(Header)) return Error("shorter than its header");
   const Header &h = header_of(data);
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return Error("not an index file (bad magic)");
@@ -213,7 +247,8 @@ Result<NameIndex> NameIndex::adopt(std::shared_ptr<const void> owner, const uint
       sizeof(Header) + (h.name_count + h.file_count) * sizeof(NameRecord) + (h.entry_count + h.unit_entry_count) * 8 +
               h.strings_size != size)
     return Error("truncated or padded (its tables do not add up to its size)");
-  if (image_checksum(data + sizeof(Header), size - sizeof(Header)) != h.checksum) return Error("damaged (checksum mismatch)");
+  uint64_t sum = checksum_of_rest ? *checksum_of_rest : image_checksum(data + sizeof(Header), size - sizeof(Header));
+  if (sum != h.checksum) return Error("damaged (checksum mismatch)");
   // The records are checked once here so that lookups can trust them.
   Parts p = parts_of(data);
   if (!records_fit(p.names, h.name_count, h.strings_size, h.entry_count) ||

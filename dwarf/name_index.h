@@ -24,8 +24,21 @@
 
 namespace kpp::dwarf {
 
-// The checksum of cache images (this index, index_cache.h's lists): catches
-// a truncated or damaged file, not an adversary.
+// The checksum of cache images (this index, index_cache.h's other files):
+// catches a truncated or damaged file, not an adversary. Fed in pieces
+// (a file read a chunk at a time), it sums as the whole at once.
+class ImageChecksum {
+ public:
+  explicit ImageChecksum(uint64_t size);  // the size of everything to come
+  void update(const uint8_t *data, size_t size);
+  uint64_t finish() const;
+
+ private:
+  void block(const uint8_t *p);
+  uint64_t lane_[4];
+  uint8_t pending_[32] = {};
+  size_t pending_size_ = 0;
+};
 uint64_t image_checksum(const uint8_t *data, size_t size);
 
 struct IndexedDie {
@@ -49,10 +62,13 @@ class NameIndex {
   // Builds the image from a scan.
   static NameIndex build(const ScanResult &scan, const IndexKey &key);
   // Uses `size` bytes at `data` (kept alive by `owner`) after checking them:
-  // magic, version, key, that every table fits, and the checksum. Errors say
+  // magic, version, key, that every table fits, and the checksum (of the
+  // bytes after the header: `checksum_of_rest` when the caller has summed
+  // them from the file, so that checking maps none of them). Errors say
   // which check failed; the caller rebuilds.
   static Result<NameIndex> adopt(std::shared_ptr<const void> owner, const uint8_t *data, size_t size,
-                                 const IndexKey &key);
+                                 const IndexKey &key, std::optional<uint64_t> checksum_of_rest = std::nullopt);
+  static constexpr size_t kHeaderSize = 264;  // the bytes before the summed ones
 
   // The DIEs of the functions named `name`, by offset.
   std::vector<IndexedDie> lookup(std::string_view name) const;

@@ -194,9 +194,9 @@ bool SymbolTable::walk_instead_of_sort() {
     // The sorted tables of an earlier run, else made now for the next ones.
     Cache cache = std::move(*cache_);
     cache_.reset();
-    if (auto image = load_text(cache.file, cache.key); image && adopt(std::move(*image))) return false;
+    if (auto image = load_cached(cache.file, cache.key); image && adopt(std::move(*image))) return false;
     sort();
-    (void)store_text(cache.file, cache.key, *image_, cache.max_bytes);  // costs the next run only
+    (void)store_cached(cache.file, cache.key, image_.bytes, cache.max_bytes);  // costs the next run only
     return false;
   }
   if (++walks_ <= kWalksBeforeSort) return true;
@@ -298,7 +298,8 @@ const std::vector<ElfSymbol> &SymbolTable::functions() {
 }
 
 SymbolTable::Raw SymbolTable::raw_at(uint32_t index) const {
-  const Entry &e = entries_[index];
+  static const Entry none{};
+  const Entry &e = index < entry_count_ ? entries_[index] : none;
   uint32_t name = e.name < strings_.size() ? e.name : 0;  // (a walk skips such an entry)
   size_t room = e.name < strings_.size() ? strings_.size() - name : 0;
   return Raw{strings_.data() + name, room, e.value, e.size, static_cast<uint8_t>(e.info & 0xf), e.section, index};
@@ -341,28 +342,28 @@ void SymbolTable::sort() {
   std::sort(by_address.begin(), by_address.end(), order);
   std::sort(by_name.begin(), by_name.end(), order);
   ImageHeader header{by_address.size(), by_name.size()};
-  std::string image(reinterpret_cast<const char *>(&header), sizeof header);
-  image.append(reinterpret_cast<const char *>(by_address.data()), by_address.size() * sizeof(Slot));
-  image.append(reinterpret_cast<const char *>(by_name.data()), by_name.size() * sizeof(Slot));
-  adopt(std::move(image));
+  auto image = std::make_shared<std::string>(reinterpret_cast<const char *>(&header), sizeof header);
+  image->append(reinterpret_cast<const char *>(by_address.data()), by_address.size() * sizeof(Slot));
+  image->append(reinterpret_cast<const char *>(by_name.data()), by_name.size() * sizeof(Slot));
+  std::string_view bytes = *image;
+  adopt(CachedBytes{std::move(image), bytes});
 }
 
-bool SymbolTable::adopt(std::string image) {
+bool SymbolTable::adopt(CachedBytes image) {
   ImageHeader header;
-  if (image.size() < sizeof header) return false;
-  std::memcpy(&header, image.data(), sizeof header);
-  if (header.address_count > entry_count_ || header.name_count > 2 * entry_count_ ||
-      image.size() != sizeof header + (header.address_count + header.name_count) * sizeof(Slot))
+  if (image.bytes.size() < sizeof header || reinterpret_cast<uintptr_t>(image.bytes.data()) % alignof(Slot) != 0)
     return false;
-  image_ = std::make_shared<std::string>(std::move(image));
-  const auto *slots = reinterpret_cast<const Slot *>(image_->data() + sizeof header);
+  std::memcpy(&header, image.bytes.data(), sizeof header);
+  if (header.address_count > entry_count_ || header.name_count > 2 * entry_count_ ||
+      image.bytes.size() != sizeof header + (header.address_count + header.name_count) * sizeof(Slot))
+    return false;
+  image_ = std::move(image);
+  const auto *slots = reinterpret_cast<const Slot *>(image_.bytes.data() + sizeof header);
   by_address_ = std::span<const Slot>(slots, header.address_count);
   by_name_ = std::span<const Slot>(slots + header.address_count, header.name_count);
-  // Indexes come from a file: each must name an entry of this table.
-  for (const Slot &slot : by_address_)
-    if (slot.index >= entry_count_) return false;
-  for (const Slot &slot : by_name_)
-    if (slot.index >= entry_count_) return false;
+  // Indexes come from a file (checked by its checksum): raw_at() still
+  // refuses one past the table rather than trust it, so that checking them
+  // all here does not read every page.
   sorted_ = true;
   return true;
 }

@@ -19,6 +19,7 @@
 
 #include <llvm/Object/ObjectFile.h>
 
+#include "dwarf/index_cache.h"
 #include "dwarf/name_index.h"
 #include "dwarf/section_layout.h"
 
@@ -137,10 +138,10 @@ class SymbolTable {
     uint32_t unused;
   };
   static_assert(sizeof(Slot) == 16);
-  std::shared_ptr<const std::string> image_;
+  CachedBytes image_;  // a heap string, or a cache file's mapping
   std::span<const Slot> by_address_, by_name_;
   static uint64_t name_hash(std::string_view name);
-  bool adopt(std::string image);  // false: not a valid image for this table
+  bool adopt(CachedBytes image);  // false: not a valid image for this table
   std::vector<uint32_t> with_name_hash(std::string_view name) const;  // table indexes, by_name_
   std::vector<uint32_t> named_exactly(std::string_view name) const;   // in table order
   struct Cache {
