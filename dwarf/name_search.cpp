@@ -63,21 +63,20 @@ void search(std::string_view haystack, size_t begin, size_t end, const std::vect
   for (; at < end; ++at) check(at);
 }
 
-// Whether some abbreviation gives an inlined copy's origin (or a
-// definition's declaration) as a DW_FORM_ref_addr: a reference into
-// another unit, which LTO makes. The attribute and form bytes are looked
-// for as a pair; a pair that is something else only costs the fast path.
-bool may_refer_across_units(std::string_view abbrev) {
-  for (uint8_t at : {kAtAbstractOrigin, kAtSpecification}) {
-    const char pair[2] = {static_cast<char>(at), static_cast<char>(kFormRefAddr)};
-    if (!find_all(abbrev, std::string_view(pair, 2)).empty()) return true;
-  }
-  return false;
+// Whether some abbreviation has an attribute a byte search cannot follow,
+// looked for as (attribute, form) byte pairs in one pass (a pair that is
+// something else only costs the fast path): an inlined copy's origin or a
+// definition's declaration as a DW_FORM_ref_addr, a reference into another
+// unit, which LTO makes; or DW_AT_GNU_dwo_name (0x2130, two LEB128 bytes), a
+// DWARF 4 skeleton unit, whose DIEs are in a .dwo file.
+bool has_unsearchable_attributes(std::string_view abbrev) {
+  const char origin[2] = {static_cast<char>(kAtAbstractOrigin), static_cast<char>(kFormRefAddr)};
+  const char declaration[2] = {static_cast<char>(kAtSpecification), static_cast<char>(kFormRefAddr)};
+  std::vector<std::string_view> needles{std::string_view(origin, 2), std::string_view(declaration, 2), "\xb0\x42"};
+  bool found = false;
+  search(abbrev, 0, abbrev.size() > 0 ? abbrev.size() - 1 : 0, needles, [&](size_t, size_t) { found = true; });
+  return found;
 }
-
-// Whether some abbreviation has DW_AT_GNU_dwo_name (0x2130, two LEB128
-// bytes): a DWARF 4 skeleton unit, whose DIEs are in a .dwo file.
-bool may_have_gnu_skeletons(std::string_view abbrev) { return !find_all(abbrev, "\xb0\x42").empty(); }
 
 // pread(2) of all `size` bytes at `offset`.
 bool read_fully(int fd, char *to, size_t size, uint64_t offset) {
@@ -111,7 +110,7 @@ std::string little_endian_4(uint64_t value) {
 
 // Whether the DWARF names things only in ways a byte search sees.
 bool searchable(const DwarfBytes &bytes) {
-  return bytes.str_offsets.empty() && !may_refer_across_units(bytes.abbrev) && !may_have_gnu_skeletons(bytes.abbrev);
+  return bytes.str_offsets.empty() && !has_unsearchable_attributes(bytes.abbrev);
 }
 
 }  // namespace

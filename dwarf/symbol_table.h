@@ -116,7 +116,7 @@ class SymbolTable {
   std::optional<ElfSymbol> accept(const Raw &raw) const;
   std::optional<uint64_t> address_of(const Raw &raw) const;  // accept()'s address, the name not measured
   Raw raw_at(uint32_t index) const;
-  void sort();
+  void sort(bool with_names);
   // One more query answered by a walk: past a few, sorting once is cheaper.
   bool walk_instead_of_sort();
 
@@ -142,8 +142,12 @@ class SymbolTable {
   std::span<const Slot> by_address_, by_name_;
   static uint64_t name_hash(std::string_view name);
   bool adopt(CachedBytes image);  // false: not a valid image for this table
-  std::vector<uint32_t> with_name_hash(std::string_view name) const;  // table indexes, by_name_
-  std::vector<uint32_t> named_exactly(std::string_view name) const;   // in table order
+  std::vector<uint32_t> with_name_hash(std::string_view name);  // table indexes, by_name_
+  std::vector<uint32_t> named_exactly(std::string_view name);   // in table order
+  void add_names(const Raw &raw, std::vector<Slot> &by_name) const;
+  void sort_names();  // by_name_, made after a sort without it
+  std::vector<Slot> late_names_;  // sort_names()'s
+  bool names_sorted_ = false;
   struct Cache {
     std::string file;
     IndexKey key;
