@@ -17,6 +17,9 @@
 namespace kpp::dwarf {
 
 namespace {
+
+constexpr size_t kSearchesBeforeScan = 12;
+
 OpenOptions &process_defaults() {
   static OpenOptions options;
   return options;
@@ -82,6 +85,9 @@ const NameIndex *LlvmDebugInfo::index_for(const std::string &name, bool instance
   if (!search_instead_of_index()) return name_index();
   std::string key = instances ? name + "<" : name;
   if (auto it = name_indexes_.find(key); it != name_indexes_.end()) return &it->second;
+  // Each search reads all of .debug_info (~25 ms on a vmlinux); past a few
+  // names one scan of every unit (~300 ms) answers all the rest at once.
+  if (name_indexes_.size() >= kSearchesBeforeScan) return name_index();
   DwarfBytes bytes = raw_dwarf();
   if (!unit_spans_) {
     // LLVM has read every unit header already.

@@ -193,6 +193,10 @@ TEST_F(IndexCache, NoCacheLookupsReadOnlyTheUnitsThatNameTheFunction) {
         << debug->index_note();
     EXPECT_GE(debug->file_line_sites("fixtures/index_helpers.h", 6).size(), 2u);
     EXPECT_EQ(debug->index_source(), IndexSource::None) << "the whole index was built";
+    // Past a dozen names, one scan of every unit costs less than more searches.
+    for (int i = 0; i < 12; ++i) debug->find_functions("no_such_" + std::to_string(i), "", InlineCopies::Include);
+    EXPECT_EQ(debug->index_source(), IndexSource::Built) << debug->index_note();
+    EXPECT_EQ(debug->find_functions("lookup", "", InlineCopies::Include).size(), 2u);
   }
   // clang's DWARF 5 names functions by string index (DW_FORM_strx): a byte
   // search cannot see those, so every unit is read.
