@@ -8,6 +8,7 @@
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Error.h>
 
+#include "dwarf/index_cache.h"
 #include "dwarf/llvm_debug_info.h"
 
 namespace kpp::dwarf {
@@ -80,32 +81,67 @@ LlvmDebugInfo::LlvmDebugInfo(std::string path, MappedObject object)
   // Problems in the DWARF are reported by the queries that meet them; the
   // handlers keep LLVM from printing to stderr on its own.
   layout_ = SectionLayout::of(*binary_.getBinary());
-  context_ = DWARFContext::create(*binary_.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
-                                  layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp", [](llvm::Error e) { consumeError(std::move(e)); },
-                                  [](llvm::Error e) { consumeError(std::move(e)); });
   read_elf_facts();
 }
 
+DWARFContext &LlvmDebugInfo::context() {
+  // Made on first use: a bare FUNC%return or -F never needs it.
+  if (!context_)
+    context_ = DWARFContext::create(*binary_.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
+                                    layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp",
+                                    [](llvm::Error e) { consumeError(std::move(e)); },
+                                    [](llvm::Error e) { consumeError(std::move(e)); });
+  return *context_;
+}
+
 bool LlvmDebugInfo::has_debug_info() const {
-  bool found = false;
-  context_->getDWARFObj().forEachInfoSections([&](const DWARFSection &s) { found |= !s.Data.empty(); });
-  return found;
+  // By section name (compressed the old way too), without making the context.
+  for (const object::SectionRef &section : binary_.getBinary()->sections()) {
+    auto name = section.getName();
+    if (!name) {
+      consumeError(name.takeError());
+      continue;
+    }
+    if ((*name == ".debug_info" || *name == ".zdebug_info") && section.getSize() > 0) return true;
+  }
+  return false;
 }
 
 DWARFContext &LlvmDebugInfo::dwarf() {
   if (!headers_mapped_) {
     headers_mapped_ = true;
-    map_headers_alone(*context_, debug_path(), dwarf_mapping());
+    // Where the units start, from the cache when an earlier run wrote it.
+    CacheOptions cache;
+    cache.enabled = open_options_.use_cache;
+    cache.directory = open_options_.cache_directory;
+    std::string directory = cache.enabled ? cache_directory(cache) : std::string();
+    auto key = directory.empty() ? Result<IndexKey>(Error("no cache")) : index_key(debug_path(), build_id_);
+    std::string file;
+    std::optional<CachedBytes> known;
+    if (key) {
+      key->identity += " unit starts v1";
+      file = cache_file(directory, *key, ".units");
+      if (auto cached = load_cached(file, *key); cached && cached->bytes.size() % sizeof(UnitStart) == 0) known = *cached;
+    }
+    std::span<const UnitStart> starts;
+    if (known) starts = {reinterpret_cast<const UnitStart *>(known->bytes.data()), known->bytes.size() / sizeof(UnitStart)};
+    std::vector<UnitStart> found = map_headers_alone(context(), debug_path(), dwarf_mapping(), starts);
+    if (!known && !file.empty() && !found.empty())
+      (void)store_cached(file, *key, std::string_view(reinterpret_cast<const char *>(found.data()), found.size() * sizeof(UnitStart)),
+                         cache.max_bytes);  // costs the next run only
     context_->getNumCompileUnits();  // LLVM reads every unit header here
   }
   return *context_;
 }
 
-void map_headers_alone(DWARFContext &context, const std::string &path, std::string_view mapping) {
-  if (!context.isLittleEndian()) return;
+std::vector<UnitStart> map_headers_alone(DWARFContext &context, const std::string &path, std::string_view mapping,
+                                         std::span<const UnitStart> known) {
+  std::vector<UnitStart> starts;
+  if (!context.isLittleEndian()) return starts;
   context.getDWARFObj().forEachInfoSections([&](const DWARFSection &s) {
-    map_unit_headers_alone(path, mapping, std::string_view(s.Data.data(), s.Data.size()));
+    if (starts.empty()) starts = map_unit_headers_alone(path, mapping, std::string_view(s.Data.data(), s.Data.size()), known);
   });
+  return starts;
 }
 
 void LlvmDebugInfo::read_elf_facts() {
@@ -118,6 +154,7 @@ void LlvmDebugInfo::read_elf_facts() {
   else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj))
     read_segments_and_notes(e->getELFFile(), segments_, build_id_);
   symbols_ = SymbolTable(obj, *layout_);
+  symbols_.read_lookups_from(path_, mapping_);
 }
 
 bool LlvmDebugInfo::is_kernel() const {

@@ -50,7 +50,7 @@ void trim(const std::string &directory, uint64_t max_bytes) {
       continue;
     }
     std::string extension = e.path().extension().string();
-    if (extension != ".idx" && extension != ".sym" && extension != ".fn") continue;
+    if (extension != ".idx" && extension != ".sym" && extension != ".fn" && extension != ".units") continue;
     uint64_t size = e.file_size(ec);
     files.push_back({e.path(), time, size});
     total += size;
@@ -238,7 +238,7 @@ Result<CachedBytes> load_cached(const std::string &file, const IndexKey &key) {
   auto mapped = map_file(fd, size);
   if (!mapped) return Error("cannot map: " + errno_text());
   const char *bytes = reinterpret_cast<const char *>(mapped->second) + sizeof(TextHeader);
-  return CachedBytes{std::move(mapped->first), std::string_view(bytes, have.text_size)};
+  return CachedBytes{std::move(mapped->first), std::string_view(bytes, have.text_size), sizeof(TextHeader)};
 }
 
 Result<ObtainedIndex> obtain_index(const CacheOptions &options, const IndexKey &key,

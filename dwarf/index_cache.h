@@ -32,7 +32,8 @@ std::string cache_directory(const CacheOptions &options);
 Result<IndexKey> index_key(const std::string &path, const std::string &build_id);
 
 // The cache file for `key` inside `directory`: ".idx" the name index,
-// ".sym" a symbol table's sorted copy, ".fn" -F's list.
+// ".sym" a symbol table's sorted copy, ".fn" -F's list, ".units" where the
+// DWARF's units start.
 std::string cache_file(const std::string &directory, const IndexKey &key, const char *extension = ".idx");
 
 // The index in `file`, or why it cannot be used (missing, truncated, damaged, stale).
@@ -51,6 +52,7 @@ Status store_index(const std::string &file, const NameIndex &index, uint64_t max
 struct CachedBytes {
   std::shared_ptr<const void> owner;  // the mapping
   std::string_view bytes;
+  uint64_t file_offset = 0;  // of `bytes` in the file
 };
 Result<CachedBytes> load_cached(const std::string &file, const IndexKey &key);
 Status store_cached(const std::string &file, const IndexKey &key, std::string_view bytes, uint64_t max_bytes);

@@ -39,7 +39,9 @@ void set_base_type_kind(TypeInfo &info, uint64_t encoding);
 
 // map_unit_headers_alone() for the .debug_info of `context`, read from the
 // file at `path` through `mapping`: called before LLVM reads the unit headers.
-void map_headers_alone(llvm::DWARFContext &context, const std::string &path, std::string_view mapping);
+// Returns where the units start (kept in the cache as a .units file).
+std::vector<UnitStart> map_headers_alone(llvm::DWARFContext &context, const std::string &path, std::string_view mapping,
+                                         std::span<const UnitStart> known = {});
 
 class LlvmDebugInfo final : public DebugInfo {
  public:
@@ -183,7 +185,8 @@ class LlvmDebugInfo final : public DebugInfo {
   // The mapping the DWARF is read from (empty when it is not a file mapping).
   std::string_view dwarf_mapping() const { return debug_path_.empty() ? mapping_ : debug_mapping_; }
   std::unique_ptr<SectionLayout> layout_;  // a .ko's section bases (empty for linked files)
-  std::unique_ptr<llvm::DWARFContext> context_;
+  std::unique_ptr<llvm::DWARFContext> context_;  // context(), made on first use
+  llvm::DWARFContext &context();
   // The DWARF, its unit headers isolated (isolate_headers) before the first
   // query makes LLVM read them all: a probe that needs no DWARF (FUNC%return,
   // -F) never maps them.

@@ -47,40 +47,48 @@ void drop_pages(std::string_view mapping, std::string_view range) {
   madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
 }
 
-void map_unit_headers_alone(const std::string &path, std::string_view mapping, std::string_view info) {
+std::vector<UnitStart> map_unit_headers_alone(const std::string &path, std::string_view mapping, std::string_view info,
+                                              std::span<const UnitStart> known) {
+  std::vector<UnitStart> starts;
   if (mapping.empty() || info.data() < mapping.data() || info.data() + info.size() > mapping.data() + mapping.size())
-    return;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  uint64_t section = static_cast<uint64_t>(info.data() - mapping.data());  // the file offset of .debug_info
+    return starts;
+  if (known.empty()) {
+    // Each header's length leads to the next: read with pread(2), which maps nothing.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return starts;
+    uint64_t section = static_cast<uint64_t>(info.data() - mapping.data());  // the file offset of .debug_info
+    for (uint64_t at = 0; at + 4 <= info.size();) {
+      uint8_t length[12];
+      ssize_t n = pread(fd, length, sizeof length, static_cast<off_t>(section + at));
+      if (n < 4) break;
+      uint32_t short_length;
+      std::memcpy(&short_length, length, 4);  // little-endian hosts only: the callers check the file's order
+      starts.push_back({at, short_length, 0});
+      uint64_t unit_length = short_length, header = 4;
+      if (short_length == 0xffffffff) {
+        if (n < 12) break;
+        std::memcpy(&unit_length, length + 4, 8);
+        header = 12;
+      }
+      if (header > info.size() - at || unit_length > info.size() - at - header) break;
+      at += header + unit_length;
+    }
+    ::close(fd);
+  } else {
+    starts.assign(known.begin(), known.end());
+  }
   static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   uintptr_t begin = reinterpret_cast<uintptr_t>(info.data()) & ~(page - 1);
   uintptr_t end = reinterpret_cast<uintptr_t>(info.data() + info.size());
   // Writable for a moment: the mapping is private, so a write makes a copy
   // of one page and the file never changes (a shared mapping refuses).
-  if (mprotect(reinterpret_cast<void *>(begin), end - begin, PROT_READ | PROT_WRITE) != 0) {
-    ::close(fd);
-    return;
-  }
+  if (mprotect(reinterpret_cast<void *>(begin), end - begin, PROT_READ | PROT_WRITE) != 0) return starts;
   char *bytes = const_cast<char *>(info.data());
-  for (uint64_t at = 0; at + 4 <= info.size();) {
-    uint8_t length[12];
-    ssize_t n = pread(fd, length, sizeof length, static_cast<off_t>(section + at));
-    if (n < 4) break;
-    std::memcpy(bytes + at, length, 4);  // the same bytes: only the write fault matters
-    uint32_t short_length;
-    std::memcpy(&short_length, length, 4);  // little-endian hosts only: the callers check the file's order
-    uint64_t unit_length = short_length, header = 4;
-    if (short_length == 0xffffffff) {
-      if (n < 12) break;
-      std::memcpy(&unit_length, length + 4, 8);
-      header = 12;
-    }
-    if (header > info.size() - at || unit_length > info.size() - at - header) break;
-    at += header + unit_length;
-  }
+  for (const UnitStart &start : starts)
+    if (start.offset + 4 <= info.size())
+      std::memcpy(bytes + start.offset, &start.first_word, 4);  // the same bytes: only the write fault matters
   mprotect(reinterpret_cast<void *>(begin), end - begin, PROT_READ);
-  ::close(fd);
+  return starts;
 }
 
 }  // namespace kpp::dwarf

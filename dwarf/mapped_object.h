@@ -15,7 +15,9 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include <llvm/Object/ObjectFile.h>
 
@@ -63,6 +65,15 @@ class BatchedDrop {
 // (Splitting the mapping into a piece per header page, as this did first,
 // cost ~6 ms of madvise and munmap calls per run.) Those pages stay until
 // the next drop_pages() of them.
-void map_unit_headers_alone(const std::string &path, std::string_view mapping, std::string_view info);
+// `known`, an earlier run's answer for the same file (the cache keeps it),
+// saves reading ~2,170 headers one pread at a time. Returns the units'
+// offsets in `info` and their first four bytes.
+struct UnitStart {
+  uint64_t offset;
+  uint32_t first_word;
+  uint32_t unused;
+};
+std::vector<UnitStart> map_unit_headers_alone(const std::string &path, std::string_view mapping, std::string_view info,
+                                              std::span<const UnitStart> known = {});
 
 }  // namespace kpp::dwarf

@@ -53,7 +53,7 @@ Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, cons
 
 DwarfBytes LlvmDebugInfo::raw_dwarf() {
   // The sections as they are: reading them makes LLVM read no unit header.
-  const llvm::DWARFObject &objects = context_->getDWARFObj();
+  const llvm::DWARFObject &objects = context().getDWARFObj();
   DwarfBytes bytes;
   objects.forEachInfoSections([&](const llvm::DWARFSection &s) {
     if (bytes.info.empty()) bytes.info = std::string_view(s.Data.data(), s.Data.size());

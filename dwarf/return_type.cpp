@@ -70,7 +70,7 @@ std::optional<TypeInfo> LlvmDebugInfo::scalar_return_type(const Function &fn) {
   const llvm::object::ObjectFile &obj = *binary_.getBinary();
   if (obj.isRelocatableObject() || !obj.isLittleEndian() || is_split_handle(fn.die_offset)) return std::nullopt;
   DwarfBytes bytes = raw_dwarf();
-  llvm::StringRef aranges = context_->getDWARFObj().getArangesSection();
+  llvm::StringRef aranges = context().getDWARFObj().getArangesSection();
   auto unit_offset = unit_at_address(std::string_view(aranges.data(), aranges.size()), fn.entry);
   if (!unit_offset) return std::nullopt;
   auto unit = RawUnit::open(bytes, *unit_offset);

@@ -68,7 +68,10 @@ Status LlvmDebugInfo::attach_separate_debug() {
           debug_mapping_ = binary->mapping;
           debug_path_ = candidate.path;
           // A fully stripped program has no .symtab; the debug file keeps one.
-          if (!symbols_.has_functions()) symbols_ = SymbolTable(*debug_binary_.getBinary(), *layout_);
+          if (!symbols_.has_functions()) {
+            symbols_ = SymbolTable(*debug_binary_.getBinary(), *layout_);
+            symbols_.read_lookups_from(debug_path_, debug_mapping_);
+          }
           return Ok{};
         }
       }

@@ -4,6 +4,9 @@
 #include <utility>
 #include <cstring>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <llvm/Object/ELFObjectFile.h>
 
 #include "dwarf/index_cache.h"
@@ -123,7 +126,7 @@ bool SymbolTable::has_functions() const {
 std::vector<uint32_t> SymbolTable::named_exactly(std::string_view name) {
   std::vector<uint32_t> indexes;
   for (uint32_t index : with_name_hash(name))
-    if (raw_at(index).name_view() == name) indexes.push_back(index);
+    if (looked_up(index).name_view() == name) indexes.push_back(index);
   std::sort(indexes.begin(), indexes.end());
   return indexes;
 }
@@ -132,8 +135,11 @@ std::vector<uint32_t> SymbolTable::with_name_hash(std::string_view name) {
   if (!names_sorted_) sort_names();
   uint64_t key = name_hash(name);
   std::vector<uint32_t> indexes;
-  auto it = std::lower_bound(by_name_.begin(), by_name_.end(), key, [](const Slot &s, uint64_t k) { return s.key < k; });
-  for (; it != by_name_.end() && it->key == key; ++it) indexes.push_back(it->index);
+  for (size_t i = first_not_below(by_name_, key); i < by_name_.size(); ++i) {
+    Slot slot = slot_at(by_name_, i);
+    if (slot.key != key) break;
+    indexes.push_back(slot.index);
+  }
   return indexes;
 }
 
@@ -163,7 +169,7 @@ std::vector<std::optional<uint64_t>> SymbolTable::first_addresses(const std::vec
   std::vector<std::optional<uint64_t>> found(names.size());
   if (!walk_instead_of_sort()) {
     for (size_t i = 0; i < names.size(); ++i)
-      if (auto indexes = named_exactly(names[i]); !indexes.empty()) found[i] = raw_at(indexes.front()).value;
+      if (auto indexes = named_exactly(names[i]); !indexes.empty()) found[i] = looked_up(indexes.front()).value;
     return found;
   }
   size_t left = names.size();
@@ -196,7 +202,11 @@ bool SymbolTable::walk_instead_of_sort() {
     // The sorted tables of an earlier run, else made now for the next ones.
     Cache cache = std::move(*cache_);
     cache_.reset();
-    if (auto image = load_cached(cache.file, cache.key); image && adopt(std::move(*image))) return false;
+    if (auto image = load_cached(cache.file, cache.key); image && adopt(std::move(*image))) {
+      // Searched with pread, as the table itself is (read_lookups_from()).
+      if (file_.valid()) image_file_ = UniqueFd(::open(cache.file.c_str(), O_RDONLY | O_CLOEXEC));
+      return false;
+    }
     sort(/*with_names=*/true);
     (void)store_cached(cache.file, cache.key, image_.bytes, cache.max_bytes);  // costs the next run only
     return false;
@@ -237,7 +247,7 @@ std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
   std::sort(indexes.begin(), indexes.end());
   indexes.erase(std::unique(indexes.begin(), indexes.end()), indexes.end());
   for (uint32_t index : indexes) {
-    Raw raw = raw_at(index);
+    Raw raw = looked_up(index);
     if (raw.type != ELF::STT_FUNC) continue;
     if (auto sym = accept(raw); sym && named(sym->name)) found.push_back(*sym);
   }
@@ -265,12 +275,11 @@ std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint
     });
     if (winner) best = accept(*winner);
   } else {
-    auto it = std::upper_bound(by_address_.begin(), by_address_.end(), address,
-                               [](uint64_t a, const Slot &s) { return a < s.key; });
-    if (it != by_address_.begin()) {
-      --it;
-      while (it != by_address_.begin() && std::prev(it)->key == it->key) --it;  // the first alias
-      best = accept(raw_at(it->index));
+    // The last start at or below `address`, then back to the first of its aliases.
+    size_t above = address == UINT64_MAX ? by_address_.size() : first_not_below(by_address_, address + 1);
+    if (above > 0) {
+      uint64_t start = slot_at(by_address_, above - 1).key;
+      best = accept(looked_up(slot_at(by_address_, first_not_below(by_address_, start)).index));
     }
   }
   if (!best) return std::nullopt;
@@ -347,6 +356,66 @@ void radix_sort(std::vector<Slot> &slots) {
 }
 
 }  // namespace
+
+SymbolTable::Slot SymbolTable::slot_at(std::span<const Slot> table, size_t i) const {
+  Slot slot;
+  const char *at = reinterpret_cast<const char *>(&table[i]);
+  if (image_file_.valid() && at >= image_.bytes.data() && at + sizeof slot <= image_.bytes.data() + image_.bytes.size()) {
+    uint64_t offset = image_.file_offset + static_cast<uint64_t>(at - image_.bytes.data());
+    if (::pread(image_file_.get(), &slot, sizeof slot, static_cast<off_t>(offset)) == static_cast<ssize_t>(sizeof slot))
+      return slot;
+  }
+  return table[i];
+}
+
+size_t SymbolTable::first_not_below(std::span<const Slot> table, uint64_t key) const {
+  size_t low = 0, high = table.size();
+  while (low < high) {
+    size_t mid = low + (high - low) / 2;
+    if (slot_at(table, mid).key < key) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+void SymbolTable::read_lookups_from(const std::string &path, std::string_view mapping) {
+  auto inside = [&](const void *p, size_t n) {
+    auto *c = static_cast<const char *>(p);
+    return !mapping.empty() && c >= mapping.data() && c + n <= mapping.data() + mapping.size();
+  };
+  if (entry_count_ == 0 || !converted_.empty() || !inside(entries_, entry_count_ * sizeof(Entry)) ||
+      !inside(strings_.data(), strings_.size()))
+    return;
+  file_ = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  table_offset_ = static_cast<uint64_t>(reinterpret_cast<const char *>(entries_) - mapping.data());
+  strings_offset_ = static_cast<uint64_t>(strings_.data() - mapping.data());
+}
+
+SymbolTable::Raw SymbolTable::looked_up(uint32_t index) const {
+  if (!file_.valid() || index >= entry_count_) return raw_at(index);
+  Entry e{};
+  if (::pread(file_.get(), &e, sizeof e, static_cast<off_t>(table_offset_ + uint64_t{index} * sizeof e)) !=
+      static_cast<ssize_t>(sizeof e))
+    return raw_at(index);
+  Raw raw{strings_.data(), 0, e.value, e.size, static_cast<uint8_t>(e.info & 0xf), e.section, index};
+  if (e.name == 0 || e.name >= strings_.size()) return raw;
+  // The name, read up to its NUL into names_read_ (whose strings stay put).
+  std::string name;
+  char chunk[128];
+  for (uint64_t at = e.name; at < strings_.size();) {
+    size_t want = std::min<uint64_t>(sizeof chunk, strings_.size() - at);
+    ssize_t n = ::pread(file_.get(), chunk, want, static_cast<off_t>(strings_offset_ + at));
+    if (n <= 0) return raw_at(index);
+    const void *nul = std::memchr(chunk, '\0', static_cast<size_t>(n));
+    name.append(chunk, nul ? static_cast<const char *>(nul) - chunk : static_cast<size_t>(n));
+    if (nul) break;
+    at += static_cast<uint64_t>(n);
+  }
+  const std::string &kept = names_read_.emplace_back(std::move(name));
+  raw.name = kept.c_str();
+  raw.name_room = kept.size() + 1;
+  return raw;
+}
 
 void SymbolTable::sort(bool with_names) {
   // (key, table index) pairs, 16 bytes each, made in table order so that

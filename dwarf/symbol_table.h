@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "dwarf/index_cache.h"
 #include "dwarf/name_index.h"
 #include "dwarf/section_layout.h"
+#include "src/util/unique_fd.h"
 
 namespace llvm::object {
 template <class ELFT>
@@ -66,6 +68,13 @@ class SymbolTable {
   // The function symbols sorted by address (aliases in table order); made
   // on first use.
   const std::vector<ElfSymbol> &functions();
+
+  // Makes the lookups of single symbols (by name or address, once sorted)
+  // read the table and its strings from the file at `path` with pread(2),
+  // when `mapping` (the object's bytes, mapped from that file) holds them:
+  // each read through the mapping would make the kernel map 64 KiB around
+  // it, most of a return probe's resident size. Walks still read the mapping.
+  void read_lookups_from(const std::string &path, std::string_view mapping);
 
   // Keeps the tables sorted by address and by name in a cache file of
   // `directory` for the binary `key` names (see index_cache.h): the first
@@ -115,7 +124,11 @@ class SymbolTable {
   // section base added); nullopt for other symbols and those without one.
   std::optional<ElfSymbol> accept(const Raw &raw) const;
   std::optional<uint64_t> address_of(const Raw &raw) const;  // accept()'s address, the name not measured
-  Raw raw_at(uint32_t index) const;
+  Raw raw_at(uint32_t index) const;     // through the mapping
+  Raw looked_up(uint32_t index) const;  // with pread when read_lookups_from() set the file
+  UniqueFd file_;
+  uint64_t table_offset_ = 0, strings_offset_ = 0;  // in that file
+  mutable std::deque<std::string> names_read_;      // the names looked_up() read
   void sort(bool with_names);
   // One more query answered by a walk: past a few, sorting once is cheaper.
   bool walk_instead_of_sort();
@@ -139,6 +152,9 @@ class SymbolTable {
   };
   static_assert(sizeof(Slot) == 16);
   CachedBytes image_;  // a heap string, or a cache file's mapping
+  UniqueFd image_file_;  // that cache file, when its slots are read with pread
+  Slot slot_at(std::span<const Slot> table, size_t i) const;
+  size_t first_not_below(std::span<const Slot> table, uint64_t key) const;  // binary search by key
   std::span<const Slot> by_address_, by_name_;
   static uint64_t name_hash(std::string_view name);
   bool adopt(CachedBytes image);  // false: not a valid image for this table

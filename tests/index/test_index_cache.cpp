@@ -299,6 +299,25 @@ TEST_F(IndexCache, FunctionListIsCachedAndChecked) {
   EXPECT_EQ(read_file(file), good);
 }
 
+// Where the units start is cached too (*.units): the next run maps their
+// headers without reading them, and answers the same; a damaged file is
+// made again, never trusted.
+TEST_F(IndexCache, UnitStartsAreCachedAndChecked) {
+  std::string fixture = fixtures().front();
+  fs::remove_all(directory_);
+  std::string expected = all_answers(*open_with(fixture, false, directory_));
+  EXPECT_EQ(all_answers(*open_with(fixture, true, directory_)), expected);
+  std::string file = cache_file_path(".units");
+  ASSERT_FALSE(file.empty());
+  std::string good = read_file(file);
+  EXPECT_EQ(all_answers(*open_with(fixture, true, directory_)), expected);
+  std::string bad = good;
+  bad[bad.size() - 12] ^= 0x01;  // a unit's first word: the checksum tells
+  write_file(file, bad);
+  EXPECT_EQ(all_answers(*open_with(fixture, true, directory_)), expected);
+  EXPECT_EQ(read_file(file), good) << "the damaged file was not made again";
+}
+
 TEST_F(IndexCache, QueriesThatNeedNoScanBuildNoIndex) {
   auto debug = open_with(fixtures().front(), true, directory_);
   debug->find_functions("sum_a", "", InlineCopies::Exclude);  // the symbol table answers
@@ -349,7 +368,8 @@ TEST_F(IndexCache, CorruptTruncatedAndStaleFilesAreRebuilt) {
     std::string other_dir = directory_ + "-other";
     open_with(other, true, other_dir)->find_functions("index_mix", "", InlineCopies::Include);
     std::string other_bytes;
-    for (const auto &e : fs::directory_iterator(other_dir)) other_bytes = read_file(e.path().string());
+    for (const auto &e : fs::directory_iterator(other_dir))
+      if (e.path().extension() == ".idx") other_bytes = read_file(e.path().string());
     fs::remove_all(other_dir);
     expect_rebuilt(fixture, directory_, [&] { write_file(file, other_bytes); }, "stale");
   }
