@@ -70,6 +70,14 @@ std::unique_ptr<DebugInfo> open_with(const std::string &path, bool use_cache, co
   return debug ? std::move(*debug) : nullptr;
 }
 
+std::string read_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+void write_file(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
 class IndexCache : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -88,6 +96,24 @@ class IndexCache : public ::testing::Test {
       if (e.path().extension() == extension) files.push_back(e.path().string());
     EXPECT_EQ(files.size(), 1u);
     return files.empty() ? std::string() : files[0];
+  }
+
+  // With an empty cache, `answer` (a run with the cache) writes the file
+  // of `extension`; the next run answers the same from it; a byte flipped
+  // `from_end` bytes before its end is noticed, and the file made again.
+  void expect_cache_file_repaired(const char *extension, size_t from_end, const std::function<std::string()> &answer,
+                                  const std::string &expected) {
+    fs::remove_all(directory_);
+    EXPECT_EQ(answer(), expected);
+    std::string file = cache_file_path(extension);
+    ASSERT_FALSE(file.empty());
+    std::string good = read_file(file);
+    EXPECT_EQ(answer(), expected);
+    std::string bad = good;
+    bad[bad.size() - from_end] ^= 0x41;
+    write_file(file, bad);
+    EXPECT_EQ(answer(), expected);
+    EXPECT_EQ(read_file(file), good) << extension << ": the damaged file was not made again";
   }
 
   std::string directory_;
@@ -208,14 +234,6 @@ TEST_F(IndexCache, NoCacheLookupsReadOnlyTheUnitsThatNameTheFunction) {
   }
 }
 
-std::string read_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-void write_file(const std::string &path, const std::string &bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
 // The symbol table answers the same by a walk of its entries (the first
 // queries) and from its sorted copy (made once the walks add up).
 TEST_F(IndexCache, SymbolWalksAndTheSortedTableAgree) {
@@ -251,17 +269,8 @@ TEST_F(IndexCache, SymbolWalksAndTheSortedTableAgree) {
     return out + (debug.is_kernel() ? "kernel" : "program");
   };
   std::string expected = answers(*open_with(path, false, directory_));
-  fs::remove_all(directory_);
-  EXPECT_EQ(answers(*open_with(path, true, directory_)), expected);
-  std::string file = cache_file_path(".sym");
-  ASSERT_FALSE(file.empty());
-  std::string good = read_file(file);
-  EXPECT_EQ(answers(*open_with(path, true, directory_)), expected);
-  std::string bad = good;
-  bad[bad.size() - 5] ^= 0x40;  // a slot's table index: the checksum tells
-  write_file(file, bad);
-  EXPECT_EQ(answers(*open_with(path, true, directory_)), expected);
-  EXPECT_EQ(read_file(file), good) << "the damaged copy was not made again";
+  // A flipped byte of a slot's table index: the checksum tells.
+  expect_cache_file_repaired(".sym", 5, [&] { return answers(*open_with(path, true, directory_)); }, expected);
 }
 
 // -F's list is cached beside the index, checked like it, and answers as
@@ -306,16 +315,8 @@ TEST_F(IndexCache, UnitStartsAreCachedAndChecked) {
   std::string fixture = fixtures().front();
   fs::remove_all(directory_);
   std::string expected = all_answers(*open_with(fixture, false, directory_));
-  EXPECT_EQ(all_answers(*open_with(fixture, true, directory_)), expected);
-  std::string file = cache_file_path(".units");
-  ASSERT_FALSE(file.empty());
-  std::string good = read_file(file);
-  EXPECT_EQ(all_answers(*open_with(fixture, true, directory_)), expected);
-  std::string bad = good;
-  bad[bad.size() - 12] ^= 0x01;  // a unit's first word: the checksum tells
-  write_file(file, bad);
-  EXPECT_EQ(all_answers(*open_with(fixture, true, directory_)), expected);
-  EXPECT_EQ(read_file(file), good) << "the damaged file was not made again";
+  // A flipped byte of a unit's first word: the checksum tells.
+  expect_cache_file_repaired(".units", 12, [&] { return all_answers(*open_with(fixture, true, directory_)); }, expected);
 }
 
 TEST_F(IndexCache, QueriesThatNeedNoScanBuildNoIndex) {
