@@ -202,10 +202,13 @@ bool SymbolTable::walk_instead_of_sort() {
     // The sorted tables of an earlier run, else made now for the next ones.
     Cache cache = std::move(*cache_);
     cache_.reset();
-    if (auto image = load_cached(cache.file, cache.key); image && adopt(std::move(*image))) {
-      // Searched with pread, as the table itself is (read_lookups_from()).
+    if (auto image = load_cached(cache.file, cache.key)) {
+      // Searched with pread, as the table itself is (read_lookups_from()):
+      // its mapping is then never read (a freshly written file's large
+      // folios would come in whole, a MB at a time).
       if (file_.valid()) image_file_ = UniqueFd(::open(cache.file.c_str(), O_RDONLY | O_CLOEXEC));
-      return false;
+      if (adopt(std::move(*image))) return false;
+      image_file_.reset();
     }
     sort(/*with_names=*/true);
     (void)store_cached(cache.file, cache.key, image_.bytes, cache.max_bytes);  // costs the next run only
@@ -463,7 +466,9 @@ bool SymbolTable::adopt(CachedBytes image) {
   ImageHeader header;
   if (image.bytes.size() < sizeof header || reinterpret_cast<uintptr_t>(image.bytes.data()) % alignof(Slot) != 0)
     return false;
-  std::memcpy(&header, image.bytes.data(), sizeof header);
+  if (!image_file_.valid() || ::pread(image_file_.get(), &header, sizeof header, static_cast<off_t>(image.file_offset)) !=
+                                  static_cast<ssize_t>(sizeof header))
+    std::memcpy(&header, image.bytes.data(), sizeof header);
   if (header.address_count > entry_count_ || header.name_count > 2 * entry_count_ ||
       image.bytes.size() != sizeof header + (header.address_count + header.name_count) * sizeof(Slot))
     return false;
