@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perf_compare import machine_line  # noqa: E402
+from perf_compare import machine_line, run  # noqa: E402
 
 TRACEFS = "/sys/kernel/tracing"
 
@@ -50,14 +50,13 @@ def instruction_offsets(program):
 def timed(cmd, reps):
     walls, rss = [], []
     for _ in range(reps):
-        start = time.monotonic()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(proc.pid, 0)
-        walls.append(time.monotonic() - start)
-        rss.append(usage.ru_maxrss)
-        if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit(f"list_bench: {' '.join(cmd)} failed: {proc.stderr.read().decode(errors='replace')}")
-    return statistics.median(walls), statistics.median(rss)
+        wall, _, code, _ = run(cmd, stdout=subprocess.DEVNULL)
+        walls.append(wall)
+        if code != 0:
+            sys.exit(f"list_bench: {' '.join(cmd)} failed with status {code}")
+    for _ in range(2):
+        rss.append(run(cmd, stdout=subprocess.DEVNULL, peak_rss=True)[1])
+    return statistics.median(walls), int(statistics.median(rss))
 
 
 def write_events(lines, ignore_errors=False):
