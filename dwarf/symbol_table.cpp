@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <cerrno>
 #include <cstring>
 
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <llvm/Object/ELFObjectFile.h>
 
 #include "dwarf/index_cache.h"
+#include "dwarf/name_search.h"
 #include "dwarf/names.h"
 
 namespace kpp::dwarf {
@@ -97,7 +99,7 @@ std::optional<uint64_t> SymbolTable::address_of(const Raw &raw) const {
   if (!function && !data) return std::nullopt;
   uint64_t address = raw.value;
   if (machine_ == ELF::EM_ARM && function) address &= ~uint64_t{1};  // the Thumb bit is not part of the address
-  if ((address == 0 && layout_->empty()) || raw.name_room == 0 || *raw.name == '\0') return std::nullopt;
+  if ((address == 0 && layout_->empty()) || raw.name_offset == 0) return std::nullopt;
   // In a .ko, values are offsets into their section: add the section's base.
   if (!layout_->empty()) {
     if (raw.section == ELF::SHN_UNDEF || raw.section >= ELF::SHN_LORESERVE || layout_->base_of(raw.section) == 0)
@@ -146,6 +148,14 @@ std::vector<uint32_t> SymbolTable::with_name_hash(std::string_view name) {
 bool SymbolTable::contains(std::string_view name) {
   if (!walk_instead_of_sort()) return !named_exactly(name).empty();
   bool found = false;
+  if (file_.valid()) {
+    std::vector<uint32_t> at = offsets_of({name}, std::string_view("\0", 1))[0];
+    walk([&](const Raw &raw) {
+      found = std::binary_search(at.begin(), at.end(), raw.name_offset);
+      return !found;
+    });
+    return found && !name.empty();
+  }
   walk([&](const Raw &raw) {
     found = raw.name_starts_with(name) && raw.name_room > name.size() && raw.name[name.size()] == '\0';
     return !found;
@@ -173,6 +183,25 @@ std::vector<std::optional<uint64_t>> SymbolTable::first_addresses(const std::vec
     return found;
   }
   size_t left = names.size();
+  if (file_.valid()) {
+    // Where the strings hold each name; then one walk for all of them.
+    std::vector<std::pair<uint32_t, size_t>> wanted;  // (string offset, index into names)
+    std::vector<std::vector<uint32_t>> offsets = offsets_of(names, std::string_view("\0", 1));
+    for (size_t i = 0; i < names.size(); ++i)
+      if (!names[i].empty())
+        for (uint32_t at : offsets[i]) wanted.emplace_back(at, i);
+    std::sort(wanted.begin(), wanted.end());
+    walk([&](const Raw &raw) {
+      auto it = std::lower_bound(wanted.begin(), wanted.end(), std::make_pair(raw.name_offset, size_t{0}));
+      for (; it != wanted.end() && it->first == raw.name_offset; ++it)
+        if (!found[it->second]) {
+          found[it->second] = raw.value;
+          --left;
+        }
+      return left > 0;
+    });
+    return found;
+  }
   // The first byte, then the first eight, turn most symbols away before any
   // comparison: section markers share prefixes ("__", "_s") with thousands.
   bool first_byte[256] = {};
@@ -235,9 +264,13 @@ std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
   // whether the kernel holds the name twice).
   if (auto it = named_before_.find(name); it != named_before_.end()) return it->second;
   if (walk_instead_of_sort()) {
+    // The name itself, or its source name followed by a compiler's suffix.
+    std::vector<uint32_t> at = file_.valid() ? offsets_of({name}, std::string_view("\0.@", 3))[0] : std::vector<uint32_t>{};
     walk([&](const Raw &raw) {
-      if (raw.type != ELF::STT_FUNC || !raw.name_starts_with(name)) return true;
-      if (auto sym = accept(raw); sym && named(sym->name)) found.push_back(*sym);
+      if (raw.type != ELF::STT_FUNC) return true;
+      if (file_.valid() ? !std::binary_search(at.begin(), at.end(), raw.name_offset) : !raw.name_starts_with(name))
+        return true;
+      if (auto sym = accept_looked_up(raw); sym && named(sym->name)) found.push_back(*sym);
       return true;
     });
     std::stable_sort(found.begin(), found.end(), [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; });
@@ -276,7 +309,7 @@ std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint
       }
       return true;
     });
-    if (winner) best = accept(*winner);
+    if (winner) best = accept_looked_up(*winner);
   } else {
     // The last start at or below `address`, then back to the first of its aliases.
     size_t above = address == UINT64_MAX ? by_address_.size() : first_not_below(by_address_, address + 1);
@@ -316,7 +349,7 @@ SymbolTable::Raw SymbolTable::raw_at(uint32_t index) const {
   const Entry &e = index < entry_count_ ? entries_[index] : none;
   uint32_t name = e.name < strings_.size() ? e.name : 0;  // (a walk skips such an entry)
   size_t room = e.name < strings_.size() ? strings_.size() - name : 0;
-  return Raw{strings_.data() + name, room, e.value, e.size, static_cast<uint8_t>(e.info & 0xf), e.section, index};
+  return Raw{strings_.data() + name, room, name, e.value, e.size, static_cast<uint8_t>(e.info & 0xf), e.section, index};
 }
 
 namespace {
@@ -392,6 +425,55 @@ void SymbolTable::read_lookups_from(const std::string &path, std::string_view ma
   file_ = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   table_offset_ = static_cast<uint64_t>(reinterpret_cast<const char *>(entries_) - mapping.data());
   strings_offset_ = static_cast<uint64_t>(strings_.data() - mapping.data());
+  mapping_ = mapping;
+}
+
+bool SymbolTable::read_entries(size_t first, size_t count, Entry *into) const {
+  auto *to = reinterpret_cast<char *>(into);
+  size_t size = count * sizeof(Entry);
+  uint64_t offset = table_offset_ + first * sizeof(Entry);
+  while (size > 0) {
+    ssize_t n = ::pread(file_.get(), to, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    to += n;
+    size -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
+std::vector<std::vector<uint32_t>> SymbolTable::offsets_of(const std::vector<std::string_view> &names,
+                                                           std::string_view ends) const {
+  std::vector<std::string> needles;
+  for (std::string_view name : names)
+    for (char end : ends) needles.push_back(std::string(name) + end);
+  std::vector<std::vector<uint32_t>> offsets(names.size());
+  auto hits = find_in_section(strings_, needles, 1, MappedFile{file_.get(), mapping_});
+  if (!hits) return offsets;
+  // Each hit back to the names it spells (read again with pread: a few bytes each).
+  size_t longest = 0;
+  for (std::string_view name : names) longest = std::max(longest, name.size() + 1);
+  std::string have(longest, '\0');
+  for (uint64_t at : *hits) {
+    size_t want = std::min<size_t>(longest, strings_.size() - at);
+    ssize_t n = ::pread(file_.get(), have.data(), want, static_cast<off_t>(strings_offset_ + at));
+    if (n <= 0) continue;
+    std::string_view text(have.data(), static_cast<size_t>(n));
+    for (size_t i = 0; i < names.size(); ++i)
+      if (text.size() > names[i].size() && text.starts_with(names[i]) &&
+          ends.find(text[names[i].size()]) != std::string_view::npos)
+        offsets[i].push_back(static_cast<uint32_t>(at));
+  }
+  for (auto &o : offsets) {
+    std::sort(o.begin(), o.end());
+    o.erase(std::unique(o.begin(), o.end()), o.end());
+  }
+  return offsets;
+}
+
+std::optional<ElfSymbol> SymbolTable::accept_looked_up(const Raw &raw) const {
+  return accept(file_.valid() ? looked_up(raw.index) : raw);
 }
 
 SymbolTable::Raw SymbolTable::looked_up(uint32_t index) const {
@@ -400,7 +482,7 @@ SymbolTable::Raw SymbolTable::looked_up(uint32_t index) const {
   if (::pread(file_.get(), &e, sizeof e, static_cast<off_t>(table_offset_ + uint64_t{index} * sizeof e)) !=
       static_cast<ssize_t>(sizeof e))
     return raw_at(index);
-  Raw raw{strings_.data(), 0, e.value, e.size, static_cast<uint8_t>(e.info & 0xf), e.section, index};
+  Raw raw{strings_.data(), 0, 0, e.value, e.size, static_cast<uint8_t>(e.info & 0xf), e.section, index};
   if (e.name == 0 || e.name >= strings_.size()) return raw;
   // The name, read up to its NUL into names_read_ (whose strings stay put).
   std::string name;
@@ -417,6 +499,7 @@ SymbolTable::Raw SymbolTable::looked_up(uint32_t index) const {
   const std::string &kept = names_read_.emplace_back(std::move(name));
   raw.name = kept.c_str();
   raw.name_room = kept.size() + 1;
+  raw.name_offset = e.name;
   return raw;
 }
 

@@ -88,6 +88,7 @@ class SymbolTable {
   struct Raw {
     const char *name;
     size_t name_room;  // bytes from `name` to the end of the strings
+    uint32_t name_offset;  // in the strings: 0 for no name
     uint64_t value, size;
     uint8_t type;
     uint32_t section;
@@ -108,16 +109,37 @@ class SymbolTable {
   static_assert(sizeof(Entry) == 24);
   // Calls `visit` on each entry in table order until it returns false
   // (a template, so that the walk's loop inlines the visitor).
+  // With the file (read_lookups_from()), the entries are read with pread
+  // a batch at a time, and the walks below read no name they do not need:
+  // a walk through the mapping left ~5 MB of a vmlinux's table resident.
+  static constexpr size_t kBatch = 2048;  // entries per pread (48 KB)
   template <class Visit>
   void walk(Visit &&visit) const {
-    for (size_t i = 0; i < entry_count_; ++i) {
-      const Entry &e = entries_[i];
-      if (e.name >= strings_.size()) continue;
-      Raw raw{strings_.data() + e.name, strings_.size() - e.name, e.value, e.size, static_cast<uint8_t>(e.info & 0xf),
-              e.section, static_cast<uint32_t>(i)};
-      if (!visit(raw)) return;
+    std::vector<Entry> batch(file_.valid() ? kBatch : 0);
+    for (size_t first = 0; first < entry_count_; first += kBatch) {
+      size_t n = std::min(kBatch, entry_count_ - first);
+      const Entry *entries = entries_ + first;
+      if (file_.valid()) {
+        if (!read_entries(first, n, batch.data())) return;
+        entries = batch.data();
+      }
+      for (size_t i = 0; i < n; ++i) {
+        const Entry &e = entries[i];
+        if (e.name >= strings_.size()) continue;
+        Raw raw{strings_.data() + e.name, strings_.size() - e.name, e.name, e.value, e.size,
+                static_cast<uint8_t>(e.info & 0xf), e.section, static_cast<uint32_t>(first + i)};
+        if (!visit(raw)) return;
+      }
     }
   }
+  bool read_entries(size_t first, size_t count, Entry *into) const;
+  // For each of `names`, the string offsets where the strings hold it
+  // followed by one of `ends` (a symbol may point into the middle of a
+  // longer string: the linker merges tails), sorted; one pread pass over
+  // the strings for all of them.
+  std::vector<std::vector<uint32_t>> offsets_of(const std::vector<std::string_view> &names, std::string_view ends) const;
+  // accept() reading the name with pread in file mode.
+  std::optional<ElfSymbol> accept_looked_up(const Raw &raw) const;
   template <class ELFT>
   void read_table(const llvm::object::ELFFile<ELFT> &elf);
   // A function or data symbol at its address (Thumb bit cleared, a .ko's
@@ -128,6 +150,7 @@ class SymbolTable {
   Raw looked_up(uint32_t index) const;  // with pread when read_lookups_from() set the file
   UniqueFd file_;
   uint64_t table_offset_ = 0, strings_offset_ = 0;  // in that file
+  std::string_view mapping_;                        // the file's mapping (which holds strings_)
   mutable std::deque<std::string> names_read_;      // the names looked_up() read
   void sort(bool with_names);
   // One more query answered by a walk: past a few, sorting once is cheaper.
