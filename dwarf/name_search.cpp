@@ -13,6 +13,8 @@
 #include <immintrin.h>
 #endif
 
+#include "src/util/unique_fd.h"
+
 namespace kpp::dwarf {
 
 namespace {
@@ -117,18 +119,6 @@ bool has_unsearchable_attributes(std::string_view abbrev) {
   return found;
 }
 
-// pread(2) of all `size` bytes at `offset`.
-bool read_fully(int fd, char *to, size_t size, uint64_t offset) {
-  while (size > 0) {
-    ssize_t n = ::pread(fd, to, size, static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    to += n;
-    size -= static_cast<size_t>(n);
-    offset += static_cast<uint64_t>(n);
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -183,7 +173,7 @@ std::optional<std::vector<uint64_t>> find_in_section(std::string_view section, c
       size_t with_overlap = std::min(section.size(), end + longest - 1) - begin;
       std::string_view window = section.substr(begin, with_overlap);
       if (from_file) {
-        if (!read_fully(file.fd, buffer.data(), with_overlap, file_offset + begin)) {
+        if (!pread_fully(file.fd, buffer.data(), with_overlap, file_offset + begin)) {
           unreadable = true;
           return;
         }

@@ -429,18 +429,7 @@ void SymbolTable::read_lookups_from(const std::string &path, std::string_view ma
 }
 
 bool SymbolTable::read_entries(size_t first, size_t count, Entry *into) const {
-  auto *to = reinterpret_cast<char *>(into);
-  size_t size = count * sizeof(Entry);
-  uint64_t offset = table_offset_ + first * sizeof(Entry);
-  while (size > 0) {
-    ssize_t n = ::pread(file_.get(), to, size, static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    to += n;
-    size -= static_cast<size_t>(n);
-    offset += static_cast<uint64_t>(n);
-  }
-  return true;
+  return pread_fully(file_.get(), into, count * sizeof(Entry), table_offset_ + first * sizeof(Entry));
 }
 
 std::vector<std::vector<uint32_t>> SymbolTable::offsets_of(const std::vector<std::string_view> &names,

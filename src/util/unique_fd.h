@@ -1,9 +1,13 @@
 // A file descriptor closed by its owner: move-only, so that an object that
-// keeps a file open for pread(2) can be moved and assigned safely.
+// keeps a file open for pread(2) can be moved and assigned safely. And
+// pread_fully(), the read such owners make.
 #pragma once
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
 #include <utility>
 
 namespace kpp {
@@ -34,5 +38,20 @@ class UniqueFd {
  private:
   int fd_ = -1;
 };
+
+// pread(2) of all `size` bytes at `offset` of `fd` (retried when
+// interrupted or short); false when the file ends first or a read fails.
+inline bool pread_fully(int fd, void *into, size_t size, uint64_t offset) {
+  auto *to = static_cast<char *>(into);
+  while (size > 0) {
+    ssize_t n = ::pread(fd, to, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    to += n;
+    size -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return true;
+}
 
 }  // namespace kpp
