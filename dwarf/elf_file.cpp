@@ -111,24 +111,21 @@ DWARFContext &LlvmDebugInfo::dwarf() {
   if (!headers_mapped_) {
     headers_mapped_ = true;
     // Where the units start, from the cache when an earlier run wrote it.
-    CacheOptions cache;
-    cache.enabled = open_options_.use_cache;
-    cache.directory = open_options_.cache_directory;
-    std::string directory = cache.enabled ? cache_directory(cache) : std::string();
-    auto key = directory.empty() ? Result<IndexKey>(Error("no cache")) : index_key(debug_path(), build_id_);
+    auto home = cache_home(debug_path());
     std::string file;
     std::optional<CachedBytes> known;
-    if (key) {
-      key->identity += " unit starts v1";
-      file = cache_file(directory, *key, ".units");
-      if (auto cached = load_cached(file, *key); cached && cached->bytes.size() % sizeof(UnitStart) == 0) known = *cached;
+    if (home) {
+      home->key.identity += " unit starts v1";
+      file = cache_file(home->directory, home->key, ".units");
+      if (auto cached = load_cached(file, home->key); cached && cached->bytes.size() % sizeof(UnitStart) == 0) known = *cached;
     }
     std::span<const UnitStart> starts;
     if (known) starts = {reinterpret_cast<const UnitStart *>(known->bytes.data()), known->bytes.size() / sizeof(UnitStart)};
     std::vector<UnitStart> found = map_headers_alone(context(), debug_path(), dwarf_mapping(), starts);
     if (!known && !file.empty() && !found.empty())
-      (void)store_cached(file, *key, std::string_view(reinterpret_cast<const char *>(found.data()), found.size() * sizeof(UnitStart)),
-                         cache.max_bytes);  // costs the next run only
+      (void)store_cached(file, home->key,
+                         std::string_view(reinterpret_cast<const char *>(found.data()), found.size() * sizeof(UnitStart)),
+                         home->max_bytes);  // costs the next run only
     context_->getNumCompileUnits();  // LLVM reads every unit header here
   }
   return *context_;

@@ -34,20 +34,16 @@ std::vector<std::string_view> LlvmDebugInfo::function_names() {
   if (!function_list_) {
     // Cached beside the index (the same identity, "functions" added): a
     // later -F prints it without sorting ~60k names again.
-    CacheOptions cache;
-    cache.enabled = open_options_.use_cache;
-    cache.directory = open_options_.cache_directory;
-    std::string directory = cache.enabled ? cache_directory(cache) : std::string();
-    auto key = directory.empty() ? Result<IndexKey>(Error("no cache")) : index_key(path_, build_id_);
+    auto home = cache_home(path_);
     std::string file;
-    if (key) {
-      key->identity += open_options_.demangle ? " functions" : " functions mangled";
-      file = cache_file(directory, *key, ".fn");
-      if (auto cached = load_cached(file, *key)) function_list_ = std::move(*cached);
+    if (home) {
+      home->key.identity += open_options_.demangle ? " functions" : " functions mangled";
+      file = cache_file(home->directory, home->key, ".fn");
+      if (auto cached = load_cached(file, home->key)) function_list_ = std::move(*cached);
     }
     if (!function_list_) {
       auto text = std::make_shared<const std::string>(function_list());
-      if (!file.empty()) (void)store_cached(file, *key, *text, cache.max_bytes);  // costs the next run only
+      if (home) (void)store_cached(file, home->key, *text, home->max_bytes);  // costs the next run only
       function_list_ = CachedBytes{text, *text};
     }
   }

@@ -134,6 +134,15 @@ class LlvmDebugInfo final : public DebugInfo {
   // units that may name it (dwarf/name_search.h), so that a function probe
   // reads a few units, not all of them. Null as name_index().
   const NameIndex *index_for(const std::string &name, bool instances);
+  // Where this run keeps cache files of `binary` (path_, or the DWARF's
+  // file): the directory and the binary's key; nullopt with --no-cache or
+  // without a directory.
+  struct CacheHome {
+    std::string directory;
+    IndexKey key;
+    uint64_t max_bytes = 0;
+  };
+  std::optional<CacheHome> cache_home(const std::string &binary) const;
   // The raw DWARF sections the fast scans read.
   DwarfBytes raw_dwarf();
   // Whether queries that would need the whole file's index search bytes

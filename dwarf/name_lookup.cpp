@@ -33,14 +33,21 @@ std::string DebugInfo::display_symbol(const std::string &symbol) {
   return process_defaults().demangle ? demangle_for_display(symbol) : symbol;
 }
 
+std::optional<LlvmDebugInfo::CacheHome> LlvmDebugInfo::cache_home(const std::string &binary) const {
+  CacheOptions cache;
+  cache.enabled = open_options_.use_cache;
+  cache.directory = open_options_.cache_directory;
+  std::string directory = cache.enabled ? cache_directory(cache) : std::string();
+  if (directory.empty()) return std::nullopt;
+  auto key = index_key(binary, build_id_);
+  if (!key) return std::nullopt;
+  return CacheHome{directory, *key, cache.max_bytes};
+}
+
 void LlvmDebugInfo::set_open_options(const OpenOptions &options) {
   open_options_ = options;
-  CacheOptions cache;
-  cache.enabled = options.use_cache;
-  cache.directory = options.cache_directory;
-  std::string directory = cache.enabled ? cache_directory(cache) : std::string();
-  auto key = directory.empty() ? Result<IndexKey>(IndexKey{}) : index_key(path_, build_id_);
-  symbols_.use_cache(key ? directory : std::string(), key ? *key : IndexKey{}, cache.max_bytes);
+  auto home = cache_home(path_);
+  symbols_.use_cache(home ? home->directory : std::string(), home ? home->key : IndexKey{}, home ? home->max_bytes : 0);
 }
 
 Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, const OpenOptions &options) {
