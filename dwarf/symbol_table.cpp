@@ -42,13 +42,6 @@ bool symbol_tables_fit(const object::ObjectFile &obj) {
 
 std::string_view SymbolTable::Raw::name_view() const { return {name, strnlen(name, name_room)}; }
 
-bool SymbolTable::Raw::name_starts_with(std::string_view prefix) const {
-  // The first byte alone turns most names away, without a call.
-  if (!prefix.empty() && (name_room == 0 || *name != prefix.front())) return false;
-  return prefix.size() <= name_room && std::memcmp(name, prefix.data(), prefix.size()) == 0 &&
-         std::memchr(name, '\0', prefix.size()) == nullptr;
-}
-
 template <class ELFT>
 void SymbolTable::read_table(const object::ELFFile<ELFT> &elf) {
   auto sections = elf.sections();
@@ -147,33 +140,15 @@ std::vector<uint32_t> SymbolTable::with_name_hash(std::string_view name) {
 
 bool SymbolTable::contains(std::string_view name) {
   if (!walk_instead_of_sort()) return !named_exactly(name).empty();
+  // Where the strings hold the name, then an entry that points there.
+  std::vector<uint32_t> at = offsets_of({name}, std::string_view("\0", 1))[0];
   bool found = false;
-  if (file_.valid()) {
-    std::vector<uint32_t> at = offsets_of({name}, std::string_view("\0", 1))[0];
-    walk([&](const Raw &raw) {
-      found = std::binary_search(at.begin(), at.end(), raw.name_offset);
-      return !found;
-    });
-    return found && !name.empty();
-  }
   walk([&](const Raw &raw) {
-    found = raw.name_starts_with(name) && raw.name_room > name.size() && raw.name[name.size()] == '\0';
+    found = std::binary_search(at.begin(), at.end(), raw.name_offset);
     return !found;
   });
-  return found;
+  return found && !name.empty();
 }
-
-namespace {
-
-// Up to the first 8 bytes of a NUL-terminated name, zero-padded: equal for
-// equal names, and different for nearly all others.
-uint64_t leading_bytes(const char *name, size_t room) {
-  uint64_t value = 0;
-  for (size_t i = 0; i < 8 && i < room && name[i] != '\0'; ++i) value |= uint64_t{static_cast<uint8_t>(name[i])} << (8 * i);
-  return value;
-}
-
-}  // namespace
 
 std::vector<std::optional<uint64_t>> SymbolTable::first_addresses(const std::vector<std::string_view> &names) {
   std::vector<std::optional<uint64_t>> found(names.size());
@@ -183,43 +158,20 @@ std::vector<std::optional<uint64_t>> SymbolTable::first_addresses(const std::vec
     return found;
   }
   size_t left = names.size();
-  if (file_.valid()) {
-    // Where the strings hold each name; then one walk for all of them.
-    std::vector<std::pair<uint32_t, size_t>> wanted;  // (string offset, index into names)
-    std::vector<std::vector<uint32_t>> offsets = offsets_of(names, std::string_view("\0", 1));
-    for (size_t i = 0; i < names.size(); ++i)
-      if (!names[i].empty())
-        for (uint32_t at : offsets[i]) wanted.emplace_back(at, i);
-    std::sort(wanted.begin(), wanted.end());
-    walk([&](const Raw &raw) {
-      auto it = std::lower_bound(wanted.begin(), wanted.end(), std::make_pair(raw.name_offset, size_t{0}));
-      for (; it != wanted.end() && it->first == raw.name_offset; ++it)
-        if (!found[it->second]) {
-          found[it->second] = raw.value;
-          --left;
-        }
-      return left > 0;
-    });
-    return found;
-  }
-  // The first byte, then the first eight, turn most symbols away before any
-  // comparison: section markers share prefixes ("__", "_s") with thousands.
-  bool first_byte[256] = {};
-  std::vector<uint64_t> leading;
-  for (std::string_view n : names) {
-    if (!n.empty()) first_byte[static_cast<uint8_t>(n.front())] = true;
-    leading.push_back(leading_bytes(n.data(), n.size()));
-  }
+  // Where the strings hold each name; then one walk for all of them.
+  std::vector<std::pair<uint32_t, size_t>> wanted;  // (string offset, index into names)
+  std::vector<std::vector<uint32_t>> offsets = offsets_of(names, std::string_view("\0", 1));
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!names[i].empty())
+      for (uint32_t at : offsets[i]) wanted.emplace_back(at, i);
+  std::sort(wanted.begin(), wanted.end());
   walk([&](const Raw &raw) {
-    if (raw.name_room == 0 || !first_byte[static_cast<uint8_t>(*raw.name)]) return true;
-    uint64_t have = leading_bytes(raw.name, raw.name_room);
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (leading[i] != have || found[i] || !raw.name_starts_with(names[i]) || raw.name_room <= names[i].size() ||
-          raw.name[names[i].size()] != '\0')
-        continue;
-      found[i] = raw.value;
-      --left;
-    }
+    auto it = std::lower_bound(wanted.begin(), wanted.end(), std::make_pair(raw.name_offset, size_t{0}));
+    for (; it != wanted.end() && it->first == raw.name_offset; ++it)
+      if (!found[it->second]) {
+        found[it->second] = raw.value;
+        --left;
+      }
     return left > 0;
   });
   return found;
@@ -265,11 +217,9 @@ std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
   if (auto it = named_before_.find(name); it != named_before_.end()) return it->second;
   if (walk_instead_of_sort()) {
     // The name itself, or its source name followed by a compiler's suffix.
-    std::vector<uint32_t> at = file_.valid() ? offsets_of({name}, std::string_view("\0.@", 3))[0] : std::vector<uint32_t>{};
+    std::vector<uint32_t> at = offsets_of({name}, std::string_view("\0.@", 3))[0];
     walk([&](const Raw &raw) {
-      if (raw.type != ELF::STT_FUNC) return true;
-      if (file_.valid() ? !std::binary_search(at.begin(), at.end(), raw.name_offset) : !raw.name_starts_with(name))
-        return true;
+      if (raw.type != ELF::STT_FUNC || !std::binary_search(at.begin(), at.end(), raw.name_offset)) return true;
       if (auto sym = accept_looked_up(raw); sym && named(sym->name)) found.push_back(*sym);
       return true;
     });
@@ -438,7 +388,9 @@ std::vector<std::vector<uint32_t>> SymbolTable::offsets_of(const std::vector<std
   for (std::string_view name : names)
     for (char end : ends) needles.push_back(std::string(name) + end);
   std::vector<std::vector<uint32_t>> offsets(names.size());
-  auto hits = find_in_section(strings_, needles, 1, MappedFile{file_.get(), mapping_});
+  // With the file, the strings are searched with pread; without (a table
+  // in memory), in place.
+  auto hits = find_in_section(strings_, needles, 1, file_.valid() ? MappedFile{file_.get(), mapping_} : MappedFile{});
   if (!hits) return offsets;
   // Each hit back to the names it spells (read again with pread: a few bytes each).
   size_t longest = 0;
@@ -446,9 +398,12 @@ std::vector<std::vector<uint32_t>> SymbolTable::offsets_of(const std::vector<std
   std::string have(longest, '\0');
   for (uint64_t at : *hits) {
     size_t want = std::min<size_t>(longest, strings_.size() - at);
-    ssize_t n = ::pread(file_.get(), have.data(), want, static_cast<off_t>(strings_offset_ + at));
-    if (n <= 0) continue;
-    std::string_view text(have.data(), static_cast<size_t>(n));
+    std::string_view text = strings_.substr(at, want);
+    if (file_.valid()) {
+      ssize_t n = ::pread(file_.get(), have.data(), want, static_cast<off_t>(strings_offset_ + at));
+      if (n <= 0) continue;
+      text = std::string_view(have.data(), static_cast<size_t>(n));
+    }
     for (size_t i = 0; i < names.size(); ++i)
       if (text.size() > names[i].size() && text.starts_with(names[i]) &&
           ends.find(text[names[i].size()]) != std::string_view::npos)

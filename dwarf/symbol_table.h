@@ -94,7 +94,6 @@ class SymbolTable {
     uint32_t section;
     uint32_t index;  // in the table
     std::string_view name_view() const;
-    bool name_starts_with(std::string_view prefix) const;
   };
   // An entry in ELF64's layout: a little-endian 64-bit table is read where
   // it is mapped, others are converted once.
