@@ -3,9 +3,12 @@
 // A vmlinux holds ~120k symbols. Copying them out and sorting them by
 // address took ~15 ms and ~4,000 page faults at every open, most of a warm
 // probe lookup, although one probe asks for a handful of them. Here a query
-// by name (or an exact address) walks the raw entries in place (~1 ms); the
-// tables sorted by address are made on the first query that needs an
-// ordering, or once the walks would cost more than sorting.
+// walks the entries (~0.5 ms), read with pread(2) in batches when the table
+// is in the file's mapping, so that walks leave nothing resident; a query by
+// name first finds where the strings hold the name (one search), then the
+// entries that point there. The tables sorted by address and by name hash
+// are made once the walks would cost more than sorting, or read from the
+// cache (use_cache()).
 #pragma once
 
 #include <cstdint>
