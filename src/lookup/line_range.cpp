@@ -14,8 +14,9 @@ constexpr int max_line_number = 100000000;
 std::optional<int> number_at(std::string_view s, size_t &pos) {
   size_t start = pos;
   long v = 0;
-  while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])) && v < 100000000)
-    v = v * 10 + (s[pos++] - '0');
+  // Every digit is read; the value stops growing past the largest line.
+  for (; pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])); ++pos)
+    if (v <= max_line_number) v = v * 10 + (s[pos] - '0');
   if (pos == start) return std::nullopt;
   return static_cast<int>(std::min<long>(v, max_line_number + 1L));
 }
@@ -74,6 +75,7 @@ Result<LineRange> parse_line_range(std::string_view text) {
   size_t pos = colon + 1;
   auto first = number_at(text, pos);
   if (!first) return at(text, colon + 1, text.size(), "expected a line number after ':'");
+  if (*first > max_line_number) return at(text, colon + 1, pos, "line numbers end at " + std::to_string(max_line_number));
   r.begin = *first;
   if (pos == text.size()) {
     if (is_file) r.end = r.begin;  // SRC:ALN alone is one line

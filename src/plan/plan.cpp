@@ -3,6 +3,8 @@
 // result. The drafts (ResolvedSpec) are this file's own until frozen.
 #include "src/plan/plan.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 
 #include "src/definition/btf_probe.h"
@@ -31,10 +33,16 @@ class Planner {
       if (Status s = check_probe_path(target_.path); !s) return std::move(s).error();
     std::vector<ResolvedSpec> drafts;
     for (const std::string &text : texts) {
-      auto draft = resolve(text);
-      if (!draft) return std::move(draft).error();
-      plan_.warnings_.insert(plan_.warnings_.end(), draft->warnings.begin(), draft->warnings.end());
-      drafts.push_back(std::move(*draft));
+      auto spec = parse_probe_spec(text);
+      if (!spec) return std::move(spec).error();
+      auto specs = expand_function_glob(*spec);
+      if (!specs) return std::move(specs).error();
+      for (const ProbeSpec &one : *specs) {
+        auto draft = resolve(one);
+        if (!draft) return std::move(draft).error();
+        plan_.warnings_.insert(plan_.warnings_.end(), draft->warnings.begin(), draft->warnings.end());
+        drafts.push_back(std::move(*draft));
+      }
     }
     // Whether the index cache was used, built or rebuilt (and why).
     if (target_.debug && !target_.debug->index_note().empty()) plan_.notes_.push_back(target_.debug->index_note());
@@ -50,13 +58,35 @@ class Planner {
   }
 
  private:
-  Result<ResolvedSpec> resolve(const std::string &text) {
-    auto spec = parse_probe_spec(text);
-    if (!spec) return std::move(spec).error();
-    if (target_.debug) return build_probe(*spec, *target_.debug, options_.build);
+  Result<ResolvedSpec> resolve(const ProbeSpec &spec) {
+    if (target_.debug) return build_probe(spec, *target_.debug, options_.build);
     if (!target_.btf || !target_.btf_regs)
       return Error("no register table for this machine, which BTF probes need");
-    return build_btf_probe(*spec, *target_.btf, *target_.btf_regs, options_.build);
+    return build_btf_probe(spec, *target_.btf, *target_.btf_regs, options_.build);
+  }
+
+  // A FUNC with '*' or '?' ("wal*") is a glob over the functions with code,
+  // as perf takes it: one spec per match, each named after its function.
+  // Names starting with '_' (internals) match only a glob that starts so.
+  Result<std::vector<ProbeSpec>> expand_function_glob(const ProbeSpec &spec) {
+    const std::string &glob = spec.point.function;
+    if (glob.find_first_of("*?") == std::string::npos || !target_.debug) return std::vector<ProbeSpec>{spec};
+    std::vector<ProbeSpec> out;
+    for (std::string_view view : target_.debug->function_names()) {
+      std::string name(view);
+      if (name.empty() || (name[0] == '_' && glob[0] != '_') || fnmatch(glob.c_str(), name.c_str(), 0) != 0) continue;
+      if (out.size() == options_.build.max_probes)
+        return Error("'" + glob + "' matches more than --max-probes " + std::to_string(options_.build.max_probes) +
+                         " functions",
+                     "narrow the pattern, or raise --max-probes");
+      ProbeSpec one = spec;
+      one.point.function = name;
+      if (size_t at = one.text.find(glob); at != std::string::npos) one.text.replace(at, glob.size(), name);
+      out.push_back(std::move(one));
+    }
+    if (out.empty())
+      return Error("no function matches '" + glob + "'", "list the functions with 'kprobe-probe -F'");
+    return out;
   }
 
   // Kernel sites on the running kernel. For an install every site must be
