@@ -6,13 +6,11 @@
 
 #include "src/cli/commands.h"
 #include "src/cli/probe_target.h"
-#include "arch/arch.h"
 #include "src/cli/probe_plan.h"
 #include "src/kernel/kallsyms.h"
 #include "src/kernel/kprobe_lists.h"
 #include "src/probes/list_format.h"
 #include "src/probes/probe_engine.h"
-#include "src/spec/probe_spec.h"
 
 namespace kpp {
 

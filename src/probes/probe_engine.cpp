@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <memory>
 #include <set>
 #include <sstream>
 
@@ -163,18 +162,25 @@ Result<ProbeEngine::Removal> ProbeEngine::remove(const std::string &pattern) {
 }
 
 std::vector<std::optional<ProbeEngine::Counts>> ProbeEngine::probe_counts(const std::vector<ListedProbe> &probes) const {
-  std::vector<std::optional<Counts>> out(probes.size());
+  return counts_by_position(probes, read_tracefs_file(tracing_dir_, "kprobe_profile"),
+                            read_tracefs_file(tracing_dir_, "uprobe_profile"));
+}
+
+std::vector<std::optional<ProbeEngine::Counts>> counts_by_position(const std::vector<ProbeEngine::ListedProbe> &probes,
+                                                                   const std::string &kprobe_profile,
+                                                                   const std::string &uprobe_profile) {
+  std::vector<std::optional<ProbeEngine::Counts>> out(probes.size());
   // kprobe_profile: "  EVENT HITS MISSES"; uprobe_profile: "  PATH EVENT HITS".
   for (bool uprobe : {false, true}) {
     std::vector<size_t> mine;  // indexes of `probes` of this kind, in order
     for (size_t i = 0; i < probes.size(); ++i)
       if ((probes[i].definition.kind == TraceDefinition::Kind::Uprobe) == uprobe) mine.push_back(i);
-    std::istringstream lines(read_tracefs_file(tracing_dir_, uprobe ? "uprobe_profile" : "kprobe_profile"));
+    std::istringstream lines(uprobe ? uprobe_profile : kprobe_profile);
     size_t position = 0;
     for (std::string line; std::getline(lines, line) && position < mine.size(); ++position) {
       std::istringstream words(line);
       std::string path, event;
-      Counts c;
+      ProbeEngine::Counts c;
       if (uprobe) words >> path;
       words >> event >> c.hits;
       if (!uprobe) words >> c.misses;

@@ -68,6 +68,13 @@ class ProbeEngine {
   std::string tracing_dir_;
 };
 
+// ProbeEngine::probe_counts() over the profiles' text: each probe gets the
+// counts of the line at its own position among the probes of its kind,
+// when that line names its event (and path); else nullopt.
+std::vector<std::optional<ProbeEngine::Counts>> counts_by_position(const std::vector<ProbeEngine::ListedProbe> &probes,
+                                                                   const std::string &kprobe_profile,
+                                                                   const std::string &uprobe_profile);
+
 // Whether `qualified` ("group:event") matches a --del/-l/-e style pattern:
 // a glob over the event name, or over "group:event" (perf's rule).
 bool event_matches(const std::string &pattern, const std::string &qualified);

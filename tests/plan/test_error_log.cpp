@@ -46,3 +46,48 @@ TEST(EventMatches, GlobsMatchEventOrGroupAsPerfDoes) {
 
 }  // namespace
 }  // namespace kpp
+
+namespace kpp {
+namespace {
+
+ProbeEngine::ListedProbe uprobe(const std::string &group, const std::string &event, const std::string &path) {
+  ProbeEngine::ListedProbe p;
+  p.definition.kind = TraceDefinition::Kind::Uprobe;
+  p.definition.group = group;
+  p.definition.event = event;
+  p.definition.path = path;
+  return p;
+}
+
+// uprobe_profile names events without their group: two groups' "same" are
+// told apart by their position, as uprobe_events lists them.
+TEST(ProbeCounts, TwoGroupsSharingAnEventNameGetTheirOwnHits) {
+  std::vector<ProbeEngine::ListedProbe> probes{uprobe("a", "same", "/bin/p"), uprobe("b", "same", "/bin/p")};
+  auto counts = counts_by_position(probes, "", "  /bin/p same 0\n  /bin/p same 6\n");
+  ASSERT_TRUE(counts[0] && counts[1]);
+  EXPECT_EQ(counts[0]->hits, 0u);
+  EXPECT_EQ(counts[1]->hits, 6u);
+}
+
+// The events changed between the reads: a line that is not the probe's own
+// leaves its count unknown, never another probe's.
+TEST(ProbeCounts, ALineOfAnotherProbeLeavesTheCountUnknown) {
+  std::vector<ProbeEngine::ListedProbe> probes{uprobe("a", "one", "/bin/p"), uprobe("b", "two", "/bin/p")};
+  auto counts = counts_by_position(probes, "", "  /bin/p two 5\n");
+  EXPECT_FALSE(counts[0]);
+  EXPECT_FALSE(counts[1]);
+  ProbeEngine::ListedProbe k;
+  k.definition.kind = TraceDefinition::Kind::Kprobe;
+  k.definition.event = "vfs_read";
+  probes.insert(probes.begin(), k);
+  counts = counts_by_position(probes, "  vfs_read 12 1\n", "  /bin/q one 3\n  /bin/p two 4\n");
+  ASSERT_TRUE(counts[0]);
+  EXPECT_EQ(counts[0]->hits, 12u);
+  EXPECT_EQ(counts[0]->misses, 1u);
+  EXPECT_FALSE(counts[1]) << "another program's 'one'";
+  ASSERT_TRUE(counts[2]);
+  EXPECT_EQ(counts[2]->hits, 4u);
+}
+
+}  // namespace
+}  // namespace kpp
