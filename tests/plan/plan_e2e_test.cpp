@@ -149,6 +149,21 @@ TEST_F(PlanE2e, ANewlineInThePathWritesNothing) {
   std::filesystem::remove_all(root);
 }
 
+// A refusal is explained with the kernel's reason for OUR command: a stale
+// error another command left in error_log is not taken for it, and the
+// probes written before the refused one are removed again.
+TEST_F(PlanE2e, TheKernelsReasonIsTheOneForOurCommand) {
+  // Another program's failed command, logged just before ours.
+  write_tracefs(tracefs + "/uprobe_events", "p:" + group_ + "stale/e /nonexistent/kpp:0x10\n", O_APPEND);
+  ASSERT_TRUE(has(slurp(tracefs + "/error_log"), group_ + "stale/e")) << "the stale line is in error_log";
+  run_result r = kpp({"-x", fixture, "-a", group_ + ":a=walk", "-a", group_ + ":b=walk x=%zz"});
+  EXPECT_EQ(r.status, 1) << describe(r);
+  EXPECT_TRUE(has(r.err, "the kernel refused " + group_ + ":b")) << describe(r);
+  EXPECT_TRUE(has(r.err, "): Invalid register name")) << "the reason logged for our command: " << describe(r);
+  EXPECT_FALSE(has(r.err, "Failed to find the given file")) << describe(r);
+  EXPECT_TRUE(events_with_group_prefix(group_).empty()) << "a was removed again";
+}
+
 // Ctrl-C, SIGTERM or SIGHUP at any moment of a 150-probe --add: afterwards
 // there are all 150 probes or none.
 TEST_F(PlanE2e, SignalsAtRandomMomentsLeaveAllOrNothing) {
