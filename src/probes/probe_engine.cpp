@@ -61,9 +61,9 @@ Status destroy_event(const std::string &dir, const TraceDefinition &def) {
 // src/util/companion_mark.h), so that deleting an event deletes its
 // companions too; else "".
 static std::string companion_owner(const TraceDefinition &def) {
-  CompanionRole role = companion_role(def.event, def.args.empty() ? std::string_view() : def.args.front().name);
-  if (role == CompanionRole::None) return {};
-  return def.group + ":" + companion_owner_event(def.event, role);
+  CompanionMark role = companion_mark_of(def.event, def.args.empty() ? std::string_view() : def.args.front().name);
+  if (role == CompanionMark::None) return {};
+  return def.group + ":" + marked_companion_owner(def.event, role);
 }
 
 bool event_matches(const std::string &pattern, const std::string &qualified) {

@@ -9,8 +9,8 @@ namespace kpp {
 namespace {
 // A companion is known by its mark, its first field (src/util/companion_mark.h),
 // not by its name alone: a user's own "my__entry" is an ordinary event.
-CompanionRole role_of(const Event &event) {
-  return companion_role(event.name, event.fields.empty() ? std::string_view() : event.fields.front().name);
+CompanionMark role_of(const Event &event) {
+  return companion_mark_of(event.name, event.fields.empty() ? std::string_view() : event.fields.front().name);
 }
 }  // namespace
 
@@ -49,14 +49,14 @@ Status EntryValueJoin::forward(const Event &event) {
 }
 
 Status EntryValueJoin::on_event(const Event &event) {
-  CompanionRole role = role_of(event);
-  if (role == CompanionRole::Entry) {
-    std::string base = event.system + ":" + companion_owner_event(event.name, role);
+  CompanionMark role = role_of(event);
+  if (role == CompanionMark::Entry) {
+    std::string base = event.system + ":" + marked_companion_owner(event.name, role);
     live_[{event.pid, base}].emplace_back(event.fields.begin() + 1, event.fields.end());  // the mark left out
     return Ok{};
   }
-  if (role == CompanionRole::Exit) {
-    std::string base = event.system + ":" + companion_owner_event(event.name, role);
+  if (role == CompanionMark::Exit) {
+    std::string base = event.system + ":" + marked_companion_owner(event.name, role);
     auto it = live_.find({event.pid, base});
     if (it != live_.end()) {
       it->second.pop_back();

@@ -30,21 +30,21 @@ inline constexpr std::string_view companion_exit_suffix = "__exit";
 inline constexpr std::string_view companion_mark_fetch = "\\1";
 inline constexpr std::string_view companion_mark_type = "u8";
 
-enum class CompanionRole { None, Entry, Exit };
+enum class CompanionMark { None, Entry, Exit };
 
 // The role an event plays, from its name and the name of its first field.
-inline CompanionRole companion_role(std::string_view event, std::string_view first_field) {
+inline CompanionMark companion_mark_of(std::string_view event, std::string_view first_field) {
   auto ends_with = [&](std::string_view suffix) {
     return event.size() > suffix.size() && event.substr(event.size() - suffix.size()) == suffix;
   };
-  if (first_field == companion_entry_mark && ends_with(companion_entry_suffix)) return CompanionRole::Entry;
-  if (first_field == companion_exit_mark && ends_with(companion_exit_suffix)) return CompanionRole::Exit;
-  return CompanionRole::None;
+  if (first_field == companion_entry_mark && ends_with(companion_entry_suffix)) return CompanionMark::Entry;
+  if (first_field == companion_exit_mark && ends_with(companion_exit_suffix)) return CompanionMark::Exit;
+  return CompanionMark::None;
 }
 
 // "EVENT" of a companion "EVENT__entry" / "EVENT__exit" (the role must not be None).
-inline std::string companion_owner_event(std::string_view event, CompanionRole role) {
-  size_t cut = (role == CompanionRole::Entry ? companion_entry_suffix : companion_exit_suffix).size();
+inline std::string marked_companion_owner(std::string_view event, CompanionMark role) {
+  size_t cut = (role == CompanionMark::Entry ? companion_entry_suffix : companion_exit_suffix).size();
   return std::string(event.substr(0, event.size() - cut));
 }
 

@@ -98,15 +98,15 @@ TEST(Plan, CompanionsAreKnownFromThePlanAndFromTheirMarks) {
   const TraceDefinition &e = plan.definitions()[entry->sites[0].definition];
   const TraceDefinition &x = plan.definitions()[exit->sites[0].definition];
   ASSERT_GE(e.args.size(), 2u);
-  EXPECT_EQ(companion_role(e.event, e.args[0].name), CompanionRole::Entry);
-  EXPECT_EQ(companion_role(x.event, x.args[0].name), CompanionRole::Exit);
-  EXPECT_EQ(companion_owner_event(e.event, CompanionRole::Entry), "consume_L3");
+  EXPECT_EQ(companion_mark_of(e.event, e.args[0].name), CompanionMark::Entry);
+  EXPECT_EQ(companion_mark_of(x.event, x.args[0].name), CompanionMark::Exit);
+  EXPECT_EQ(marked_companion_owner(e.event, CompanionMark::Entry), "consume_L3");
   // Companions are written before the probe that needs them.
   EXPECT_LT(entry->sites[0].definition, plan.event(owner)->sites[0].definition);
   // The probe itself carries no mark, and a name alone makes no companion.
   const TraceDefinition &probe = plan.definitions()[plan.event(owner)->sites[0].definition];
   for (const FetchArg &a : probe.args) EXPECT_FALSE(is_companion_mark(a.name));
-  EXPECT_EQ(companion_role("my__entry", "x"), CompanionRole::None);
+  EXPECT_EQ(companion_mark_of("my__entry", "x"), CompanionMark::None);
 }
 
 // Names are chosen against the snapshot's events, and the plan says so.
