@@ -89,7 +89,8 @@ bool asked_comm(const HistKey &key) { return key.field == "comm"; }
 std::string json_value(const HistKey &key, const std::string &value) {
   if (asked_comm(key) || key.kind == HistKey::Kind::Execname) return json_quote(execname_of(value));
   if (key.kind == HistKey::Kind::Log2) {
-    // "~ 2^3": the bucket [8, 16); JSON gives its lower bound.
+    // "~ 2^3": the kernel rounds a value up to a power of two, so the bucket
+    // is (4, 8]; JSON gives the kernel's 2^n, its upper bound.
     size_t caret = value.find('^');
     if (caret != std::string::npos) {
       unsigned shift = static_cast<unsigned>(std::strtoul(value.c_str() + caret + 1, nullptr, 10));
@@ -110,8 +111,8 @@ std::string text_value(const HistKey &key, const std::string &value) {
     if (caret != std::string::npos) {
       unsigned shift = static_cast<unsigned>(std::strtoul(value.c_str() + caret + 1, nullptr, 10));
       if (shift < 64) {
-        uint64_t lo = uint64_t{1} << shift;
-        return "[" + std::to_string(lo) + ", " + (shift < 63 ? std::to_string(lo << 1) : std::string("max")) + ")";
+        uint64_t hi = uint64_t{1} << shift;
+        return "(" + std::to_string(hi >> 1) + ", " + std::to_string(hi) + "]";
       }
     }
   }

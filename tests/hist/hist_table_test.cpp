@@ -85,7 +85,7 @@ TEST(HistTable, Log2BucketsSortedByCountWithTheirRange) {
   std::string json = format_hist_json(*t, req);
   EXPECT_EQ(json.substr(0, json.find('\n')), "{\"key\":{\"lat.log2\":16},\"hits\":3}");
   std::string text = format_hist_text(*t, req);
-  EXPECT_NE(text.find("[16, 32)"), std::string::npos) << text;
+  EXPECT_NE(text.find("(8, 16]"), std::string::npos) << text;
   EXPECT_NE(text.find("dropped: 2"), std::string::npos) << text;
 }
 

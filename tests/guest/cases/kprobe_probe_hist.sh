@@ -50,8 +50,8 @@ wait $hpid; rc=$?
 kpp_show "hist (table) stdout" /tmp/h2.out
 [ $rc -eq 0 ] || kpp_fail "hist (table) exited $rc"
 head -n1 /tmp/h2.out | grep -Eq '^comm +count\.log2 +hits$' || kpp_fail "hist table: no header 'comm count.log2 hits'"
-grep -Eq '^dd +\[4, 8\) +3$' /tmp/h2.out || kpp_fail "hist table: no row 'dd [4, 8) 3'"
-kpp_ok "hist table: dd's three 7-byte reads in the [4, 8) bucket"
+grep -Eq '^dd +\(4, 8\] +3$' /tmp/h2.out || kpp_fail "hist table: no row 'dd (4, 8] 3'"
+kpp_ok "hist table: dd's three 7-byte reads in the (4, 8] bucket"
 
 # 3. --latency vfs_read: entry and return paired in the kernel.
 kprobe-probe hist --latency vfs_read --duration 15 --json >/tmp/h3.out 2>/tmp/h3.err &
