@@ -11,6 +11,7 @@
 #include "src/hist/hist_request.h"
 #include "src/hist/hist_table.h"
 #include "src/hist/latency.h"
+#include "src/hist/synthetic_event.h"
 #include "src/probes/probe_engine.h"
 #include "src/stream/stop_signal.h"
 #include "src/stream/trace_instance.h"
@@ -103,35 +104,6 @@ Status print_table(const TraceInstance &instance, const EventId &event, const Hi
   return Ok{};
 }
 
-// Removes our synthetic event from the global list when it goes. Declare it
-// before the instance whose triggers use the event: those go first.
-class SyntheticEvent {
- public:
-  SyntheticEvent() = default;
-  SyntheticEvent(const SyntheticEvent &) = delete;
-  SyntheticEvent &operator=(const SyntheticEvent &) = delete;
-  ~SyntheticEvent() {
-    if (definition_.empty()) return;
-    if (FILE *f = std::fopen((dir_ + "/synthetic_events").c_str(), "a")) {
-      std::fputs(("!" + definition_).c_str(), f);
-      std::fclose(f);
-    }
-  }
-  Status add(const std::string &tracing_dir, const std::string &definition) {
-    FILE *f = std::fopen((tracing_dir + "/synthetic_events").c_str(), "a");
-    if (!f) return Error("this kernel has no synthetic events (" + tracing_dir + "/synthetic_events): --latency needs them");
-    bool ok = std::fputs(definition.c_str(), f) >= 0;
-    ok = std::fclose(f) == 0 && ok;
-    if (!ok) return Error("the kernel refused the synthetic event '" + definition + "'", "see " + tracing_dir + "/error_log");
-    dir_ = tracing_dir;
-    definition_ = definition;
-    return Ok{};
-  }
-
- private:
-  std::string dir_, definition_;
-};
-
 Status run_latency(const CliOptions &options) {
   auto events = latency_events(options.hist_latency);
   if (!events) return std::move(events).error();
@@ -140,7 +112,7 @@ Status run_latency(const CliOptions &options) {
   if (!instance) return std::move(instance).error();
   if (Status s = check_hist_support(*instance, events->first); !s) return s;
   LatencyTriggers t = latency_triggers(events->first, std::to_string(getpid()));
-  if (Status s = synthetic.add(instance->tracing_dir(), t.synthetic_definition); !s) return s;
+  if (Status s = synthetic.add(t.synthetic_definition); !s) return s;
   EventId synth{"synthetic", t.synthetic_name};
   if (Status s = instance->add_trigger(events->first, t.entry_trigger); !s) return s;
   if (Status s = instance->add_trigger(events->second, t.return_trigger); !s) return s;
