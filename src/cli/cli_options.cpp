@@ -20,6 +20,9 @@ enum LiveLongOnly { opt_keep = 1200 };
 // Options of kernel probes.
 enum KernelLongOnly { opt_maxactive = 1300, opt_enable, opt_disable };
 
+// Options of kernel probes added later.
+enum KernelLongOnly2 { opt_fprobe = 1600 };
+
 // Options of hist.
 enum HistLongOnly { opt_by = 1500, opt_sum, opt_latency };
 
@@ -55,6 +58,7 @@ const option long_options[] = {
     {"pid-only", no_argument, nullptr, opt_pid_only},
     {"version", no_argument, nullptr, opt_version},
     {"no-cache", no_argument, nullptr, opt_no_cache},
+    {"fprobe", no_argument, nullptr, opt_fprobe},
     {"file-version", required_argument, nullptr, opt_file_version},
     {"compression", required_argument, nullptr, opt_compression},
     {"keep", no_argument, nullptr, opt_keep},
@@ -170,6 +174,7 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
       case opt_filter: o.filter = optarg; break;
       case opt_version: o.command = CliOptions::Command::Version; break;
       case opt_no_cache: o.no_cache = true; break;
+      case opt_fprobe: o.fprobe = true; break;
       case opt_file_version:
         if (std::strcmp(optarg, "6") && std::strcmp(optarg, "7"))
           return Error(std::string("--file-version: expected 6 or 7, got '") + optarg + "'");
@@ -257,6 +262,7 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
   -f, --force            add even if the event exists, with a _N suffix; accept a vmlinux
                          or module of another build-id, a +OFFS not at a line start
       --maxactive N      (kernel %return) kretprobe instances at once (definition rN:)
+      --fprobe           (kernel) fprobe events (f:, kernel 6.x) on FUNC and FUNC%return, not kprobes
       --enable PATTERN   enable the matching events (top-level tracefs switch)
       --disable PATTERN  disable them again
   -n, --dry-run          do everything but change the kernel

@@ -39,6 +39,7 @@ struct CliOptions {
   size_t max_probes = 128;               // --max-probes
   bool no_inlines = false;               // --no-inlines
   bool no_cache = false;                 // --no-cache
+  bool fprobe = false;                   // --fprobe (kernel): fprobe events instead of kprobes
   bool json = false;                     // --json (list, trace)
   std::optional<unsigned> maxactive;     // --maxactive N (kretprobes)
   std::vector<std::string> enable;       // --enable GLOB

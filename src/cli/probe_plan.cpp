@@ -1,9 +1,12 @@
 #include "src/cli/probe_plan.h"
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 
 #include "arch/arch.h"
 #include "src/cli/build_options.h"
+#include "src/definition/fprobe.h"
 #include "src/kernel/build_id.h"
 
 namespace kpp {
@@ -17,6 +20,11 @@ KernelSnapshot read_kernel_snapshot(const ProbeEngine *engine, const ProbeTarget
   // -D places on the running kernel only with its own vmlinux (an offline
   // vmlinux of another kernel does not place; reading kallsyms costs ~0.1 s).
   if (target.path.empty() && (strict || target.runs_here)) snapshot.kallsyms = Kallsyms::read();
+  if (engine && target.path.empty()) {
+    std::ifstream readme(engine->tracing_dir() + "/README");
+    std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
+    snapshot.fprobe_events = kernel_has_fprobe_events(text);
+  }
   return snapshot;
 }
 
@@ -31,6 +39,7 @@ Result<Plan> plan_specs(const std::vector<std::string> &specs, const CliOptions 
   PlanOptions o;
   o.build = build_options_for(options, target);
   o.allow_suffix = allow_suffix;
+  o.fprobe = options.fprobe;
   auto planned = plan(specs, t, o, snapshot);
   if (!planned) return planned;
   if (!options.quiet)

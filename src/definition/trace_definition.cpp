@@ -63,6 +63,11 @@ std::string format_fetch_args(const std::vector<FetchArg> &args) {
 }
 
 std::string format_definition(const TraceDefinition &def) {
+  if (def.fprobe) {
+    std::string out = "f:" + def.group + "/" + def.event + " " + def.symbol + (def.is_return ? "%return" : "");
+    std::string args = format_fetch_args(def.args);
+    return args.empty() ? out : out + " " + args;
+  }
   std::string out = def.is_return ? "r" : "p";
   if (def.is_return && def.maxactive) out += std::to_string(*def.maxactive);
   out += ":" + def.group + "/" + def.event + " ";
@@ -83,9 +88,10 @@ Result<TraceDefinition> parse_definition(std::string_view line) {
   if (words.size() < 2) return Error("not a probe definition: '" + std::string(line) + "'");
   TraceDefinition def;
   std::string_view head = words[0];
-  if (head.empty() || (head[0] != 'p' && head[0] != 'r'))
+  if (head.empty() || (head[0] != 'p' && head[0] != 'r' && head[0] != 'f'))
     return Error("not a probe definition: '" + std::string(line) + "'");
   def.is_return = head[0] == 'r';
+  def.fprobe = head[0] == 'f';
   size_t colon = head.find(':');
   if (colon == std::string_view::npos) return Error("probe definition without a name: '" + std::string(line) + "'");
   if (colon > 1) def.maxactive = static_cast<unsigned>(std::strtoul(std::string(head.substr(1, colon - 1)).c_str(), nullptr, 10));
@@ -106,6 +112,14 @@ Result<TraceDefinition> parse_definition(std::string_view line) {
     if (auto pct = off.find('%'); pct != std::string::npos) off.resize(pct);  // "%return" on older kernels
     if (auto paren = off.find('('); paren != std::string::npos) off.resize(paren);  // "(0x...)" ref_ctr offset
     def.offset = std::strtoull(off.c_str(), nullptr, 0);
+  } else if (def.fprobe) {
+    // "FUNC" or "FUNC%return"
+    def.kind = TraceDefinition::Kind::Kprobe;
+    def.symbol = std::string(where);
+    if (size_t pct = def.symbol.find("%return"); pct != std::string::npos) {
+      def.symbol.resize(pct);
+      def.is_return = true;
+    }
   } else {
     def.kind = TraceDefinition::Kind::Kprobe;
     size_t plus = where.rfind('+');

@@ -39,6 +39,9 @@ struct TraceDefinition {
   Kind kind = Kind::Kprobe;
   bool is_return = false;
   std::optional<unsigned> maxactive;  // kretprobes only
+  // Kprobe only: an fprobe event ("f:GROUP/EVENT FUNC[%return] ARGS", at
+  // offset 0, arguments as $argN; see fprobe.h) instead of a kprobe.
+  bool fprobe = false;
   std::string group;
   std::string event;
   // Kprobe: "[MOD:]SYM[+offs]" or an address; Uprobe: PATH and OFFSET.

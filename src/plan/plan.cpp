@@ -9,6 +9,7 @@
 
 #include "src/definition/btf_probe.h"
 #include "src/definition/definition_text.h"
+#include "src/definition/fprobe.h"
 #include "src/kernel/kernel_refusals.h"
 #include "src/spec/probe_spec.h"
 #include "src/util/strings.h"
@@ -51,6 +52,8 @@ class Planner {
     if (target_.path.empty())
       if (Status placed = place(drafts); !placed) return std::move(placed).error();
     freeze(drafts);
+    if (options_.fprobe)
+      if (Status s = as_fprobes(); !s) return std::move(s).error();
     for (const TraceDefinition &def : plan_.definitions_)
       if (Status s = check_definition_text(def); !s)
         return Error("cannot define " + def.qualified_name() + ": " + s.error().message, s.error().hint);
@@ -156,6 +159,23 @@ class Planner {
       }
     }
     return s;
+  }
+
+  // Part of planning, before the plan is handed out: every definition of a
+  // kernel plan written as an fprobe.
+  Status as_fprobes() {
+    if (!target_.path.empty()) return Error("--fprobe is for kernel functions; a program is probed with uprobes");
+    if (snapshot_.strict && !snapshot_.fprobe_events)
+      return Error("this kernel has no fprobe events (CONFIG_FPROBE_EVENTS; 6.1 has none, 6.12 has them)",
+                   "drop --fprobe: kprobes do the same here");
+    const arch::Registers *regs = target_.debug ? arch::for_machine(target_.debug->machine()) : target_.btf_regs;
+    if (!regs) return Error("--fprobe: no register table for this machine");
+    for (TraceDefinition &def : plan_.definitions_) {
+      auto f = to_fprobe(def, *regs);
+      if (!f) return std::move(f).error();
+      def = std::move(*f);
+    }
+    return Ok{};
   }
 
   void freeze(const std::vector<ResolvedSpec> &drafts) {

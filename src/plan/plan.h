@@ -45,6 +45,9 @@ struct KernelSnapshot {
   // that it refuses (kprobe blacklist, notrace), is an error. Otherwise (-D)
   // a site that cannot be placed prints as the debug file places it.
   bool strict = false;
+  // Whether the running kernel takes fprobe events (its tracefs README says
+  // so); --fprobe on an install is refused where it does not.
+  bool fprobe_events = false;
 };
 
 // One site of a planned event.
@@ -114,6 +117,9 @@ struct PlanOptions {
   BuildOptions build;
   // -f: a name that is taken gets a suffix (_1, _2, ...) instead of an error.
   bool allow_suffix = false;
+  // --fprobe: kernel entry and return probes become fprobe events
+  // (src/definition/fprobe.h); a site an fprobe cannot take is an error.
+  bool fprobe = false;
 };
 
 // Parses, resolves, names and places `specs`. Errors: a spec that does not

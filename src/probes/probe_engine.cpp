@@ -35,6 +35,7 @@ std::vector<ErrorLogEntry> read_error_log(const std::string &dir) {
 }
 
 const char *events_file(const TraceDefinition &def) {
+  if (def.fprobe) return "dynamic_events";  // fprobes have no file of their own
   return def.kind == TraceDefinition::Kind::Uprobe ? "uprobe_events" : "kprobe_events";
 }
 
@@ -84,10 +85,13 @@ Result<ProbeEngine> ProbeEngine::open() {
 
 Result<std::vector<ProbeEngine::ListedProbe>> ProbeEngine::list_lines() const {
   std::vector<ListedProbe> out;
-  for (const char *file : {"kprobe_events", "uprobe_events"}) {
+  for (const char *file : {"kprobe_events", "uprobe_events", "dynamic_events"}) {
     std::istringstream lines(read_tracefs_file(tracing_dir_, file));
     for (std::string line; std::getline(lines, line);) {
       if (line.empty()) continue;
+      // dynamic_events lists every kind; kprobes and uprobes were read from
+      // their own files above, fprobes are only here.
+      if (std::string_view(file) == "dynamic_events" && line.rfind("f:", 0) != 0) continue;
       auto def = parse_definition(line);
       if (!def) return Error(std::string("cannot read ") + file + ": " + def.error().message);
       out.push_back({std::move(*def), line});
