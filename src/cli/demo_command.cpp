@@ -56,7 +56,9 @@ Status run_demo_command(const CliOptions &options) {
     CliOptions live = probe_options;
     live.add = specs;
     live.command_line = {program};
-    return run_live_command(live);
+    auto status = run_live_command(live);
+    if (!status) return std::move(status).error();
+    return Ok{};
   }
   AddedProbes added(*engine);
   auto resolved = add_probe_specs(*engine, *target, specs, build_options_for(options, *target), added);

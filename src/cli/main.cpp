@@ -16,19 +16,25 @@ int main(int argc, char **argv) {
   // Instances are removed by their destructors; this covers paths that skip them.
   kpp::install_trace_instance_cleanup_at_exit();
   kpp::Status status = kpp::Ok{};
+  int exit_status = 0;
+  // trace, record, live: the traced command's status is ours.
+  auto session_command = [&](kpp::Result<int> r) {
+    if (r) exit_status = *r;
+    else status = std::move(r).error();
+  };
   switch (options->command) {
     case CliOptions::Command::Help: std::fputs(kpp::usage_text(), stdout); return 0;
     case CliOptions::Command::Version: std::printf("kprobe-probe %s\n", KPP_VERSION); return 0;
     case CliOptions::Command::Probe: status = kpp::run_probe_command(*options); break;
-    case CliOptions::Command::Trace: status = kpp::run_trace_command(*options); break;
-    case CliOptions::Command::Record: status = kpp::run_record_command(*options); break;
+    case CliOptions::Command::Trace: session_command(kpp::run_trace_command(*options)); break;
+    case CliOptions::Command::Record: session_command(kpp::run_record_command(*options)); break;
     case CliOptions::Command::Report: status = kpp::run_report_command(*options); break;
     case CliOptions::Command::Demo: status = kpp::run_demo_command(*options); break;
-    case CliOptions::Command::Live: status = kpp::run_live_command(*options); break;
+    case CliOptions::Command::Live: session_command(kpp::run_live_command(*options)); break;
   }
   if (!status) {
     std::fputs(kpp::format_error(status.error()).c_str(), stderr);
     return 1;
   }
-  return 0;
+  return exit_status;
 }

@@ -3,6 +3,7 @@
 
 #include "src/cli/commands.h"
 #include "src/output/printer_sink.h"
+#include "src/stream/sink_chain.h"
 #include "src/tracedat/tracedat_reader.h"
 
 namespace kpp {
@@ -12,7 +13,10 @@ Status run_report_command(const CliOptions &options) {
   static char buffer[1 << 20];
   std::setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
   PrinterSink printer(options.json ? PrintFormat::Json : PrintFormat::Text, stdout);
-  auto summary = read_tracedat(options.input, printer);
+  // The same chain a live session has: the file's entry-value companions are
+  // recognised from its formats and joined into their probes.
+  SinkChain chain(SinkChainOptions{}, {&printer});
+  auto summary = read_tracedat(options.input, chain);
   if (!summary) return std::move(summary).error();
   for (const std::string &w : summary->warnings) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());
   if (!options.quiet) std::fprintf(stderr, "%llu events\n", static_cast<unsigned long long>(summary->events));

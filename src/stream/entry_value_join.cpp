@@ -1,19 +1,10 @@
 #include "src/stream/entry_value_join.h"
 
-#include <string_view>
 
 namespace kpp {
 
-namespace {
-constexpr std::string_view entry_suffix = "__entry";
-constexpr std::string_view exit_suffix = "__exit";
-
-bool ends_with(const std::string &s, std::string_view suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-}  // namespace
-
-EntryValueJoin::EntryValueJoin(std::vector<EventSink *> downstream) : downstream_(std::move(downstream)) {}
+EntryValueJoin::EntryValueJoin(Companions companions, std::vector<EventSink *> downstream)
+    : companions_(std::move(companions)), downstream_(std::move(downstream)) {}
 
 Status EntryValueJoin::on_start(const StreamInfo &info) {
   for (EventSink *s : downstream_)
@@ -48,22 +39,23 @@ Status EntryValueJoin::forward(const Event &event) {
 }
 
 Status EntryValueJoin::on_event(const Event &event) {
-  if (ends_with(event.name, entry_suffix)) {
-    std::string base = event.system + ":" + event.name.substr(0, event.name.size() - entry_suffix.size());
-    live_[{event.pid, base}].push_back(event.fields);
-    return Ok{};
-  }
-  if (ends_with(event.name, exit_suffix)) {
-    std::string base = event.system + ":" + event.name.substr(0, event.name.size() - exit_suffix.size());
-    auto it = live_.find({event.pid, base});
-    if (it != live_.end()) {
-      it->second.pop_back();
-      if (it->second.empty()) live_.erase(it);
+  if (companions_.empty()) return forward(event);  // the common case: no companions at all
+  key_.assign(event.system).append(1, ':').append(event.name);
+  switch (companions_.role_of(key_)) {
+    case CompanionRole::Entry:
+      live_[{event.pid, companions_.owner_of(key_)}].push_back(event.fields);
+      return Ok{};
+    case CompanionRole::Exit: {
+      auto it = live_.find({event.pid, companions_.owner_of(key_)});
+      if (it != live_.end()) {
+        it->second.pop_back();
+        if (it->second.empty()) live_.erase(it);
+      }
+      return Ok{};
     }
-    return Ok{};
+    case CompanionRole::None: break;
   }
-  if (live_.empty()) return forward(event);  // the common case: no companions at all
-  auto it = live_.find({event.pid, event.system + ":" + event.name});
+  auto it = live_.find({event.pid, key_});
   if (it == live_.end()) return forward(event);
   joined_ = event;
   const std::vector<Field> &entry_fields = it->second.back();
@@ -76,6 +68,12 @@ void EntryValueJoin::on_lost(int cpu, int64_t count) {
   // belong to another call, so start over.
   live_.clear();
   for (EventSink *s : downstream_) s->on_lost(cpu, count);
+}
+
+Status EntryValueJoin::on_batch_end() {
+  for (EventSink *s : downstream_)
+    if (Status st = s->on_batch_end(); !st) return st;
+  return Ok{};
 }
 
 Status EntryValueJoin::on_finish() {

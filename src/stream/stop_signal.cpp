@@ -7,7 +7,7 @@ namespace kpp {
 namespace {
 volatile std::sig_atomic_t g_stop = 0;
 volatile std::sig_atomic_t g_signal = 0;
-struct sigaction g_old_int, g_old_term, g_old_pipe;
+struct sigaction g_old_int, g_old_term, g_old_hup, g_old_pipe;
 
 void on_signal(int sig) {
   g_signal = sig;
@@ -23,12 +23,14 @@ StopSignalScope::StopSignalScope() {
   sa.sa_flags = 0;  // no SA_RESTART: poll() returns EINTR at once
   sigaction(SIGINT, &sa, &g_old_int);
   sigaction(SIGTERM, &sa, &g_old_term);
+  sigaction(SIGHUP, &sa, &g_old_hup);  // a closed ssh session: stop and clean up
   sigaction(SIGPIPE, &sa, &g_old_pipe);  // `trace | head`: stop and clean up, do not die
 }
 
 StopSignalScope::~StopSignalScope() {
   sigaction(SIGINT, &g_old_int, nullptr);
   sigaction(SIGTERM, &g_old_term, nullptr);
+  sigaction(SIGHUP, &g_old_hup, nullptr);
   sigaction(SIGPIPE, &g_old_pipe, nullptr);
 }
 
