@@ -89,7 +89,7 @@ Field field(const std::string &name, int64_t v) {
 
 TEST(SinkChain, JoinsEntryValuesAndDropsOwnEvents) {
   Collect out;
-  SinkChain chain(SinkChainOptions{Companions::recognise(builder_set()), 4242}, {&out});
+  SinkChain chain(SinkChainOptions{Companions::recognise(builder_set()), 4242, {}}, {&out});
   ASSERT_TRUE(chain.on_start(StreamInfo{}));
   ASSERT_TRUE(chain.on_event(event("walk_L5__entry", 7, {field("s", 3)})));
   ASSERT_TRUE(chain.on_event(event("walk_L5", 7, {field("i", 1)})));
