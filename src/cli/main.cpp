@@ -1,9 +1,11 @@
 // kprobe-probe: parse the command line, run the command, print any error once.
 #include <cstdio>
+#include <optional>
 
 #include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
 #include "src/spec/error_format.h"
+#include "src/stream/stop_signal.h"
 #include "src/stream/trace_instance.h"
 
 int main(int argc, char **argv) {
@@ -15,6 +17,12 @@ int main(int argc, char **argv) {
   }
   // Instances are removed by their destructors; this covers paths that skip them.
   kpp::install_trace_instance_cleanup_at_exit();
+  // trace, record and live catch their stop signals from here on: a signal
+  // while they set up ends the session cleanly once it starts.
+  std::optional<kpp::StopSignalScope> stop_signals;
+  if (options->command == CliOptions::Command::Trace || options->command == CliOptions::Command::Record ||
+      options->command == CliOptions::Command::Live)
+    stop_signals.emplace();
   kpp::Status status = kpp::Ok{};
   int exit_status = 0;
   // trace, record, live: the traced command's status is ours.

@@ -7,6 +7,7 @@ namespace kpp {
 namespace {
 volatile std::sig_atomic_t g_stop = 0;
 volatile std::sig_atomic_t g_signal = 0;
+int g_depth = 0;  // scopes alive; only the outermost installs and restores
 struct sigaction g_old_int, g_old_term, g_old_hup, g_old_pipe;
 
 void on_signal(int sig) {
@@ -16,6 +17,7 @@ void on_signal(int sig) {
 }  // namespace
 
 StopSignalScope::StopSignalScope() {
+  if (g_depth++ > 0) return;  // an outer scope (the command's) holds the handlers and any stop already asked
   clear_stop();
   struct sigaction sa {};
   sa.sa_handler = on_signal;
@@ -28,6 +30,7 @@ StopSignalScope::StopSignalScope() {
 }
 
 StopSignalScope::~StopSignalScope() {
+  if (--g_depth > 0) return;
   sigaction(SIGINT, &g_old_int, nullptr);
   sigaction(SIGTERM, &g_old_term, nullptr);
   sigaction(SIGHUP, &g_old_hup, nullptr);

@@ -11,7 +11,10 @@ namespace kpp {
 // RAII: while alive, SIGINT, SIGTERM, SIGHUP and SIGPIPE set the stop flag instead of killing
 // the process (handlers without SA_RESTART, so blocking calls return EINTR).
 // The previous handlers are restored on destruction. Clears the flag when
-// installed.
+// installed. Scopes nest: an inner one (a Session's) leaves the outer one's
+// handlers, and a stop the outer one already saw, as they are -- so a
+// command can hold a scope from its first instruction and a signal during
+// its setup still ends the session cleanly.
 class StopSignalScope {
  public:
   StopSignalScope();
