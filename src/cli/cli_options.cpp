@@ -297,11 +297,11 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
       --disable PATTERN  disable them again
   -n, --dry-run          do everything but change the kernel
   -q, --quiet            print only errors
-  -v, --verbose          say more
+  -v, --verbose          say more (trace: each line ends with the probe's address and site)
       --max-probes N     at most N sites per probe (default 128)
       --no-inlines       probe out-of-line bodies only, not inlined copies
       --no-cache         neither read nor write the index cache (~/.cache/kprobe-probe)
-  -o, --output FILE      (record) the trace.dat to write (default trace.dat)
+  -o, --output FILE      (record) the trace.dat to write (default trace.dat); (trace) where the lines go
   -e, --event PATTERN    (trace, record) events to enable in our own tracefs instance
       --file-version 6|7 (record) trace.dat version (default 6, which every reader opens)
       --compression ALGO (record, version 7) zstd, zlib or none (default none)
