@@ -1321,25 +1321,25 @@ TEST_F(E2eSession, SignalsAtRandomMomentsLeaveNothingBehind) {
   EXPECT_EQ(trials, 40);
 }
 
-TEST_F(E2e, InstancesOfDeadRunsAreRemovedAndOthersKept) {
-  // A pid that is surely gone: a child that has exited and been reaped.
-  pid_t dead = fork();
-  if (dead == 0) _exit(0);
-  waitpid(dead, nullptr, 0);
-  std::string stale = instance_path(dead), alive = instance_path(getpid());
+TEST_F(E2eSession, InstancesOfDeadRunsAreRemovedAndOthersKept) {
+  add_on_fixture("scale", "scale a b");
+  // A run killed with SIGKILL leaves its instance, the probe enabled in it.
+  run_result killed = kpp({"trace", "-e", group_ + ":*", "--", "/bin/sh", "-c", "sleep 1"},
+                          {.uid = std::nullopt, .close_stdout_after_first_line = false, .signal = SIGKILL,
+                           .signal_after_s = 0.5});
+  ASSERT_TRUE(killed.signaled) << describe(killed);
+  std::string stale = instance_path(killed.pid), alive = instance_path(getpid());
   std::string foreign = tracing_dir() + "/instances/kpptest_other_" + std::to_string(getpid());
-  ASSERT_EQ(mkdir(stale.c_str(), 0755), 0) << stale;
-  ASSERT_EQ(mkdir(alive.c_str(), 0755), 0) << alive;
+  ASSERT_TRUE(std::filesystem::exists(stale)) << "SIGKILL should have left " << stale;
+  ASSERT_EQ(mkdir(alive.c_str(), 0755), 0) << alive;  // named as ours, but its process (this test) runs
   ASSERT_EQ(mkdir(foreign.c_str(), 0755), 0) << foreign;
-  std::string fx = fixture_path("gcc_O0");
-  run_result add = kpp({"-q", "-x", fx, "-a", ev("scale") + "scale a b"});
-  run_result trace = kpp({"trace", "-e", group_ + ":*", "--", fx, "1"});
+  run_result trace = kpp({"trace", "-e", group_ + ":*", "--", fx_, "1"});
   bool stale_left = std::filesystem::exists(stale), alive_kept = std::filesystem::exists(alive),
        foreign_kept = std::filesystem::exists(foreign);
   for (const std::string &d : {stale, alive, foreign}) rmdir(d.c_str());
   ASSERT_EQ(trace.status, 0) << describe(trace);
   EXPECT_FALSE(stale_left);
-  EXPECT_TRUE(contains(trace.err, "removed tracefs instance kprobe-probe-" + std::to_string(dead))) << trace.err;
+  EXPECT_TRUE(contains(trace.err, "removed tracefs instance kprobe-probe-" + std::to_string(killed.pid))) << trace.err;
   EXPECT_TRUE(alive_kept) << "the instance of a live process was removed";
   EXPECT_TRUE(foreign_kept) << "an instance not named as ours was removed";
 }
