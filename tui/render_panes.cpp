@@ -118,7 +118,8 @@ std::vector<Line> render_log(const LiveModel &model, const UiState &ui, size_t w
                   static_cast<unsigned long long>(e.time_ns / 1000000000ull),
                   static_cast<unsigned long long>(e.time_ns % 1000000000ull), e.cpu, e.pid, printable(e.comm).c_str());
     out.push_back({{head, Style::Normal}});
-    out.push_back({{"  event " + e.system + ":" + e.name + (e.probe_ip ? "  ip " + hex(e.probe_ip) : ""), Style::Normal}});
+    out.push_back({{"  event " + e.system + ":" + e.name + (e.probe_ip ? "  ip " + hex(e.probe_ip) : "") +
+                           (e.site.empty() ? "" : "  site " + e.site), Style::Normal}});
     for (const Field &f : e.fields) {
       Event one;
       one.fields.push_back(f);

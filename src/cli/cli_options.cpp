@@ -2,6 +2,7 @@
 
 #include <getopt.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -75,6 +76,55 @@ const option long_options[] = {
     {nullptr, 0, nullptr, 0},
 };
 
+// The session commands refuse an option that does nothing for them (record
+// --json, trace --file-version, ...) instead of ignoring it silently.
+// Probe and demo keep their own rules.
+const char *command_name(CliOptions::Command c) {
+  switch (c) {
+    case CliOptions::Command::Trace: return "trace";
+    case CliOptions::Command::Record: return "record";
+    case CliOptions::Command::Report: return "report";
+    case CliOptions::Command::Live: return "live";
+    default: return nullptr;
+  }
+}
+
+bool option_applies(CliOptions::Command c, int opt) {
+  static const std::vector<int> common{'q', 'v', 'h', opt_version};
+  static const std::vector<int> trace{'e', 'o', opt_json, opt_duration, opt_filter, opt_pid_only};
+  static const std::vector<int> record{'e', 'o', opt_duration, opt_filter, opt_pid_only, opt_file_version,
+                                       opt_compression};
+  static const std::vector<int> report{opt_json};
+  // live --add takes the probe options too.
+  static const std::vector<int> live{'e', 'o', opt_filter, opt_keep, 'a', 'x', 'k', 'm', 's', 'f', opt_max_probes,
+                                     opt_no_inlines, opt_no_cache, opt_maxactive, opt_demangle, opt_no_demangle,
+                                     opt_demangle_kernel, opt_prefix_map};
+  auto has = [&](const std::vector<int> &v) { return std::find(v.begin(), v.end(), opt) != v.end(); };
+  if (has(common)) return true;
+  switch (c) {
+    case CliOptions::Command::Trace: return has(trace);
+    case CliOptions::Command::Record: return has(record);
+    case CliOptions::Command::Report: return has(report);
+    case CliOptions::Command::Live: return has(live);
+    default: return true;
+  }
+}
+
+std::string option_text(int opt) {
+  for (const option *o = long_options; o->name; ++o)
+    if (o->val == opt) return std::string("--") + o->name;
+  return std::string("-") + static_cast<char>(opt);
+}
+
+Status check_option_scope(CliOptions::Command c, const std::vector<int> &seen) {
+  const char *name = command_name(c);
+  if (!name) return Ok{};
+  for (int opt : seen)
+    if (!option_applies(c, opt))
+      return Error(option_text(opt) + " does not apply to '" + name + "'", "see 'kprobe-probe --help' for what it takes");
+  return Ok{};
+}
+
 std::optional<CliOptions::Command> subcommand(const char *word) {
   if (!std::strcmp(word, "demo")) return CliOptions::Command::Demo;
   if (!std::strcmp(word, "trace")) return CliOptions::Command::Trace;
@@ -108,7 +158,9 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
   // report takes its FILE anywhere ("report f.dat --json"): let getopt permute.
   const char *shorts = "+a:d:l::D:x:k:m:s:fnqvhe:o:F::V:L:";
   if (o.command == CliOptions::Command::Report) ++shorts;
+  std::vector<int> seen;  // every option given, for check_option_scope()
   while ((c = getopt_long(n, args.data(), shorts, long_options, nullptr)) != -1) {
+    if (c != ':' && c != '?') seen.push_back(c);
     switch (c) {
       case 'a': o.add.push_back(optarg); break;
       case 'd': o.del.push_back(optarg); break;
@@ -205,6 +257,7 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
         return Error(std::string("unknown option '") + args[optind - 1] + "'", "see 'kprobe-probe --help'");
     }
   }
+  if (Status scope = check_option_scope(o.command, seen); !scope) return std::move(scope).error();
   // What is left: "-- COMMAND..." for trace/record, else one probe spec
   // made of all the words, as perf probe joins them.
   std::vector<std::string> rest(args.begin() + optind, args.begin() + n);
@@ -267,11 +320,11 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
       --disable PATTERN  disable them again
   -n, --dry-run          do everything but change the kernel
   -q, --quiet            print only errors
-  -v, --verbose          say more
+  -v, --verbose          say more (trace: each line ends with the probe's address and site)
       --max-probes N     at most N sites per probe (default 128)
       --no-inlines       probe out-of-line bodies only, not inlined copies
       --no-cache         neither read nor write the index cache (~/.cache/kprobe-probe)
-  -o, --output FILE      (record) the trace.dat to write (default trace.dat)
+  -o, --output FILE      (record) the trace.dat to write (default trace.dat); (trace) where the lines go
   -e, --event PATTERN    (trace, record) events to enable in our own tracefs instance
       --file-version 6|7 (record) trace.dat version (default 6, which every reader opens)
       --compression ALGO (record, version 7) zstd, zlib or none (default none)

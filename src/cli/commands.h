@@ -1,5 +1,6 @@
 // The commands main() dispatches to. Each prints its own output and
-// returns an error (printed by main) or Ok.
+// returns an error (printed by main) or Ok; the commands that run a traced
+// command return the exit status to leave with (the command's own).
 #pragma once
 
 #include "src/cli/cli_options.h"
@@ -9,11 +10,11 @@ namespace kpp {
 
 Status run_probe_command(const CliOptions &options);   // --add, -D, -l, -d
 Status run_lookup_command(const CliOptions &options);  // -F, -V, -L
-Status run_trace_command(const CliOptions &options);   // trace
-Status run_record_command(const CliOptions &options);  // record
+Result<int> run_trace_command(const CliOptions &options);   // trace
+Result<int> run_record_command(const CliOptions &options);  // record
 Status run_report_command(const CliOptions &options);  // report
 Status run_demo_command(const CliOptions &options);    // demo
-Status run_live_command(const CliOptions &options);    // live
+Result<int> run_live_command(const CliOptions &options);    // live
 Status run_hist_command(const CliOptions &options);    // hist
 
 }  // namespace kpp

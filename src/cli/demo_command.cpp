@@ -55,7 +55,9 @@ Status run_demo_command(const CliOptions &options) {
     CliOptions live = probe_options;
     live.add = specs;
     live.command_line = {program};
-    return run_live_command(live);
+    auto status = run_live_command(live);
+    if (!status) return std::move(status).error();
+    return Ok{};
   }
   InstalledProbes installed(*engine);
   auto planned = plan_and_install(specs, probe_options, *target, *engine, installed);

@@ -2,12 +2,8 @@
 // argument values in a terminal, updated as the probes fire. This file is
 // the loop that owns the pieces: probes it added, our tracefs instance,
 // the event stream feeding the model, the terminal, a traced command.
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,16 +18,17 @@
 #include "src/cli/live_pages.h"
 #include "src/cli/live_probes.h"
 #include "src/cli/probe_plan.h"
+#include "src/cli/session_report.h"
+#include "src/probes/definition_shapes.h"
 #include "src/stream/event_stream.h"
+#include "src/stream/session.h"
 #include "src/stream/stop_signal.h"
-#include "src/stream/tracefs_cxx.h"
+#include "src/stream/trace_instance.h"
 #include "src/tracedat/tracedat_writer.h"
 #include "src/util/strings.h"
 #include "tui/keys.h"
 #include "tui/render.h"
 #include "tui/terminal.h"
-
-extern char **environ;
 
 namespace kpp {
 
@@ -56,71 +53,11 @@ class ModelSink : public EventSink {
   tui::LiveModel &model_;
 };
 
-// SIGHUP (the terminal went away) stops the view like SIGINT/SIGTERM do.
-class HangupStops {
- public:
-  HangupStops() {
-    struct sigaction sa {};
-    sa.sa_handler = [](int) { request_stop(); };
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGHUP, &sa, &old_);
-  }
-  ~HangupStops() { sigaction(SIGHUP, &old_, nullptr); }
-
- private:
-  struct sigaction old_ {};
-};
-
-// The command after "--", started once tracing is on, with its terminal
-// I/O sent to /dev/null so it cannot scribble over the view.
-class LiveCommand {
- public:
-  ~LiveCommand() { stop(); }
-
-  Status start(const std::vector<std::string> &argv) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    for (int fd = 0; fd < 3; ++fd) posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", O_RDWR, 0);
-    std::vector<char *> args;
-    for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    int err = posix_spawnp(&pid_, args[0], &fa, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (err) return Error("cannot run '" + argv[0] + "': " + std::strerror(err), "check the command name and PATH");
-    name_ = basename_of(argv[0]);
-    return Ok{};
-  }
-
-  // "prog running" / "prog exited 0" / "prog killed by signal 9"; empty without a command.
-  std::string state() {
-    if (pid_ <= 0) return {};
-    if (!reap(false)) return name_ + " running";
-    if (WIFSIGNALED(status_)) return name_ + " killed by signal " + std::to_string(WTERMSIG(status_));
-    return name_ + " exited " + std::to_string(WEXITSTATUS(status_));
-  }
-
-  // Ends a command still running when the view quits: SIGTERM, then SIGKILL after 1 s.
-  void stop() {
-    if (pid_ <= 0 || reap(false)) return;
-    ::kill(pid_, SIGTERM);
-    for (int i = 0; i < 100 && !reap(false); ++i) usleep(10000);
-    if (!reap(false)) {
-      ::kill(pid_, SIGKILL);
-      reap(true);
-    }
-  }
-
- private:
-  bool reap(bool block) {
-    if (reaped_) return true;
-    if (waitpid(pid_, &status_, block ? 0 : WNOHANG) == pid_) reaped_ = true;
-    return reaped_;
-  }
-  pid_t pid_ = -1;
-  int status_ = 0;
-  bool reaped_ = false;
-  std::string name_;
-};
+// "prog running" / "prog exited 0" / "prog killed by SIGKILL"; empty without a command.
+std::string command_state(const TracedCommand &command) {
+  if (!command.started()) return {};
+  return basename_of(command.name()) + " " + command.end().describe();
+}
 
 // A name for `w` that does not overwrite anything: trace-live-1.dat, -2, ...
 std::string next_snapshot_name() {
@@ -153,8 +90,8 @@ struct LoopStats {
   double seconds = 0;
 };
 
-Status run_loop(tui::Terminal &term, EventStream &stream, tui::LiveModel &model, LiveProbes &probes,
-                LivePages &pages, LiveCommand &command, LoopStats &stats) {
+Status run_loop(tui::Terminal &term, Session &session, tui::LiveModel &model, LiveProbes &probes,
+                LivePages &pages, LoopStats &stats) {
   int ep = epoll_create1(EPOLL_CLOEXEC);
   if (ep < 0) return Error(std::string("epoll: ") + std::strerror(errno));
   struct epoll_event in {};
@@ -202,7 +139,7 @@ Status run_loop(tui::Terminal &term, EventStream &stream, tui::LiveModel &model,
     if (now >= next_tick) {
       model.tick(ns_of(now));
       probes.refresh(model);
-      model.facts().command = command.state();
+      model.facts().command = command_state(session.command());
       next_tick = std::max(next_tick + kTickInterval, now);
       dirty = true;
     }
@@ -215,12 +152,14 @@ Status run_loop(tui::Terminal &term, EventStream &stream, tui::LiveModel &model,
     auto until = next_tick;
     if (dirty) until = std::min(until, last_draw + kDrawInterval);
     long wait = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
-    auto got = stream.poll(static_cast<int>(std::clamp(wait, 0L, 100L)), ep);
+    uint64_t before = session.stream().events();
+    auto got = session.step(static_cast<int>(std::clamp(wait, 0L, 100L)), ep);
     if (!got) {
       result = std::move(got).error();
       break;
     }
-    if (*got) dirty = true;
+    if (*got == SessionState::Interrupted) break;
+    if (session.stream().events() != before) dirty = true;
   }
   ::close(ep);
   stats.seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -229,7 +168,7 @@ Status run_loop(tui::Terminal &term, EventStream &stream, tui::LiveModel &model,
 
 }  // namespace
 
-Status run_live_command(const CliOptions &options) {
+Result<int> run_live_command(const CliOptions &options) {
   if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
     return Error("the live view needs a terminal (stdin and stdout are not both a TTY)",
                  "use 'kprobe-probe trace' for decoded lines or 'kprobe-probe record' for a trace.dat");
@@ -250,22 +189,9 @@ Status run_live_command(const CliOptions &options) {
     return Error("there are no probe events to watch",
                  "add some with --add (e.g. kprobe-probe live -x PROG --add FUNC), or try 'kprobe-probe demo'");
 
-  StopSignalScope signals;  // before the terminal: ncurses keeps handlers that are set
-  HangupStops hangup;
-  auto instance = TraceInstance::create();
-  if (!instance) return std::move(instance).error();
-  tracefs_trace_off(instance->raw());
-  (void)instance->set_clock("mono");  // exact merging of CPUs; other clocks work too
-  for (const std::string &p : patterns)
-    if (auto r = instance->enable(p); !r) return std::move(r).error();
-  if (!options.filter.empty())
-    if (Status st = instance->set_filter(options.filter); !st) return st;
-
   tui::LiveModel model;
-  LiveProbes probes(*engine, *instance, *defs);
-  probes.add_rows(model);
-  ModelSink feed(model);
   LivePages pages(kPageBudget);
+  ModelSink feed(model);
   std::vector<EventSink *> sinks{&feed, &pages};
   std::unique_ptr<TraceDatWriter> recording;
   if (options.output_given) {
@@ -275,46 +201,49 @@ Status run_live_command(const CliOptions &options) {
     sinks.push_back(recording.get());
     model.facts().recording = options.output;
   }
-  auto stream = EventStream::open(*instance, sinks);
-  if (!stream) return std::move(stream).error();
-  if (Status st = (*stream)->start(); !st) return st;
-  model.facts().instance = instance->name();
-  model.facts().cpus = (*stream)->cpus();
-  if (tracefs_trace_on(instance->raw()) != 0) return Error("cannot turn tracing on in instance " + instance->name());
-  LiveCommand command;
-  if (!options.command_line.empty())
-    if (Status st = command.start(options.command_line); !st) return st;
+  // The session (and its signal handlers) before the terminal: ncurses
+  // keeps handlers that are set. The command's terminal I/O goes to
+  // /dev/null so it cannot scribble over the view; the view stays after it exits.
+  SessionOptions session_options;
+  session_options.events = patterns;
+  session_options.filter = options.filter;
+  session_options.command = options.command_line;
+  session_options.command_output = CommandOutput::Null;
+  session_options.end_with_command = false;
+  session_options.probes = probe_shapes(*defs);
+  session_options.sites = event_sites(*defs, patterns);
+  auto session = Session::start(session_options, sinks);
+  if (!session) return std::move(session).error();
+  LiveProbes probes(*engine, (*session)->instance(), *defs, (*session)->companions());
+  probes.add_rows(model);
+  model.facts().instance = (*session)->instance().name();
+  model.facts().cpus = (*session)->stream().cpus();
 
   Status loop = Ok{};
   LoopStats stats;
   {
     auto term = tui::Terminal::open();
     if (!term) return std::move(term).error();
-    loop = run_loop(**term, **stream, model, probes, pages, command, stats);
+    loop = run_loop(**term, **session, model, probes, pages, stats);
   }  // the terminal is the user's again before anything is printed
 
-  // Teardown on every path that got here: stop tracing, drain, finish the
-  // recording, close the readers, remove the instance; the probes this
+  // Teardown on every path that got here (see session.h); the probes this
   // view added go when `added` is destroyed.
-  (void)instance->disable_all();
-  tracefs_trace_off(instance->raw());
-  Status end = Ok{};
-  if (auto r = (*stream)->flush(); !r) end = std::move(r).error();
-  if (Status st = (*stream)->finish(); !st && end) end = st;
-  (*stream)->close();
-  command.stop();
-  if (Status st = instance->close(); !st && end) end = st;
-  if (!loop) return loop;
-  if (!end) return end;
+  auto summary = (*session)->finish();
+  if (!loop) return std::move(loop).error();
+  if (!summary) return std::move(summary).error();
+  for (const std::string &n : summary->notes) std::fprintf(stderr, "kprobe-probe: %s\n", n.c_str());
   if (!options.quiet) {
     std::fprintf(stderr, "%llu events, %llu lost", static_cast<unsigned long long>(model.events()),
                  static_cast<unsigned long long>(model.lost()));
     if (recording) std::fprintf(stderr, "; recorded to %s", options.output.c_str());
     if (options.keep && !options.add.empty()) std::fprintf(stderr, "; probes kept (--keep)");
     std::fprintf(stderr, "; %llu screens drawn in %.1f s", static_cast<unsigned long long>(stats.frames), stats.seconds);
+    if (summary->command_pid && summary->command.ended)
+      std::fprintf(stderr, "; %s %s", summary->command_name.c_str(), summary->command.describe().c_str());
     std::fprintf(stderr, "\n");
   }
-  return Ok{};
+  return exit_status_of(*summary);
 }
 
 }  // namespace kpp

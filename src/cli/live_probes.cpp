@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "src/probes/latency_sites.h"
 #include "src/kernel/kprobe_lists.h"
 #include "src/probes/list_format.h"
 #include "src/stream/tracefs_cxx.h"
@@ -10,22 +11,6 @@
 namespace kpp {
 
 namespace {
-
-// The pairing key of a probe: its binary and function when it is a return
-// probe or sits at the function's entry ("add", "add:0", "add+0"; perf
-// puts entry probes after the prologue, so their address differs from the
-// return probe's), else its address (probes without debug info).
-std::string site_of(const TraceDefinition &d, const std::string &where) {
-  std::string binary = d.kind == TraceDefinition::Kind::Uprobe ? d.path : "kernel";
-  std::string place = where.substr(0, where.find('@'));
-  size_t cut = place.find_first_of(":+%");
-  std::string func = place.substr(0, cut), rest = cut == std::string::npos ? "" : place.substr(cut);
-  bool entry = rest.empty() || rest == ":0" || rest == "+0" || rest == "+0x0";
-  if (!func.empty() && func.find_first_not_of("0123456789abcdefx") != std::string::npos && (d.is_return || entry))
-    return binary + "#" + func;
-  if (d.kind == TraceDefinition::Kind::Uprobe) return d.path + ":" + hex(d.offset);
-  return d.symbol + "+" + hex(d.offset);
-}
 
 // "walk:5@/src/prog/prog.c" -> "walk:5@prog.c": the table has little room.
 std::string short_place(const std::string &where) {
@@ -41,8 +26,9 @@ std::pair<std::string, std::string> split_id(const std::string &id) {
 
 }  // namespace
 
-LiveProbes::LiveProbes(ProbeEngine &engine, TraceInstance &instance, std::vector<TraceDefinition> definitions)
-    : engine_(engine), instance_(instance), defs_(std::move(definitions)) {}
+LiveProbes::LiveProbes(ProbeEngine &engine, TraceInstance &instance, std::vector<TraceDefinition> definitions,
+                       const Companions &companions)
+    : engine_(engine), instance_(instance), defs_(std::move(definitions)), companions_(companions) {}
 
 const TraceDefinition *LiveProbes::definition_of(const std::string &id) const {
   for (const TraceDefinition &d : defs_)
@@ -51,13 +37,20 @@ const TraceDefinition *LiveProbes::definition_of(const std::string &id) const {
 }
 
 void LiveProbes::add_rows(tui::LiveModel &model) {
-  SourceLookup lookup;
+  std::vector<EventId> shown;
+  std::vector<const TraceDefinition *> defs;
   for (const EventId &e : instance_.enabled()) {
-    tui::ProbeInfo info{e.system, e.name, "tracepoint", "", false};
-    if (const TraceDefinition *d = definition_of(e.system + ":" + e.name)) {
-      std::string where = lookup.point_of(*d);
-      info.site = site_of(*d, where);
-      info.where = short_place(where);
+    if (companions_.role_of(e.system + ":" + e.name) != CompanionRole::None) continue;
+    shown.push_back(e);
+    defs.push_back(definition_of(e.system + ":" + e.name));
+  }
+  std::vector<std::string> sites = latency_sites(defs);
+  SourceLookup lookup;
+  for (size_t i = 0; i < shown.size(); ++i) {
+    tui::ProbeInfo info{shown[i].system, shown[i].name, "tracepoint", "", false};
+    if (const TraceDefinition *d = defs[i]) {
+      info.site = sites[i];
+      info.where = short_place(lookup.point_of(*d));
       info.is_return = d->is_return;
     }
     model.add_probe(std::move(info));

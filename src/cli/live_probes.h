@@ -10,6 +10,7 @@
 
 #include "src/definition/trace_definition.h"
 #include "src/probes/probe_engine.h"
+#include "src/stream/companions.h"
 #include "src/stream/trace_instance.h"
 #include "src/util/result.h"
 #include "tui/live_model.h"
@@ -18,8 +19,11 @@ namespace kpp {
 
 class LiveProbes {
  public:
-  // `definitions`: the dynamic events that exist (ProbeEngine::list()).
-  LiveProbes(ProbeEngine &engine, TraceInstance &instance, std::vector<TraceDefinition> definitions);
+  // `definitions`: the dynamic events that exist (ProbeEngine::list());
+  // `companions`: the session's, which get no row (they are joined into
+  // their probe's).
+  LiveProbes(ProbeEngine &engine, TraceInstance &instance, std::vector<TraceDefinition> definitions,
+             const Companions &companions);
 
   // Adds a row for every event the instance enabled, with its place
   // ("walk:5@prog.c" from DWARF, the definition without it, "tracepoint"
@@ -39,6 +43,7 @@ class LiveProbes {
   ProbeEngine &engine_;
   TraceInstance &instance_;
   std::vector<TraceDefinition> defs_;
+  const Companions &companions_;
 };
 
 }  // namespace kpp

@@ -1,9 +1,11 @@
 // kprobe-probe: parse the command line, run the command, print any error once.
 #include <cstdio>
+#include <optional>
 
 #include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
 #include "src/spec/error_format.h"
+#include "src/stream/stop_signal.h"
 #include "src/stream/trace_instance.h"
 
 int main(int argc, char **argv) {
@@ -15,21 +17,33 @@ int main(int argc, char **argv) {
   }
   // Instances are removed by their destructors; this covers paths that skip them.
   kpp::install_trace_instance_cleanup_at_exit();
+  // trace, record and live catch their stop signals from here on: a signal
+  // while they set up ends the session cleanly once it starts.
+  std::optional<kpp::StopSignalScope> stop_signals;
+  if (options->command == CliOptions::Command::Trace || options->command == CliOptions::Command::Record ||
+      options->command == CliOptions::Command::Live)
+    stop_signals.emplace();
   kpp::Status status = kpp::Ok{};
+  int exit_status = 0;
+  // trace, record, live: the traced command's status is ours.
+  auto session_command = [&](kpp::Result<int> r) {
+    if (r) exit_status = *r;
+    else status = std::move(r).error();
+  };
   switch (options->command) {
     case CliOptions::Command::Help: std::fputs(kpp::usage_text(), stdout); return 0;
     case CliOptions::Command::Version: std::printf("kprobe-probe %s\n", KPP_VERSION); return 0;
     case CliOptions::Command::Probe: status = kpp::run_probe_command(*options); break;
-    case CliOptions::Command::Trace: status = kpp::run_trace_command(*options); break;
-    case CliOptions::Command::Record: status = kpp::run_record_command(*options); break;
+    case CliOptions::Command::Trace: session_command(kpp::run_trace_command(*options)); break;
+    case CliOptions::Command::Record: session_command(kpp::run_record_command(*options)); break;
     case CliOptions::Command::Report: status = kpp::run_report_command(*options); break;
     case CliOptions::Command::Demo: status = kpp::run_demo_command(*options); break;
-    case CliOptions::Command::Live: status = kpp::run_live_command(*options); break;
+    case CliOptions::Command::Live: session_command(kpp::run_live_command(*options)); break;
     case CliOptions::Command::Hist: status = kpp::run_hist_command(*options); break;
   }
   if (!status) {
     std::fputs(kpp::format_error(status.error()).c_str(), stderr);
     return 1;
   }
-  return 0;
+  return exit_status;
 }

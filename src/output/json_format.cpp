@@ -85,6 +85,14 @@ std::string format_event_json(const Event &e) {
   out += std::to_string(e.pid);
   out += ",\"event\":";
   append_json_string(out, e.system + ":" + e.name);
+  if (e.probe_ip) {
+    std::snprintf(t, sizeof t, ",\"ip\":\"0x%llx\"", static_cast<unsigned long long>(e.probe_ip));
+    out += t;
+  }
+  if (!e.site.empty()) {
+    out += ",\"site\":";
+    append_json_string(out, e.site);
+  }
   out += ",\"fields\":{";
   bool first = true;
   for (const auto &f : e.fields) {

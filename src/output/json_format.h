@@ -1,7 +1,10 @@
 // JSON-lines printer for decoded events. The schema is a stable interface,
 // documented in Documentation/kprobe-probe.txt (EVENTS: TRACE AND RECORD):
 //   {"time_ns":1234567890123,"time":"1.234567890","cpu":1,"comm":"prog","pid":4242,
-//    "event":"probe_prog:walk_L5","fields":{"name":"three","i":1,"p":140737488}}
+//    "event":"probe_prog:walk_L5","ip":"0x55d0c3a01149","site":"walk:5@prog.c",
+//    "fields":{"name":"three","i":1,"p":140737488}}
+// "ip" (the probe's address, in the traced process for uprobes) is there
+// for probe events, "site" when the probe's definition is known.
 #pragma once
 
 #include <string>

@@ -1,20 +1,12 @@
 #include "src/stream/entry_value_join.h"
 
-#include <string_view>
-
 #include "src/util/companion_mark.h"
+
 
 namespace kpp {
 
-namespace {
-// A companion is known by its mark, its first field (src/util/companion_mark.h),
-// not by its name alone: a user's own "my__entry" is an ordinary event.
-CompanionMark role_of(const Event &event) {
-  return companion_mark_of(event.name, event.fields.empty() ? std::string_view() : event.fields.front().name);
-}
-}  // namespace
-
-EntryValueJoin::EntryValueJoin(std::vector<EventSink *> downstream) : downstream_(std::move(downstream)) {}
+EntryValueJoin::EntryValueJoin(Companions companions, std::vector<EventSink *> downstream)
+    : companions_(std::move(companions)), downstream_(std::move(downstream)) {}
 
 Status EntryValueJoin::on_start(const StreamInfo &info) {
   for (EventSink *s : downstream_)
@@ -49,23 +41,28 @@ Status EntryValueJoin::forward(const Event &event) {
 }
 
 Status EntryValueJoin::on_event(const Event &event) {
-  CompanionMark role = role_of(event);
-  if (role == CompanionMark::Entry) {
-    std::string base = event.system + ":" + marked_companion_owner(event.name, role);
-    live_[{event.pid, base}].emplace_back(event.fields.begin() + 1, event.fields.end());  // the mark left out
-    return Ok{};
-  }
-  if (role == CompanionMark::Exit) {
-    std::string base = event.system + ":" + marked_companion_owner(event.name, role);
-    auto it = live_.find({event.pid, base});
-    if (it != live_.end()) {
-      it->second.pop_back();
-      if (it->second.empty()) live_.erase(it);
+  if (companions_.empty()) return forward(event);  // the common case: no companions at all
+  key_.assign(event.system).append(1, ':').append(event.name);
+  switch (companions_.role_of(key_)) {
+    case CompanionRole::Entry:
+      // The planner's companions carry a mark as their first field
+      // (src/util/companion_mark.h): not a value, so not joined.
+      if (!event.fields.empty() && is_companion_mark(event.fields.front().name))
+        live_[{event.pid, companions_.owner_of(key_)}].emplace_back(event.fields.begin() + 1, event.fields.end());
+      else
+        live_[{event.pid, companions_.owner_of(key_)}].push_back(event.fields);
+      return Ok{};
+    case CompanionRole::Exit: {
+      auto it = live_.find({event.pid, companions_.owner_of(key_)});
+      if (it != live_.end()) {
+        it->second.pop_back();
+        if (it->second.empty()) live_.erase(it);
+      }
+      return Ok{};
     }
-    return Ok{};
+    case CompanionRole::None: break;
   }
-  if (live_.empty()) return forward(event);  // the common case: no companions at all
-  auto it = live_.find({event.pid, event.system + ":" + event.name});
+  auto it = live_.find({event.pid, key_});
   if (it == live_.end()) return forward(event);
   joined_ = event;
   const std::vector<Field> &entry_fields = it->second.back();
@@ -78,6 +75,12 @@ void EntryValueJoin::on_lost(int cpu, int64_t count) {
   // belong to another call, so start over.
   live_.clear();
   for (EventSink *s : downstream_) s->on_lost(cpu, count);
+}
+
+Status EntryValueJoin::on_batch_end() {
+  for (EventSink *s : downstream_)
+    if (Status st = s->on_batch_end(); !st) return st;
+  return Ok{};
 }
 
 Status EntryValueJoin::on_finish() {

@@ -43,6 +43,7 @@ struct Event {
   std::string system;     // group, e.g. "probe_prog"
   std::string name;       // event, e.g. "walk_L5"
   uint64_t probe_ip = 0;  // __probe_ip of kprobe/uprobe events, 0 otherwise
+  std::string site;       // the probe site that fired, "walk:5@prog.c"; empty when unknown (event_sites.h)
   std::vector<Field> fields;  // event fields in format order, common_* left out
 
   // The field named `name`, or nullptr.

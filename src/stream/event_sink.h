@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "src/stream/companions.h"
 #include "src/stream/event.h"
 #include "src/util/result.h"
 
@@ -23,6 +24,7 @@ struct StreamInfo {
   int cpus = 0;                        // per-CPU buffers read (cpu 0..cpus-1)
   int page_size = 0;                   // ring-buffer sub-buffer size in bytes
   std::string clock;                   // trace clock in use ("mono", "local", ...)
+  std::vector<ProbeShape> probes;      // the probe events among the formats read (no sites)
 };
 
 class EventSink {
@@ -43,6 +45,9 @@ class EventSink {
   // The kernel dropped events on `cpu` before the next record; count < 0
   // means dropped but the kernel did not say how many.
   virtual void on_lost(int cpu, int64_t count) { (void)cpu; (void)count; }
+  // The end of a batch: the events of one poll of the buffers (at most
+  // ~100 ms apart while events flow). Printers flush here.
+  virtual Status on_batch_end() { return Ok{}; }
   // Called once after the last data (also after an interrupt).
   virtual Status on_finish() { return Ok{}; }
 };

@@ -7,9 +7,12 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 #include <traceevent/event-parse.h>
+
+#include "src/stream/probe_shapes.h"
 extern "C" {  // kbuffer.h has no C++ guard
 #include <traceevent/kbuffer.h>
 }
@@ -71,7 +74,7 @@ Result<std::unique_ptr<EventStream>> EventStream::open(const TraceInstance &inst
   std::string clock = instance.clock();
   s->mono_clock_ = clock == "mono";
   s->info_ = StreamInfo{instance.tracing_dir(), instance.name(), instance.raw(), systems,
-                        static_cast<int>(ncpu), page_size, clock};
+                        static_cast<int>(ncpu), page_size, clock, probe_shapes_of(s->tep_)};
   return s;
 }
 
@@ -259,19 +262,32 @@ void EventStream::account_lost(bool all_cpus) {
   }
 }
 
-Result<size_t> EventStream::poll(int timeout_ms, int wake_fd) {
+Result<size_t> EventStream::poll(int timeout_ms, std::initializer_list<int> wake_fds) {
   if (timeout_ms > 0) {
-    pollfd pfd{wake_fd, POLLIN, 0};
+    pollfd pfds[4];
+    nfds_t n = 0;
+    for (int fd : wake_fds)
+      if (fd >= 0 && n < std::size(pfds)) pfds[n++] = pollfd{fd, POLLIN, 0};
     // The ring buffers only wake pollers when buffer_percent full, so this is
-    // a timed sleep that a signal or `wake_fd` (a child's pidfd) cuts short.
-    ::poll(wake_fd >= 0 ? &pfd : nullptr, wake_fd >= 0 ? 1 : 0, timeout_ms);
+    // a timed sleep that a signal or a wake fd (a child's pidfd, the
+    // terminal) cuts short.
+    ::poll(n ? pfds : nullptr, n, timeout_ms);
   }
   uint64_t watermark = mono_clock_ ? monotonic_ns() : kNoWatermark;
   Status st = drain_all();
   if (!st) return std::move(st).error();
   auto n = deliver(watermark);
   account_lost(false);
+  if (n && *n) {
+    if (Status b = end_batch(); !b) return std::move(b).error();
+  }
   return n;
+}
+
+Status EventStream::end_batch() {
+  for (EventSink *k : sinks_)
+    if (Status st = k->on_batch_end(); !st) return st;
+  return Ok{};
 }
 
 Result<size_t> EventStream::flush() {
@@ -279,6 +295,9 @@ Result<size_t> EventStream::flush() {
   if (!st) return std::move(st).error();
   auto n = deliver(kNoWatermark);
   account_lost(true);
+  if (n && *n) {
+    if (Status b = end_batch(); !b) return std::move(b).error();
+  }
   return n;
 }
 

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -51,10 +52,11 @@ class EventStream {
   // Calls on_start() on every sink.
   Status start();
 
-  // Waits up to `timeout_ms` (returns early if `wake_fd` >= 0 becomes
-  // readable or a signal arrives), then drains every CPU and delivers the
-  // events that are safe to order. Returns how many events it delivered.
-  Result<size_t> poll(int timeout_ms, int wake_fd = -1);
+  // Waits up to `timeout_ms` (returns early if one of `wake_fds` (>= 0)
+  // becomes readable or a signal arrives), then drains every CPU and
+  // delivers the events that are safe to order, then ends the batch
+  // (on_batch_end) when there were some. Returns how many it delivered.
+  Result<size_t> poll(int timeout_ms, std::initializer_list<int> wake_fds = {});
 
   // Drains every CPU and delivers everything still pending, in order. Call
   // after disabling the events, before close().
@@ -100,6 +102,7 @@ class EventStream {
   void load_next(CpuReader &c);
   void advance(CpuReader &c);
   Result<size_t> deliver(uint64_t watermark);
+  Status end_batch();
   void account_lost(bool all_cpus);
   void report_lost(CpuReader &c, int64_t count);
   uint8_t *take_page();

@@ -1,22 +1,38 @@
-// run_session: what `kprobe-probe trace` and `record` do, minus option
-// parsing and printing. Creates our own tracefs instance, enables the events,
-// optionally starts a command (held until tracing is on), streams events to
-// the sinks until the command exits / the duration ends / SIGINT or SIGTERM,
-// then disables, drains, finishes the sinks (trace.dat finalized) and
-// removes the instance -- on every path, errors included.
+// Session: what `trace`, `record`, `live` and `demo` share, minus option
+// parsing and printing. One object owns, for the session's life:
+//  - our own tracefs instance (and, first, the removal of instances that
+//    dead kprobe-probe processes left behind: stale_instances.h);
+//  - the events enabled in it, each with its entry-value companions;
+//  - the traced command (held until tracing is on);
+//  - SIGINT/SIGTERM/SIGHUP/SIGPIPE, which only end the session (stop_signal.h);
+//  - the one sink chain (sink_chain.h) in front of the caller's sinks;
+//  - the teardown, on every path, errors included: events disabled, buffers
+//    drained, sinks finished (a trace.dat gets its final offsets), the
+//    command ended, the instance removed.
 #pragma once
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "src/stream/companions.h"
 #include "src/stream/event_sink.h"
+#include "src/stream/event_sites.h"
+#include "src/stream/traced_command.h"
 #include "src/util/result.h"
 
 namespace kpp {
+
+class EventStream;
+class SinkChain;
+class StopSignalScope;
+class TraceInstance;
 
 struct SessionOptions {
   std::vector<std::string> events;   // -e GLOB (repeatable); at least one
@@ -24,33 +40,80 @@ struct SessionOptions {
   double duration_s = 0;             // --duration S; 0 = no limit
   bool pid_only = false;             // --pid-only: only the command and its children
   std::vector<std::string> command;  // -- COMMAND ARGS...; empty = none
+  CommandOutput command_output = CommandOutput::Inherit;
+  bool end_with_command = true;      // the session ends when the command exits (not live)
   std::string instance_name;         // default kprobe-probe-<pid>
   size_t buffer_size_kb = 0;         // per CPU; 0 = kernel default
-  int poll_interval_ms = 100;        // how often the buffers are drained
+  int poll_interval_ms = 100;        // how often the buffers are drained (and printers flushed)
   std::string clock = "mono";        // trace clock; "mono" gives exact CPU merging
+  // The probe events that exist, from their definitions (sites known); the
+  // companions are recognised from them. Empty: from the format files.
+  std::vector<ProbeShape> probes;
+  std::optional<Companions> companions;  // a plan's own, when it has them
+  EventSites sites;                      // which site each event's probe is (empty: none)
 };
 
 struct SessionSummary {
-  uint64_t events = 0;                                     // events seen
+  uint64_t events = 0;                                     // events seen (companions not counted)
   std::vector<std::pair<std::string, uint64_t>> per_event; // "group:event" -> hits, sorted by name
   std::vector<uint64_t> lost_per_cpu;
   std::vector<std::string> warnings;  // e.g. "lost 1234 events on cpu1"; print them
-  bool interrupted = false;           // stopped by SIGINT/SIGTERM
+  std::vector<std::string> notes;     // e.g. a stale instance removed; print them
+  bool interrupted = false;           // stopped by a signal (or request_stop())
   int signal = 0;                     // which one
   bool duration_elapsed = false;
   pid_t command_pid = 0;
-  bool command_exited = false;        // the command ended by itself
-  int command_status = 0;             // its exit code, or 128+signal
+  CommandEnd command;                 // how the command ended
+  std::string command_name;           // its file name, for the summary
   double seconds = 0;                 // wall time traced
   uint64_t bytes_read = 0;            // raw ring-buffer bytes
 };
 
-// Runs one session; sinks (not owned) get on_start, pages/events, on_lost
-// and on_finish. SIGINT/SIGTERM are caught for the session's duration (see
-// stop_signal.h) and end it cleanly; the previous handlers are restored.
-// With a command and no duration the session ends when the command exits.
-// Errors: bad options, tracefs/instance/enable/filter failures, the command
-// cannot be started, a sink failed. The instance is removed in every case.
+// Why step() says the session should end (Running: go on).
+enum class SessionState { Running, Interrupted, CommandExited, DurationElapsed };
+
+class Session {
+ public:
+  // Sets everything up and turns tracing on; `sinks` (not owned) must
+  // outlive the session. Errors: bad options, tracefs/instance/enable/filter
+  // failures, the command cannot be started, a sink's on_start failed;
+  // what was set up is torn down again.
+  static Result<std::unique_ptr<Session>> start(const SessionOptions &options, std::vector<EventSink *> sinks);
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  // Waits up to `max_wait_ms` (cut short by a signal, the command's exit
+  // or `wake_fd` becoming readable), delivers what arrived.
+  Result<SessionState> step(int max_wait_ms, int wake_fd = -1);
+
+  // Tears down (see the file comment) and sums up. Call once.
+  Result<SessionSummary> finish();
+
+  TraceInstance &instance();
+  const EventStream &stream() const;
+  const TracedCommand &command() const { return command_; }
+  // The companions the chain joins.
+  const Companions &companions() const;
+  // Notes from setup (stale instances removed), for the caller to print now.
+  const std::vector<std::string> &notes() const { return summary_.notes; }
+
+ private:
+  Session(const SessionOptions &options);
+  Status setup(std::vector<EventSink *> sinks);
+
+  SessionOptions options_;
+  std::unique_ptr<StopSignalScope> signals_;
+  std::unique_ptr<TraceInstance> instance_;
+  TracedCommand command_;  // after the instance: a failed setup ends it first
+  std::unique_ptr<SinkChain> chain_;
+  std::unique_ptr<EventStream> stream_;
+  SessionSummary summary_;
+  std::chrono::steady_clock::time_point started_, deadline_;
+  bool finished_ = false;
+};
+
+// start + step until the end + finish: trace, record and demo.
 Result<SessionSummary> run_session(const SessionOptions &options, const std::vector<EventSink *> &sinks);
 
 }  // namespace kpp

@@ -7,7 +7,8 @@ namespace kpp {
 namespace {
 volatile std::sig_atomic_t g_stop = 0;
 volatile std::sig_atomic_t g_signal = 0;
-struct sigaction g_old_int, g_old_term, g_old_pipe;
+int g_depth = 0;  // scopes alive; only the outermost installs and restores
+struct sigaction g_old_int, g_old_term, g_old_hup, g_old_pipe;
 
 void on_signal(int sig) {
   g_signal = sig;
@@ -16,6 +17,7 @@ void on_signal(int sig) {
 }  // namespace
 
 StopSignalScope::StopSignalScope() {
+  if (g_depth++ > 0) return;  // an outer scope (the command's) holds the handlers and any stop already asked
   clear_stop();
   struct sigaction sa {};
   sa.sa_handler = on_signal;
@@ -23,12 +25,15 @@ StopSignalScope::StopSignalScope() {
   sa.sa_flags = 0;  // no SA_RESTART: poll() returns EINTR at once
   sigaction(SIGINT, &sa, &g_old_int);
   sigaction(SIGTERM, &sa, &g_old_term);
+  sigaction(SIGHUP, &sa, &g_old_hup);  // a closed ssh session: stop and clean up
   sigaction(SIGPIPE, &sa, &g_old_pipe);  // `trace | head`: stop and clean up, do not die
 }
 
 StopSignalScope::~StopSignalScope() {
+  if (--g_depth > 0) return;
   sigaction(SIGINT, &g_old_int, nullptr);
   sigaction(SIGTERM, &g_old_term, nullptr);
+  sigaction(SIGHUP, &g_old_hup, nullptr);
   sigaction(SIGPIPE, &g_old_pipe, nullptr);
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "src/stream/stale_instances.h"
 #include "src/stream/tracefs_cxx.h"
 
 #include "src/stream/tracefs_mount.h"
@@ -57,7 +58,7 @@ std::string exact_regex(const std::string &name) { return "^" + name + "$"; }
 }  // namespace
 
 std::string default_instance_name() {
-  return "kprobe-probe-" + std::to_string(getpid());
+  return kInstancePrefix + std::to_string(getpid());
 }
 
 Result<TraceInstance> TraceInstance::create(const std::string &name_in) {

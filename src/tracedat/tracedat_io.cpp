@@ -43,7 +43,17 @@ Status pread_all(int fd, char *buf, size_t len, uint64_t offset) {
   return Ok{};
 }
 
-Status copy_block(int in, int out, uint64_t len, const std::string &what) {
+Status copy_block(int in, int out, uint64_t len, const std::string &what, bool release) {
+  if (release) {
+    for (uint64_t done = 0; done < len; done += kReleaseChunk) {
+      uint64_t n = std::min(kReleaseChunk, len - done);
+      std::string buf(n, '\0');
+      if (Status st = pread_all(in, buf.data(), n, done); !st) return st;
+      if (Status st = write_all(out, buf.data(), n, what); !st) return st;
+      (void)fallocate(in, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(done), static_cast<off_t>(n));
+    }
+    return Ok{};
+  }
   loff_t off = 0;
   while (static_cast<uint64_t>(off) < len) {
     ssize_t n = copy_file_range(in, &off, out, nullptr, len - static_cast<uint64_t>(off), 0);

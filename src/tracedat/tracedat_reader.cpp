@@ -1,5 +1,7 @@
 #include "src/tracedat/tracedat_reader.h"
 
+#include "src/stream/probe_shapes.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -100,6 +102,11 @@ Result<TraceDatSummary> read_tracedat(const std::string &path, EventSink &sink) 
   InputCloser closer{handle};
   tep_handle *tep = tracecmd_get_tep(handle);
   ReadState st{&sink, EventDecoder(tep, nullptr), FileComms(tep), Event{}, TraceDatSummary{}, {}, Ok{}};
+  // The sink learns the file's probe events (a SinkChain recognises the
+  // entry-value companions among them, as the live session does).
+  StreamInfo info;
+  info.probes = probe_shapes_of(tep);
+  if (Status started = sink.on_start(info); !started) return std::move(started).error();
   // In timestamp order across all CPUs, as the live stream delivers them.
   tracecmd_iterate_events(handle, nullptr, 0, on_record, &st);
   if (!st.failure) return std::move(st.failure).error();

@@ -22,7 +22,8 @@ struct TraceDatSummary {
   std::vector<std::string> warnings;   // "lost 12 events on cpu1"; print them
 };
 
-// Hands every event to `sink` (on_event, on_lost, then on_finish). comm
+// Hands every event to `sink` (on_start with the file's probe events, then
+// on_event, on_lost, then on_finish). comm
 // comes from the file's saved cmdlines. Errors: not a trace.dat libtracecmd
 // can open (missing, truncated, unknown compression), or the sink failed.
 Result<TraceDatSummary> read_tracedat(const std::string &path, EventSink &sink);

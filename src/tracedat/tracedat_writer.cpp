@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -115,17 +117,54 @@ Status TraceDatWriter::on_page(int cpu, std::span<const uint8_t> page) {
   if (static_cast<int>(page.size()) != info_.page_size)
     return Error("trace.dat writer got a page of " + std::to_string(page.size()) + " bytes, expected " +
                  std::to_string(info_.page_size));
-  Status st = write_all(cpu_fds_[static_cast<size_t>(cpu)], reinterpret_cast<const char *>(page.data()), page.size(),
-                        "trace data for " + path_);
-  if (!st) return st;
+  if (write_error_) return *write_error_;  // recording stopped at the first failed write
+  int fd = cpu_fds_[static_cast<size_t>(cpu)];
+  Status st = write_all(fd, reinterpret_cast<const char *>(page.data()), page.size(), "trace data to " + path_);
+  if (!st) {
+    // ENOSPC, EIO: keep the complete pages, stop recording (finish() still
+    // writes the file from them; see make_room()).
+    (void)!ftruncate(fd, static_cast<off_t>(cpu_bytes_[static_cast<size_t>(cpu)]));
+    write_error_ = std::make_unique<Status>(st);
+    return st;
+  }
   cpu_bytes_[static_cast<size_t>(cpu)] += page.size();
   ++pages_;
   return Ok{};
 }
 
+// After a failed write the disk is full (or failing): the file is still
+// written from the pages kept, with the room it needs made first. No
+// kallsyms (probes on programs do not need them), and the latest pages of
+// the CPU with the most are dropped until the head, the page padding and
+// one chunk of copying fit in what is free; copying then releases each
+// chunk of the temporary files as it goes (copy_block(release)).
+void TraceDatWriter::make_room() {
+  const uint64_t ps = static_cast<uint64_t>(info_.page_size);
+  std::vector<uint64_t> offsets;
+  uint64_t head = build_tracedat_v6_head(meta_, info_.page_size, cpu_bytes_, offsets).size();
+  uint64_t need = head + ps * (cpu_bytes_.size() + 1) + tracedat::kReleaseChunk;
+  for (;;) {
+    struct statvfs vfs;
+    if (fstatvfs(out_fd_, &vfs) != 0) return;
+    uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+    if (free_bytes >= need) return;
+    size_t biggest = 0;
+    for (size_t c = 1; c < cpu_bytes_.size(); ++c)
+      if (cpu_bytes_[c] > cpu_bytes_[biggest]) biggest = c;
+    if (cpu_bytes_.empty() || cpu_bytes_[biggest] == 0) return;
+    uint64_t drop = std::min<uint64_t>(cpu_bytes_[biggest], std::max<uint64_t>(ps, (need - free_bytes + ps - 1) / ps * ps));
+    cpu_bytes_[biggest] -= drop;
+    dropped_pages_ += drop / ps;
+    (void)!ftruncate(cpu_fds_[biggest], static_cast<off_t>(cpu_bytes_[biggest]));
+  }
+}
+
 Status TraceDatWriter::write_file() {
   if (!started_) return Error("nothing was recorded into " + path_ + " (the stream never started)");
+  bool salvage = write_error_ && options_.file_version == 6;
+  if (salvage) options_.with_kallsyms = false;
   if (Status st = tracedat::read_late_metadata(info_, options_.with_kallsyms, meta_); !st) return st;
+  if (salvage) make_room();
   if (options_.file_version == 7) {
     auto compression = tracedat::compression_from_name(options_.compression);
     if (!compression) return std::move(compression).error();
@@ -143,7 +182,7 @@ Status TraceDatWriter::write_file() {
       if (Status st = write_all(out_fd_, pad.data(), pad.size(), path_); !st) return st;
       at = offsets[c];
     }
-    if (Status st = tracedat::copy_block(cpu_fds_[c], out_fd_, cpu_bytes_[c], path_); !st) return st;
+    if (Status st = tracedat::copy_block(cpu_fds_[c], out_fd_, cpu_bytes_[c], path_, salvage); !st) return st;
     at += cpu_bytes_[c];
   }
   return sync_output();

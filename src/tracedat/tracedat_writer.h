@@ -14,8 +14,10 @@
 // to the output; finish() writes the header with the final offsets and
 // copies the blocks in. So the file is complete and valid after finish(),
 // which the session calls on every stop path (command exit, --duration,
-// SIGINT/SIGTERM, errors). A process killed with SIGKILL leaves an empty
-// file. Version 7 (sections, optional zstd/zlib compression) is written by
+// SIGINT/SIGTERM/SIGHUP/SIGPIPE, errors). A process killed with SIGKILL
+// leaves an empty file. A failed write (ENOSPC, EIO) stops recording; the
+// file is still finished, readable, from the complete pages kept (version
+// 6: make_room() in the .cpp). Version 7 (sections, optional zstd/zlib compression) is written by
 // tracedat_v7.h from the same temporary files.
 #pragma once
 
@@ -57,12 +59,15 @@ class TraceDatWriter : public EventSink {
   Status finish();
 
   uint64_t pages() const { return pages_; }
+  // Pages recorded but left out after a write error, to fit the file on the disk.
+  uint64_t dropped_pages() const { return dropped_pages_; }
   const std::string &path() const { return path_; }
 
  private:
   TraceDatWriter(std::string path, int fd, TraceDatOptions options)
       : path_(std::move(path)), out_fd_(fd), options_(options) {}
   Status write_file();
+  void make_room();
   Status sync_output();
 
   std::string path_;
@@ -75,6 +80,8 @@ class TraceDatWriter : public EventSink {
   uint64_t pages_ = 0;
   bool started_ = false, finished_ = false;
   std::unique_ptr<Status> result_;
+  std::unique_ptr<Status> write_error_;  // the first failed page write: recording stopped there
+  uint64_t dropped_pages_ = 0;           // pages given up to make room for the file's head
 };
 
 // Builds the bytes that precede the CPU data of a version 6 file: the

@@ -4,11 +4,15 @@
 // Every test uses its own group kpptest_e2e_<pid>_<n> and leaves none of it
 // behind in uprobe_events.
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -143,12 +147,15 @@ std::vector<observation> truth_lines(const std::string &out) {
   return obs;
 }
 
-// JSON event lines of GROUP, in order. Lines that are not JSON (the traced
-// program's own output) are skipped; a JSON line that does not parse fails.
+// JSON event lines of GROUP, in order. With --json the traced program's own
+// output goes to stderr: every line of stdout must be a JSON event.
 std::vector<observation> json_events(const std::string &out, const std::string &group) {
   std::vector<observation> obs;
   for (const std::string &line : split_lines(out)) {
-    if (line.empty() || line[0] != '{') continue;
+    if (line.empty() || line[0] != '{') {
+      ADD_FAILURE() << "not a JSON line on stdout: " << line;
+      continue;
+    }
     auto v = parse_json(line);
     if (!v) {
       ADD_FAILURE() << "not JSON: " << line;
@@ -199,7 +206,7 @@ class E2e : public ::testing::Test {
   void expect_events_match_truth(const std::string &prog, size_t expected) {
     run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", prog});
     ASSERT_EQ(trace.status, 0) << describe(trace);
-    std::vector<observation> truth = truth_lines(trace.out);
+    std::vector<observation> truth = truth_lines(trace.err);
     ASSERT_EQ(truth.size(), expected) << trace.out;
     std::vector<observation> events = json_events(trace.out, group_);
     ASSERT_EQ(events.size(), truth.size()) << describe(trace);
@@ -259,7 +266,7 @@ TEST_P(E2eBuild, TraceShowsWhatTheProgramComputed) {
   run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", fixture()});
   ASSERT_EQ(trace.status, 0) << describe(trace);
 
-  std::vector<observation> truth = keep_fields(truth_lines(trace.out), {{"walk", {"name", "i", "s", "x", "tag", "g"}},
+  std::vector<observation> truth = keep_fields(truth_lines(trace.err), {{"walk", {"name", "i", "s", "x", "tag", "g"}},
                                                                         {"scale", {"a", "b"}},
                                                                         {"scale_ret", {"ret"}}});
   // The fixture walks a 3-node list twice: 3 probes x 3 nodes x 2 rounds.
@@ -277,7 +284,7 @@ TEST_P(E2eBuild, FunctionEntryProbeSeesStateBeforeTheBody) {
   ASSERT_EQ(add.status, 0) << describe(add);
   run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", fixture()});
   ASSERT_EQ(trace.status, 0) << describe(trace);
-  std::vector<observation> truth = keep_fields(truth_lines(trace.out), {{"scale", {"a", "b", "calls"}}});
+  std::vector<observation> truth = keep_fields(truth_lines(trace.err), {{"scale", {"a", "b", "calls"}}});
   ASSERT_EQ(truth.size(), 6u) << trace.out;
   std::vector<observation> events = json_events(trace.out, group_);
   ASSERT_EQ(events.size(), truth.size()) << describe(trace);
@@ -619,7 +626,7 @@ TEST_P(E2eInline, ProbeOnAnInlinedFunctionFiresInEveryCopyWithItsOwnValues) {
   ASSERT_EQ(defs.size(), 2u) << read_file(tracing_dir() + "/uprobe_events");
   run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", fixture()});
   ASSERT_EQ(trace.status, 0) << describe(trace);
-  std::vector<observation> truth = truth_lines(trace.out);
+  std::vector<observation> truth = truth_lines(trace.err);
   ASSERT_EQ(truth.size(), 6u) << trace.out;
   std::vector<observation> events = json_events(trace.out, group_);
   ASSERT_EQ(events.size(), truth.size()) << describe(trace);
@@ -742,7 +749,7 @@ TEST_F(E2e, EntryValuesAreReadAtTheEntryAndJoined) {
   ASSERT_EQ(add.status, 0) << describe(add);
   run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", fx});
   ASSERT_EQ(trace.status, 0) << describe(trace);
-  std::vector<observation> truth = truth_lines(trace.out);
+  std::vector<observation> truth = truth_lines(trace.err);
   ASSERT_EQ(truth.size(), 5u) << trace.out;
   std::vector<observation> events = json_events(trace.out, group_);
   ASSERT_EQ(events.size(), truth.size()) << "the companions are joined, not shown:\n" << describe(trace);
@@ -777,7 +784,7 @@ TEST_P(E2eCxx, QualifiedNamesProbeTheFunctionsTheyName) {
   run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", fixture()});
   ASSERT_EQ(trace.status, 0) << describe(trace);
   std::vector<observation> truth = keep_fields(
-      truth_lines(trace.out),
+      truth_lines(trace.err),
       {{"area", {"scale"}}, {"twice_int", {"v"}}, {"twice_long", {"v"}}, {"biggest_int", {"a", "b"}}});
   ASSERT_EQ(truth.size(), 8u) << trace.out;
   std::vector<observation> events = json_events(trace.out, group_);
@@ -839,7 +846,7 @@ TEST_P(E2eCxx, ALongNameIsShortenedAndTheKernelTakesIt) {
 
   run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", copy});
   ASSERT_EQ(trace.status, 0) << describe(trace);
-  std::vector<observation> truth = keep_fields(truth_lines(trace.out), {{"long", {"value"}}});
+  std::vector<observation> truth = keep_fields(truth_lines(trace.err), {{"long", {"value"}}});
   std::vector<observation> events = json_events(trace.out, group_);
   ASSERT_EQ(truth.size(), 2u) << trace.out;
   ASSERT_EQ(events.size(), truth.size()) << describe(trace);
@@ -958,7 +965,7 @@ TEST_P(E2eComputedValues, TheDecoderFinishesWhatTheKernelCannot) {
   ASSERT_EQ(trace.status, 0) << describe(trace);
   std::map<std::string, std::vector<std::string>> keep = {{"weigh", {"delta"}}, {"mix", {"x", "y"}}};
   if (gcc) keep["bump"] = {"c"};
-  std::vector<observation> truth = keep_fields(truth_lines(trace.out), keep);
+  std::vector<observation> truth = keep_fields(truth_lines(trace.err), keep);
   ASSERT_EQ(truth.size(), gcc ? 5u : 4u) << trace.out;
   std::vector<observation> events = json_events(trace.out, group_);
   ASSERT_EQ(events.size(), truth.size()) << describe(trace);
@@ -1115,4 +1122,250 @@ TEST_F(E2e, MissingDwoIsNamedWithThePlacesTriedAndFoundBesideAMovedProgram) {
   // The symbol table is in the program: -F still lists the functions.
   ASSERT_EQ(funcs.status, 0) << describe(funcs);
   EXPECT_TRUE(contains(funcs.out, "walk\n")) << funcs.out;
+}
+
+// ---------------------------------------------------------------------------
+// Sessions (trace, record, report): exit statuses, companions known from the
+// definitions, pipes, signals at any moment, stale instances, a full disk.
+
+class E2eSession : public E2e {
+ protected:
+  // Adds GROUP:EVENT on the gcc -O0 fixture (the test stops if it cannot).
+  void add_on_fixture(const std::string &event, const std::string &spec) {
+    run_result add = kpp({"-q", "-x", fx_, "-a", ev(event) + spec});
+    ASSERT_EQ(add.status, 0) << describe(add);
+  }
+  std::string fx_ = fixture_path("gcc_O0");
+};
+
+std::string instance_path(pid_t pid) { return tracing_dir() + "/instances/kprobe-probe-" + std::to_string(pid); }
+
+// Nothing of a session run is left: its instance, and any process of the
+// traced command (found by its marker argument).
+void expect_nothing_left(const run_result &r, const std::string &marker) {
+  std::string instance = instance_path(r.pid);
+  bool left = std::filesystem::exists(instance);
+  if (left) rmdir(instance.c_str());
+  EXPECT_FALSE(left) << "left behind: " << instance << "\n" << describe(r);
+  for (const auto &entry : std::filesystem::directory_iterator("/proc")) {
+    std::string cmdline = read_file(entry.path().string() + "/cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (contains(cmdline, marker) && !contains(cmdline, "kprobe-probe")) {
+      ADD_FAILURE() << "traced command still running: " << cmdline;
+      kill(std::stoi(entry.path().filename().string()), SIGKILL);
+    }
+  }
+}
+
+TEST_F(E2eSession, TraceAndRecordExitWithTheCommandsStatus) {
+  add_on_fixture("scale", "scale a b");
+  const std::string &fx = fx_;
+  std::string file = "/tmp/kpptest_status_" + std::to_string(getpid()) + ".dat";
+  for (const std::string &cmd : {std::string("trace"), std::string("record")}) {
+    std::vector<std::string> base{cmd, "-e", group_ + ":*"};
+    if (cmd == "record") base.insert(base.end(), {"-o", file});
+    auto with = [&](std::vector<std::string> tail) {
+      std::vector<std::string> args = base;
+      args.insert(args.end(), tail.begin(), tail.end());
+      return kpp(args);
+    };
+    run_result seven = with({"--", "/bin/sh", "-c", fx + " 1 >/dev/null; exit 7"});
+    EXPECT_EQ(seven.status, 7) << describe(seven);
+    EXPECT_TRUE(contains(seven.err, "; sh exited 7")) << seven.err;
+    run_result segv = with({"--", "/bin/sh", "-c", "kill -SEGV $$"});
+    EXPECT_EQ(segv.status, 128 + SIGSEGV) << describe(segv);
+    EXPECT_TRUE(contains(segv.err, "; sh killed by SIGSEGV")) << segv.err;
+    EXPECT_FALSE(segv.signaled) << "the tool itself must not die: " << describe(segv);
+    run_result ok = with({"--", fx, "1"});
+    EXPECT_EQ(ok.status, 0) << describe(ok);
+    EXPECT_TRUE(contains(ok.err, "exited 0")) << ok.err;
+  }
+  std::remove(file.c_str());
+}
+
+TEST_F(E2eSession, AnEventNamedLikeACompanionIsPrinted) {
+  add_on_fixture("my__entry", "scale a b");
+  const std::string &fx = fx_;
+  run_result trace = kpp({"trace", "-e", group_ + ":my__entry", "--json", "--", fx, "2"});
+  ASSERT_EQ(trace.status, 0) << describe(trace);
+  std::vector<observation> events = json_events(trace.out, group_);
+  ASSERT_EQ(events.size(), 6u) << describe(trace);  // scale() runs once per node, 3 nodes a round
+  EXPECT_EQ(events[0].tag, "my__entry");
+}
+
+// `trace -e G:E` (the command --add suggests) and `report` of a recording
+// show the entry values exactly as `trace -e 'G:*'` does.
+TEST_F(E2e, AnExactEventBringsItsCompanionsAndReportJoinsThem) {
+  std::string fx = fixture_dir + "/entry_value_fixture";
+  std::string src = KPP_E2E_ENTRY_VALUE_SOURCE;
+  int consume_rel = line_of(src, "probe:consume_after_calls") - line_of(src, "int consume(");
+  run_result add = kpp({"-q", "-x", fx, "-a", ev("c") + "consume:" + std::to_string(consume_rel) + " n name=it->name:string"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  run_result glob = kpp({"trace", "-e", group_ + ":*", "--json", "--", fx});
+  ASSERT_EQ(glob.status, 0) << describe(glob);
+  run_result exact = kpp({"trace", "-e", group_ + ":c", "--json", "--", fx});
+  ASSERT_EQ(exact.status, 0) << describe(exact);
+  std::vector<observation> truth = keep_fields(truth_lines(glob.err), {{"c", {"n", "name"}}});
+  ASSERT_FALSE(truth.empty()) << glob.err;
+  EXPECT_EQ(json_events(glob.out, group_), truth);
+  EXPECT_EQ(json_events(exact.out, group_), truth) << "the entry-value field is missing with -e G:E";
+
+  std::string file = "/tmp/kpptest_report_" + std::to_string(getpid()) + ".dat";
+  run_result record = kpp({"record", "-q", "-e", group_ + ":c", "-o", file, "--", fx});
+  ASSERT_EQ(record.status, 0) << describe(record);
+  run_result report = kpp({"report", file, "--json"});
+  std::remove(file.c_str());
+  ASSERT_EQ(report.status, 0) << describe(report);
+  EXPECT_EQ(json_events(report.out, group_), truth);
+}
+
+TEST_F(E2eSession, JsonEventsCarryTheirAddressAndSite) {
+  add_on_fixture("scale", "scale a b");
+  const std::string &fx = fx_;
+  run_result trace = kpp({"trace", "-e", group_ + ":scale", "--json", "--", fx, "2"});
+  ASSERT_EQ(trace.status, 0) << describe(trace);
+  std::vector<std::string> lines = split_lines(trace.out);
+  ASSERT_EQ(lines.size(), 6u) << describe(trace);  // 2 rounds of 3 nodes
+  for (const std::string &line : lines) {
+    auto v = parse_json(line);
+    ASSERT_TRUE(v) << line;
+    ASSERT_TRUE(v->get("ip")) << line;
+    EXPECT_TRUE(std::regex_match(v->get("ip")->text, std::regex("0x[0-9a-f]+"))) << line;
+    ASSERT_TRUE(v->get("site")) << line;
+    // -l's place for the probe: after the prologue of scale() at -O0, "scale:2@.../e2e_fixture.c".
+    EXPECT_TRUE(std::regex_match(v->get("site")->text, std::regex(R"(scale:\d+@.*e2e_fixture\.c)"))) << line;
+  }
+  run_result verbose = kpp({"trace", "-v", "-e", group_ + ":scale", "--", fx, "1"});
+  ASSERT_EQ(verbose.status, 0) << describe(verbose);
+  EXPECT_TRUE(std::regex_search(verbose.out, std::regex(R"(\(ip=0x[0-9a-f]+ site=scale:\d+@)"))) << verbose.out;
+}
+
+TEST_F(E2eSession, PipedTraceDeliversLinesWhileTheCommandRuns) {
+  add_on_fixture("scale", "scale a b");
+  const std::string &fx = fx_;
+  // One hit at once, then 3 s of nothing: the line must not wait for the end.
+  run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", "/bin/sh", "-c", fx + " 1; sleep 3"});
+  ASSERT_EQ(trace.status, 0) << describe(trace);
+  ASSERT_GE(trace.first_out_s, 0) << describe(trace);
+  EXPECT_LT(trace.first_out_s, trace.total_s - 2.0) << "first line at " << trace.first_out_s << " s of " << trace.total_s;
+  // The command's own output went to stderr, stdout is JSON only.
+  EXPECT_TRUE(contains(trace.err, "e2e_fixture: total")) << trace.err;
+  EXPECT_EQ(json_events(trace.out, group_).size(), 3u) << trace.out;
+}
+
+TEST_F(E2eSession, TraceIntoAClosedPipeEndsQuietlyAndCleansUp) {
+  add_on_fixture("scale", "scale a b");
+  const std::string &fx = fx_;
+  run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", "/bin/sh", "-c",
+                          "while :; do " + fx + " 5 >/dev/null; done"},
+                         {.uid = std::nullopt, .close_stdout_after_first_line = true});
+  EXPECT_FALSE(trace.signaled) << describe(trace);
+  EXPECT_FALSE(contains(trace.err, "error")) << trace.err;
+  EXPECT_EQ(trace.status, 0) << describe(trace);
+  expect_nothing_left(trace, fx + " 5");
+}
+
+TEST_F(E2eSession, TraceWritesToTheOutputFile) {
+  add_on_fixture("scale", "scale a b");
+  const std::string &fx = fx_;
+  std::string file = "/tmp/kpptest_out_" + std::to_string(getpid()) + ".json";
+  run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "-o", file, "--", fx, "3"});
+  std::string text = read_file(file);
+  std::remove(file.c_str());
+  ASSERT_EQ(trace.status, 0) << describe(trace);
+  EXPECT_EQ(json_events(text, group_).size(), 9u) << text;
+  EXPECT_TRUE(contains(trace.out, "e2e_fixture: total")) << "the command keeps stdout when events go to a file";
+}
+
+TEST_F(E2e, OptionsThatDoNotApplyAreRefused) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"record", "--json", "-e", "x:y"}, {"trace", "--file-version", "7", "-e", "x:y"},
+        {"trace", "--compression", "zstd", "-e", "x:y"}, {"report", "-e", "x:y", "f.dat"}, {"trace", "--keep", "-e", "x:y"}}) {
+    run_result r = kpp(args);
+    EXPECT_EQ(r.status, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, "does not apply to '" + args[0] + "'")) << r.err;
+  }
+}
+
+// SIGINT/SIGTERM/SIGHUP/SIGPIPE at random moments of trace and record: the
+// command ends, the instance goes, the recording is one trace-cmd reads.
+TEST_F(E2eSession, SignalsAtRandomMomentsLeaveNothingBehind) {
+  add_on_fixture("scale", "scale a b");
+  const std::string &fx = fx_;
+  std::string file = "/tmp/kpptest_signals_" + std::to_string(getpid()) + ".dat";
+  const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+  unsigned seed = static_cast<unsigned>(getpid());
+  int trials = 0;
+  for (const std::string cmd : {"trace", "record"}) {
+    for (int i = 0; i < 20; ++i, ++trials) {
+      int sig = signals[rand_r(&seed) % 4];
+      // 20 ms (the tool has started: before that exec and the loader run) to
+      // 0.6 s: option parsing, setup, running, anywhere.
+      double at = (20 + rand_r(&seed) % 580) / 1000.0;
+      std::string marker = fx + " 7";
+      std::vector<std::string> args{cmd, "-q", "-e", group_ + ":*"};
+      if (cmd == "record") args.insert(args.end(), {"-o", file});
+      args.insert(args.end(), {"--", "/bin/sh", "-c", "while :; do " + marker + " >/dev/null; done"});
+      run_result r = kpp(args, {.uid = std::nullopt, .close_stdout_after_first_line = false, .signal = sig,
+                                .signal_after_s = at});
+      SCOPED_TRACE(cmd + " signal " + std::to_string(sig) + " at " + std::to_string(at) + " s");
+      EXPECT_FALSE(r.signaled) << describe(r);
+      expect_nothing_left(r, marker);
+      if (cmd == "record") {
+        run_result rep = run_program({"/usr/bin/trace-cmd", "report", file});
+        EXPECT_EQ(rep.status, 0) << describe(rep);
+      }
+    }
+  }
+  std::remove(file.c_str());
+  EXPECT_EQ(trials, 40);
+}
+
+TEST_F(E2eSession, InstancesOfDeadRunsAreRemovedAndOthersKept) {
+  add_on_fixture("scale", "scale a b");
+  // A run killed with SIGKILL leaves its instance, the probe enabled in it.
+  run_result killed = kpp({"trace", "-e", group_ + ":*", "--", "/bin/sh", "-c", "sleep 1"},
+                          {.uid = std::nullopt, .close_stdout_after_first_line = false, .signal = SIGKILL,
+                           .signal_after_s = 0.5});
+  ASSERT_TRUE(killed.signaled) << describe(killed);
+  std::string stale = instance_path(killed.pid), alive = instance_path(getpid());
+  std::string foreign = tracing_dir() + "/instances/kpptest_other_" + std::to_string(getpid());
+  ASSERT_TRUE(std::filesystem::exists(stale)) << "SIGKILL should have left " << stale;
+  ASSERT_EQ(mkdir(alive.c_str(), 0755), 0) << alive;  // named as ours, but its process (this test) runs
+  ASSERT_EQ(mkdir(foreign.c_str(), 0755), 0) << foreign;
+  run_result trace = kpp({"trace", "-e", group_ + ":*", "--", fx_, "1"});
+  bool stale_left = std::filesystem::exists(stale), alive_kept = std::filesystem::exists(alive),
+       foreign_kept = std::filesystem::exists(foreign);
+  for (const std::string &d : {stale, alive, foreign}) rmdir(d.c_str());
+  ASSERT_EQ(trace.status, 0) << describe(trace);
+  EXPECT_FALSE(stale_left);
+  EXPECT_TRUE(contains(trace.err, "removed tracefs instance kprobe-probe-" + std::to_string(killed.pid))) << trace.err;
+  EXPECT_TRUE(alive_kept) << "the instance of a live process was removed";
+  EXPECT_TRUE(foreign_kept) << "an instance not named as ours was removed";
+}
+
+// A full disk: recording stops, the file keeps what fitted and trace-cmd
+// reads it, the error names the file and the cause.
+TEST_F(E2e, RecordOnAFullDiskKeepsAReadableFile) {
+  std::string dir = "/tmp/kpptest_full_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  if (mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=1m") != 0) {
+    rmdir(dir.c_str());
+    GTEST_SKIP() << "cannot mount a small tmpfs: " << std::strerror(errno);
+  }
+  std::string fx = fixture_path("gcc_O0");
+  run_result add = kpp({"-q", "-x", fx, "-a", ev("scale") + "scale a b"});
+  std::string file = dir + "/trace.dat";
+  run_result record = kpp({"record", "-e", group_ + ":*", "-o", file, "--", "/bin/sh", "-c",
+                           "i=0; while [ $i -lt 400 ]; do " + fx + " 50 >/dev/null; i=$((i+1)); done"});
+  run_result report = run_program({"/usr/bin/trace-cmd", "report", file});
+  umount2(dir.c_str(), MNT_DETACH);
+  rmdir(dir.c_str());
+  ASSERT_EQ(add.status, 0) << describe(add);
+  EXPECT_NE(record.status, 0) << describe(record);
+  EXPECT_TRUE(contains(record.err, file)) << record.err;
+  EXPECT_TRUE(contains(record.err, "No space left on device")) << record.err;
+  EXPECT_EQ(report.status, 0) << describe(report);
+  EXPECT_TRUE(contains(report.out, group_ + ":scale") || contains(report.out, "scale:")) << report.out.substr(0, 2000);
+  expect_nothing_left(record, fx + " 50");
 }

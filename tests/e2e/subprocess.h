@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <optional>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,15 @@ struct run_result {
   pid_t pid = -1;
   std::string out;
   std::string err;
+  double first_out_s = -1;  // when the first byte of stdout arrived, from the start
+  double total_s = 0;       // when both pipes closed
 };
 
 struct run_options {
   std::optional<uid_t> uid;  // setgid/setuid to this id (gid = same number) in the child
   bool close_stdout_after_first_line = false;  // as `| head -n 1` does
+  int signal = 0;                              // sent to the program `signal_after_s` after the start
+  double signal_after_s = 0;
 };
 
 inline run_result run_program(const std::vector<std::string> &argv, const run_options &opt = {}) {
@@ -62,8 +67,21 @@ inline run_result run_program(const std::vector<std::string> &argv, const run_op
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   std::string *sinks[2] = {&r.out, &r.err};
   int open_fds = 2;
+  auto start = std::chrono::steady_clock::now();
+  auto since_start = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  bool signal_sent = opt.signal == 0;
   while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) {
+    int timeout = -1;
+    if (!signal_sent) {
+      double left = opt.signal_after_s - since_start();
+      if (left <= 0) {
+        kill(pid, opt.signal);
+        signal_sent = true;
+      } else {
+        timeout = static_cast<int>(left * 1000) + 1;
+      }
+    }
+    if (poll(fds, 2, timeout) < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -72,6 +90,7 @@ inline run_result run_program(const std::vector<std::string> &argv, const run_op
       char buf[8192];
       ssize_t n = read(fds[i].fd, buf, sizeof buf);
       if (n > 0) {
+        if (i == 0 && r.first_out_s < 0) r.first_out_s = since_start();
         sinks[i]->append(buf, static_cast<size_t>(n));
         if (i == 0 && opt.close_stdout_after_first_line && r.out.find('\n') != std::string::npos) {
           r.out.resize(r.out.find('\n') + 1);
@@ -86,6 +105,7 @@ inline run_result run_program(const std::vector<std::string> &argv, const run_op
       }
     }
   }
+  r.total_s = since_start();
   int wstatus = 0;
   while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
   }

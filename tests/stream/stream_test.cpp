@@ -3,6 +3,7 @@
 // fixture itself printed.
 #include <gtest/gtest.h>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -115,8 +116,8 @@ TEST_F(StreamTest, SessionDeliversEveryHitInOrderWithTheFixturesValues) {
   EXPECT_EQ(sum->per_event[0].first, probe_->group() + ":hit");
   EXPECT_EQ(sum->per_event[0].second, static_cast<uint64_t>(n));
   for (uint64_t l : sum->lost_per_cpu) EXPECT_EQ(l, 0u);
-  EXPECT_TRUE(sum->command_exited);
-  EXPECT_EQ(sum->command_status, 0);
+  EXPECT_TRUE(sum->command.ended);
+  EXPECT_EQ(sum->command.status(), 0);
   // Field kinds follow the probe's declared types.
   const Event &e = sink.events[0];
   EXPECT_EQ(e.field("i")->value.kind, FieldKind::Signed);
@@ -148,7 +149,7 @@ TEST_F(StreamTest, DurationStopsTheSessionAndTheCommand) {
   auto sum = run_session(o, {&sink});
   ASSERT_TRUE(sum) << sum.error().message;
   EXPECT_TRUE(sum->duration_elapsed);
-  EXPECT_FALSE(sum->command_exited);
+  EXPECT_EQ(sum->command.signal, SIGTERM);  // the session ended it
   EXPECT_GT(sink.events.size(), 0u);  // ~1 hit per ms, fewer on a loaded machine
   EXPECT_LT(sum->seconds, 2.0);
   // The forever loop counts k = 0, 1, 2... with no gap: nothing lost.

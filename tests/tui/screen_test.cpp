@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -225,6 +226,34 @@ TEST_F(LiveScreen, TerminalClosedCleansUp) {
   run(tmux_ + "kill-server");  // the pane's terminal goes away: SIGHUP
   ASSERT_TRUE(wait_for([&] { return !exists(tracing + "/instances/" + instance_); }, 5000));
   EXPECT_TRUE(wait_for([&] { return slurp(tracing + "/uprobe_events").find(group_ + "/") == std::string::npos; }, 5000));
+}
+
+// Entry and return probes of one function pair from their definitions,
+// whatever their names or places: the manual's `add a b` + `add%return`
+// ("add" is all hex letters) and `fade:2` (after the prologue) + `fade%return`.
+TEST_F(LiveScreen, LatencyPairsComeFromTheDefinitions) {
+  struct Case {
+    std::string program, entry, ret, label;
+  };
+  for (const Case &c : {Case{KPP_DEMO, "add a b", "add%return $retval", "add"},
+                        Case{KPP_LATENCY_FIXTURE, "fade:2 level", "fade%return $retval", "fade"}}) {
+    SCOPED_TRACE(c.entry);
+    start("live -x " + c.program + " --add '" + group_ + ":e=" + c.entry + "' --add '" + group_ + ":r=" + c.ret +
+          "' -- " + c.program, 100, 30);
+    std::string text;
+    bool paired = wait_for(
+        [&] {
+          text = screen();
+          if (text.find("Latency") == std::string::npos) keys("Tab");
+          return std::regex_search(text, std::regex("Latency \\S+ 1 entry/return pairs")) &&
+                 std::regex_search(text, std::regex(c.label + ": " + group_ + ":e -> " + group_ + ":r  calls (6|5) "));
+        },
+        10000);
+    EXPECT_TRUE(paired) << text << slurp(dir_ + "/stderr");
+    keys("q");
+    ASSERT_TRUE(wait_for([&] { return !alive(); }, 5000));
+    run(std::string(KPP_BINARY) + " -q -d '" + group_ + ":*' 2>/dev/null");
+  }
 }
 
 TEST_F(LiveScreen, DemoRunsTheLiveViewOnATerminal) {

@@ -1,0 +1,57 @@
+#include "src/cli/session_report.h"
+
+#include <cstdio>
+
+#include "src/probes/definition_shapes.h"
+#include "src/probes/list_format.h"
+#include "src/probes/probe_engine.h"
+#include "src/util/strings.h"
+
+namespace kpp {
+
+SessionOptions session_options_from(const CliOptions &options, CommandOutput command_output) {
+  SessionOptions s;
+  s.events = options.events;
+  s.filter = options.filter;
+  s.duration_s = options.duration;
+  s.pid_only = options.pid_only;
+  s.command = options.command_line;
+  s.command_output = command_output;
+  if (auto engine = ProbeEngine::open())
+    if (auto defs = engine->list()) {
+      s.probes = probe_shapes(*defs);
+      s.sites = event_sites(*defs, options.events);
+    }
+  return s;
+}
+
+EventSites event_sites(const std::vector<TraceDefinition> &definitions, const std::vector<std::string> &patterns) {
+  EventSites sites;
+  SourceLookup lookup;
+  for (const TraceDefinition &d : definitions) {
+    std::string name = d.qualified_name();
+    bool wanted = false;
+    for (const std::string &p : patterns) wanted = wanted || event_matches(p, name);
+    if (!wanted) continue;  // opening debug info costs: only the events traced
+    bool uprobe = d.kind == TraceDefinition::Kind::Uprobe;
+    sites.add(name, ProbeSite{uprobe ? d.path : "", uprobe ? d.offset : 0, lookup.point_of(d)});
+  }
+  return sites;
+}
+
+void report_session(const SessionSummary &summary, bool quiet) {
+  for (const std::string &n : summary.notes) std::fprintf(stderr, "kprobe-probe: %s\n", n.c_str());
+  for (const std::string &w : summary.warnings) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());
+  if (quiet) return;
+  std::fprintf(stderr, "%llu events", static_cast<unsigned long long>(summary.events));
+  if (summary.interrupted) std::fprintf(stderr, " (interrupted)");
+  if (summary.command_pid && summary.command.ended)
+    std::fprintf(stderr, "; %s %s", summary.command_name.c_str(), summary.command.describe().c_str());
+  std::fprintf(stderr, "\n");
+}
+
+int exit_status_of(const SessionSummary &summary) {
+  return summary.command_pid && summary.command.ended ? summary.command.status() : 0;
+}
+
+}  // namespace kpp

@@ -1,0 +1,26 @@
+// What trace, record, live and demo share around a Session: options from the
+// command line, the summary on stderr, the exit status.
+#pragma once
+
+#include "src/cli/cli_options.h"
+#include "src/definition/trace_definition.h"
+#include "src/stream/session.h"
+
+namespace kpp {
+
+// The session the command line asks for; the companions are recognised from
+// the definitions tracefs lists (when it can be read).
+SessionOptions session_options_from(const CliOptions &options, CommandOutput command_output);
+
+// The sites of the definitions of the events `patterns` name (-e), for
+// events to say which site fired (debug info opened once per program).
+EventSites event_sites(const std::vector<TraceDefinition> &definitions, const std::vector<std::string> &patterns);
+
+// Warnings and notes, then "123 events (interrupted); prog exited 7" unless quiet.
+void report_session(const SessionSummary &summary, bool quiet);
+
+// The traced command's status (its exit code, 128+N when signal N killed
+// it), as shells report it; 0 without a command.
+int exit_status_of(const SessionSummary &summary);
+
+}  // namespace kpp

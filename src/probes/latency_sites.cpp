@@ -1,0 +1,75 @@
+#include "src/probes/latency_sites.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "dwarf/debug_info.h"
+#include "src/util/strings.h"
+
+namespace kpp {
+
+namespace {
+
+struct FunctionAt {
+  std::string key;      // binary and function entry
+  uint64_t address = 0; // where the probe sits, to find the earliest
+};
+
+class Functions {
+ public:
+  std::optional<FunctionAt> of(const TraceDefinition &d) {
+    if (d.kind == TraceDefinition::Kind::Kprobe) {
+      // "[MOD:]SYM+offs": the symbol is the function.
+      if (d.symbol.empty() || d.symbol.find_first_not_of("0123456789abcdefxABCDEFX") == std::string::npos)
+        return std::nullopt;  // a raw address
+      return FunctionAt{"kernel#" + d.symbol, d.offset};
+    }
+    dwarf::DebugInfo *debug = debug_for(d.path);
+    if (!debug) return std::nullopt;
+    auto address = debug->address_of_file_offset(d.offset);
+    if (!address) return std::nullopt;
+    auto place = debug->source_of(*address);
+    if (!place) return std::nullopt;
+    return FunctionAt{d.path + "#" + hex(place->function_entry), *address};
+  }
+
+ private:
+  dwarf::DebugInfo *debug_for(const std::string &path) {
+    auto it = opened_.find(path);
+    if (it == opened_.end()) {
+      auto info = dwarf::DebugInfo::open(path);
+      it = opened_.emplace(path, info ? std::move(*info) : nullptr).first;
+    }
+    return it->second.get();
+  }
+  std::map<std::string, std::unique_ptr<dwarf::DebugInfo>> opened_;
+};
+
+}  // namespace
+
+std::vector<std::string> latency_sites(const std::vector<const TraceDefinition *> &definitions) {
+  Functions functions;
+  std::vector<std::optional<FunctionAt>> at;
+  std::map<std::string, size_t> earliest_entry;  // key -> index of its earliest non-return probe
+  std::map<std::string, bool> has_return;
+  for (size_t i = 0; i < definitions.size(); ++i) {
+    at.push_back(definitions[i] ? functions.of(*definitions[i]) : std::nullopt);
+    if (!at.back()) continue;
+    const std::string &key = at.back()->key;
+    if (definitions[i]->is_return) {
+      has_return[key] = true;
+      continue;
+    }
+    auto it = earliest_entry.find(key);
+    if (it == earliest_entry.end() || at.back()->address < at[it->second]->address) earliest_entry[key] = i;
+  }
+  std::vector<std::string> sites(definitions.size());
+  for (size_t i = 0; i < definitions.size(); ++i) {
+    if (!at[i] || !has_return.count(at[i]->key)) continue;
+    if (definitions[i]->is_return || earliest_entry[at[i]->key] == i) sites[i] = at[i]->key;
+  }
+  return sites;
+}
+
+}  // namespace kpp

@@ -1,0 +1,22 @@
+// Which live-view rows make an entry/return latency pair, from the
+// definitions alone (never from names or WHERE text): a return probe and
+// the entry probe of the same function in the same binary pair. The
+// function is the one whose body holds the probe's address (uprobes: the
+// program's symbols/DWARF; kprobes: the symbol), and the entry probe is
+// the function's earliest non-return probe among those shown -- at the
+// entry ("add"), after the prologue, or on the body's first lines
+// ("fade:2"), whatever its name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "src/definition/trace_definition.h"
+
+namespace kpp {
+
+// One pairing key per definition ("" = pairs with nothing); equal keys
+// pair (the live model pairs an entry with a return of the same key).
+std::vector<std::string> latency_sites(const std::vector<const TraceDefinition *> &definitions);
+
+}  // namespace kpp

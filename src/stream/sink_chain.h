@@ -1,0 +1,59 @@
+// SinkChain: the one road every shown event takes, whatever the command
+// (trace, record, live, demo, report):
+//
+//   stream/trace.dat -> own-pid filter -> site -> companion join -> sinks
+//
+// (Value fixups -- a signed bitfield, DWARF's additions -- are finished by
+// the EventDecoder before the chain, so every sink sees final values.)
+// The own-pid filter drops events of the tool's own process: a probe on the
+// read path would otherwise show our own buffer reads. The companion join
+// (entry_value_join.h) folds entry-value companions into their probe; the
+// site (event_sites.h) says which copy of a probe fired.
+// Raw pages pass untouched to the sinks that want them.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <vector>
+
+#include "src/stream/companions.h"
+#include "src/stream/entry_value_join.h"
+#include "src/stream/event_sink.h"
+#include "src/stream/event_sites.h"
+
+namespace kpp {
+
+struct SinkChainOptions {
+  // The companions, when the caller knows them (definitions, a plan);
+  // unset: recognised in on_start() from the formats the stream read.
+  std::optional<Companions> companions;
+  pid_t own_pid = 0;  // events of this pid are dropped; 0: none (a replayed file)
+  EventSites sites;   // empty: events carry no site
+};
+
+class SinkChain : public EventSink {
+ public:
+  // `sinks` are not owned and must outlive the chain.
+  SinkChain(SinkChainOptions options, std::vector<EventSink *> sinks);
+
+  Status on_start(const StreamInfo &info) override;
+  bool wants_events() const override { return join_.wants_events(); }
+  bool wants_pages() const override { return join_.wants_pages(); }
+  Status on_page(int cpu, std::span<const uint8_t> page) override { return join_.on_page(cpu, page); }
+  Status on_event(const Event &event) override;
+  void on_lost(int cpu, int64_t count) override { join_.on_lost(cpu, count); }
+  Status on_batch_end() override { return join_.on_batch_end(); }
+  Status on_finish() override { return join_.on_finish(); }
+
+  const Companions &companions() const { return join_.companions(); }
+
+ private:
+  pid_t own_pid_;
+  bool recognise_;
+  EventSites sites_;
+  Event sited_;  // reused: the event with its site
+  EntryValueJoin join_;
+};
+
+}  // namespace kpp

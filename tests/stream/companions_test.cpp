@@ -1,0 +1,126 @@
+// Companions (src/stream/companions.h) and the sink chain that joins them:
+// a set the builder writes is recognised from the definitions' shape, and
+// nothing else is, whatever its name.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include "src/stream/companions.h"
+#include "src/stream/sink_chain.h"
+#include "src/stream/stale_instances.h"
+
+namespace kpp {
+namespace {
+
+ProbeShape uprobe(const std::string &event, uint64_t offset, bool is_return = false,
+                  const std::string &path = "/bin/prog") {
+  char site[64];
+  std::snprintf(site, sizeof site, ":0x%llx", static_cast<unsigned long long>(offset));
+  return ProbeShape{"probe_prog", event, is_return, path, path + site};
+}
+
+// What the builder writes for "walk:5 s" when s needs an entry value.
+std::vector<ProbeShape> builder_set() {
+  return {uprobe("walk_L5", 0x1180), uprobe("walk_L5__entry", 0x1140), uprobe("walk_L5__exit", 0x1140, true)};
+}
+
+TEST(Companions, TheBuildersSetIsRecognised) {
+  Companions c = Companions::recognise(builder_set());
+  EXPECT_EQ(c.role_of("probe_prog:walk_L5__entry"), CompanionRole::Entry);
+  EXPECT_EQ(c.role_of("probe_prog:walk_L5__exit"), CompanionRole::Exit);
+  EXPECT_EQ(c.owner_of("probe_prog:walk_L5__entry"), "probe_prog:walk_L5");
+  EXPECT_EQ(c.role_of("probe_prog:walk_L5"), CompanionRole::None);
+  EXPECT_EQ(c.of("probe_prog:walk_L5"),
+            (std::vector<std::string>{"probe_prog:walk_L5__entry", "probe_prog:walk_L5__exit"}));
+}
+
+TEST(Companions, AUsersOwnEntryNameIsAnOrdinaryEvent) {
+  // "my__entry" with an event "my" but no exit companion.
+  Companions alone = Companions::recognise({uprobe("my", 0x1180), uprobe("my__entry", 0x1140)});
+  EXPECT_EQ(alone.role_of("probe_prog:my__entry"), CompanionRole::None);
+  // perf's SDT pair: function__entry / function__return, no owner "function".
+  Companions sdt = Companions::recognise({uprobe("function__entry", 0x2000), uprobe("function__return", 0x2100)});
+  EXPECT_TRUE(sdt.empty());
+  // An exit that is not a return probe, or not on the entry's site.
+  Companions not_return = Companions::recognise({uprobe("f", 0x1180), uprobe("f__entry", 0x1140),
+                                                 uprobe("f__exit", 0x1140, false)});
+  EXPECT_TRUE(not_return.empty());
+  Companions elsewhere = Companions::recognise({uprobe("f", 0x1180), uprobe("f__entry", 0x1140),
+                                                uprobe("f__exit", 0x1300, true)});
+  EXPECT_TRUE(elsewhere.empty());
+  // The owner in another binary.
+  Companions other_binary = Companions::recognise({uprobe("f", 0x1180, false, "/bin/other"), uprobe("f__entry", 0x1140),
+                                                   uprobe("f__exit", 0x1140, true)});
+  EXPECT_TRUE(other_binary.empty());
+}
+
+TEST(Companions, FormatsWithoutSitesStillNeedTheWholeSet) {
+  std::vector<ProbeShape> shapes = builder_set();
+  for (ProbeShape &s : shapes) s.site.clear(), s.binary.clear();
+  EXPECT_EQ(Companions::recognise(shapes).role_of("probe_prog:walk_L5__entry"), CompanionRole::Entry);
+  shapes.pop_back();  // no exit
+  EXPECT_TRUE(Companions::recognise(shapes).empty());
+}
+
+struct Collect : EventSink {
+  std::vector<Event> events;
+  Status on_event(const Event &e) override {
+    events.push_back(e);
+    return Ok{};
+  }
+};
+
+Event event(const std::string &name, int pid, std::vector<Field> fields = {}) {
+  Event e;
+  e.system = "probe_prog";
+  e.name = name;
+  e.pid = pid;
+  e.fields = std::move(fields);
+  return e;
+}
+
+Field field(const std::string &name, int64_t v) {
+  Field f;
+  f.name = name;
+  f.value.kind = FieldKind::Signed;
+  f.value.i = v;
+  return f;
+}
+
+TEST(SinkChain, JoinsEntryValuesAndDropsOwnEvents) {
+  Collect out;
+  SinkChain chain(SinkChainOptions{Companions::recognise(builder_set()), 4242, {}}, {&out});
+  ASSERT_TRUE(chain.on_start(StreamInfo{}));
+  ASSERT_TRUE(chain.on_event(event("walk_L5__entry", 7, {field("s", 3)})));
+  ASSERT_TRUE(chain.on_event(event("walk_L5", 7, {field("i", 1)})));
+  ASSERT_TRUE(chain.on_event(event("walk_L5", 4242, {field("i", 9)})));  // our own pid
+  ASSERT_TRUE(chain.on_event(event("walk_L5__exit", 7)));
+  ASSERT_TRUE(chain.on_event(event("walk_L5", 7, {field("i", 2)})));  // after the return: nothing to join
+  ASSERT_EQ(out.events.size(), 2u);
+  EXPECT_EQ(out.events[0].fields, (std::vector<Field>{field("i", 1), field("s", 3)}));
+  EXPECT_EQ(out.events[1].fields, (std::vector<Field>{field("i", 2)}));
+}
+
+TEST(SinkChain, RecognisesFromTheStreamsFormatsWhenNotTold) {
+  Collect out;
+  SinkChain chain(SinkChainOptions{}, {&out});
+  StreamInfo info;
+  info.probes = {ProbeShape{"g", "my", false, "", ""}, ProbeShape{"g", "my__entry", false, "", ""}};
+  ASSERT_TRUE(chain.on_start(info));
+  ASSERT_TRUE(chain.on_event(event("my__entry", 7, {field("x", 1)})));
+  ASSERT_EQ(out.events.size(), 1u);  // printed: "my__entry" is no companion here
+  EXPECT_EQ(out.events[0].name, "my__entry");
+}
+
+TEST(StaleInstances, OnlyOurNamePatternRecordsAPid) {
+  EXPECT_EQ(instance_owner_pid("kprobe-probe-1234"), 1234);
+  EXPECT_EQ(instance_owner_pid("kprobe-probe-"), 0);
+  EXPECT_EQ(instance_owner_pid("kprobe-probe-12a"), 0);
+  EXPECT_EQ(instance_owner_pid("kprobe-probe-0123"), 0);
+  EXPECT_EQ(instance_owner_pid("kpptest_e2e_1234_1"), 0);
+  EXPECT_EQ(instance_owner_pid("my-kprobe-probe-1234"), 0);
+  EXPECT_EQ(instance_owner_pid("kprobe-probe-1234567890"), 0);
+}
+
+}  // namespace
+}  // namespace kpp

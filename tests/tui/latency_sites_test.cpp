@@ -1,0 +1,88 @@
+// Latency pairs from the definitions (src/probes/latency_sites.h) on a real
+// -O0 program, fed to the live model: fade:2 and fade%return pair, whatever
+// the events are called; a later probe of the same function and a probe of
+// another function do not.
+#include <gtest/gtest.h>
+
+#include "dwarf/debug_info.h"
+#include "src/probes/latency_sites.h"
+#include "tui/live_model.h"
+
+namespace kpp {
+namespace {
+
+TraceDefinition uprobe(const std::string &path, uint64_t offset, bool is_return, const std::string &event) {
+  TraceDefinition d;
+  d.kind = TraceDefinition::Kind::Uprobe;
+  d.path = path;
+  d.offset = offset;
+  d.is_return = is_return;
+  d.group = "g";
+  d.event = event;
+  return d;
+}
+
+class LatencySites : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto info = dwarf::DebugInfo::open(path_);
+    ASSERT_TRUE(info) << info.error().message;
+    debug_ = std::move(*info);
+  }
+  uint64_t offset_of(uint64_t address) {
+    auto o = debug_->file_offset(address);
+    EXPECT_TRUE(o);
+    return o ? *o : 0;
+  }
+  // The file offset where line `rel` of `fn` (perf's relative line) begins.
+  uint64_t line_offset(const dwarf::Function &fn, int rel) {
+    auto sites = debug_->line_sites_in(fn, fn.decl_line + rel);
+    EXPECT_FALSE(sites.empty()) << fn.name << ":" << rel;
+    return sites.empty() ? 0 : offset_of(sites.front().address);
+  }
+  dwarf::Function function(const std::string &name) {
+    auto fns = debug_->find_functions(name, "", dwarf::InlineCopies::Exclude);
+    EXPECT_EQ(fns.size(), 1u) << name;
+    return fns.empty() ? dwarf::Function{} : fns.front();
+  }
+
+  std::string path_ = KPP_LATENCY_FIXTURE;
+  std::unique_ptr<dwarf::DebugInfo> debug_;
+};
+
+TEST_F(LatencySites, AnEntryAfterThePrologueAndTheReturnPair) {
+  dwarf::Function fade = function("fade"), main_fn = function("main");
+  TraceDefinition entry = uprobe(path_, line_offset(fade, 2), false, "zz_any_name");
+  TraceDefinition later = uprobe(path_, line_offset(fade, 4), false, "fade_L4");
+  TraceDefinition ret = uprobe(path_, offset_of(fade.entry), true, "a1");
+  TraceDefinition other = uprobe(path_, offset_of(debug_->probe_entry(main_fn)), false, "main");
+  ASSERT_NE(entry.offset, offset_of(fade.entry)) << "fade:2 should sit after the prologue";
+  std::vector<std::string> sites = latency_sites({&later, &entry, &ret, &other});
+  EXPECT_FALSE(sites[1].empty());
+  EXPECT_EQ(sites[1], sites[2]) << "entry and return of fade";
+  EXPECT_TRUE(sites[0].empty()) << "a later probe of fade is no entry";
+  EXPECT_TRUE(sites[3].empty()) << "main has no return probe";
+
+  // The model pairs the rows with those sites and measures each call.
+  tui::LiveModel model;
+  model.add_probe({"g", "zz_any_name", "fade:2", sites[1], false});
+  model.add_probe({"g", "a1", "fade%return", sites[2], true});
+  for (int call = 0; call < 5; ++call) {
+    Event e;
+    e.system = "g";
+    e.pid = 7;
+    e.name = "zz_any_name";
+    e.time_ns = 1000 * call;
+    model.on_event(e);
+    e.name = "a1";
+    e.time_ns = 1000 * call + 300;
+    model.on_event(e);
+  }
+  ASSERT_EQ(model.pairs().size(), 1u);
+  EXPECT_EQ(model.pairs()[0].label, "fade");
+  EXPECT_EQ(model.pairs()[0].calls, 5u);
+  EXPECT_EQ(model.pairs()[0].max_ns, 300u);
+}
+
+}  // namespace
+}  // namespace kpp
