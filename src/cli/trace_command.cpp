@@ -42,6 +42,7 @@ Status run_record_command(const CliOptions &options) {
   file.compression = options.compression;
   auto writer = TraceDatWriter::create(options.output, file);
   if (!writer) return std::move(writer).error();
+  for (const std::string &w : (*writer)->warnings()) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());
   auto summary = run_session(session_options_from(options), {writer->get()});
   if (!summary) return std::move(summary).error();
   report_session(*summary, options.quiet);
