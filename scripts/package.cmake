@@ -6,6 +6,10 @@
 # Its runtime dependencies are what dpkg-shlibdeps reads from the installed ELF
 # files (libc6, libstdc++6, zlib1g, libzstd1, libtracefs1, libtraceevent1,
 # libtracecmd1, libncursesw6, libtinfo6 on Debian 12).
+# cpack (and `make install`) install what is built, without building the
+# `all` target first: that would compile every test and benchmark, which a
+# package does not hold. Build the three targets above first.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME kprobe-probe)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The bash completion, run by bash as a TAB runs it (COMP_LINE, COMP_POINT,
 # COMP_WORDS, COMP_CWORD, then the function `complete` registered):
-#   "kprobe-probe --li"            -> --list (options read from --help)
+#   "kprobe-probe --lis"           -> --list (options read from --help)
 #   "kprobe-probe tr"              -> trace
 #   "kprobe-probe trace -e GROUP:" -> the event this test creates (from tracefs)
 #   "kprobe-probe -d GROUP:"       -> the same event (dynamic events)
@@ -45,8 +45,10 @@ expect() {
 
 # The program named as a user types it: its directory first in PATH.
 export PATH="$(dirname "$program"):$PATH"
-replies=$(complete_line "kprobe-probe --li")
-[ "$replies" = "--list" ] || { echo "FAIL: '--li' + TAB offers '$replies', not exactly --list"; failures=$((failures + 1)); }
+# "--li" is both --line and --list (as in perf probe); "--lis" is --list alone.
+expect "kprobe-probe --li" --line --list
+replies=$(complete_line "kprobe-probe --lis")
+[ "$replies" = "--list" ] || { echo "FAIL: '--lis' + TAB offers '$replies', not exactly --list"; failures=$((failures + 1)); }
 expect "kprobe-probe --ver" --version
 expect "kprobe-probe tr" trace
 expect "kprobe-probe record --compression z" zlib zstd

@@ -39,6 +39,7 @@ echo "built $(basename "$deb"): $(stat -c %s "$deb") bytes in $(echo "$(date +%s
 
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
+depended=$(tr ',' '\n' <<<"$depends" | awk '{print $1}')  # the package names alone
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/bin/kprobe-probe ./usr/libexec/kprobe-probe/kpp_demo ./usr/share/man/man1/kprobe-probe.1.gz \
          ./usr/share/bash-completion/completions/kprobe-probe; do
@@ -54,7 +55,7 @@ for elf in "$work/root/usr/bin/kprobe-probe" "$work/root/usr/libexec/kprobe-prob
     owner=$(dpkg -S "$(readlink -f "$lib")" 2>/dev/null | head -1 | cut -d: -f1) ||
       owner=$(dpkg -S "$lib" 2>/dev/null | head -1 | cut -d: -f1)
     [ -n "$owner" ] || fail "$lib (needed by $(basename "$elf")) belongs to no package"
-    grep -qE "(^|, )$owner( |,|$)" <<<"$depends" || fail "$lib is $owner's, which Depends does not name"
+    grep -qxF "$owner" <<<"$depended" || fail "$lib is $owner's, which Depends does not name"
   done
 done
 readelf -S -W "$work/root/usr/bin/kprobe-probe" | grep -q ' \.debug_info ' && fail "/usr/bin/kprobe-probe is not stripped"
