@@ -24,7 +24,7 @@ Status run_report_command(const CliOptions &options) {
   if (options.quiet) return Ok{};
   std::fprintf(stderr, "%llu events", static_cast<unsigned long long>(summary->events));
   for (const auto &[name, events] : summary->buffers)
-    std::fprintf(stderr, "%s %s: %llu", &name == &summary->buffers.front().first ? " (" : ",",
+    std::fprintf(stderr, "%s%s: %llu", &name == &summary->buffers.front().first ? " (" : ", ",
                  name.empty() ? "top level" : ("buffer " + name).c_str(), static_cast<unsigned long long>(events));
   std::fprintf(stderr, "%s\n", summary->buffers.empty() ? "" : ")");
   return Ok{};
