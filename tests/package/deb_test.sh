@@ -26,6 +26,11 @@ cleanup() {
     apt-get purge -y -qq -o DPkg::Lock::Timeout=300 kprobe-probe >/dev/null 2>&1 ||
       echo "WARNING: could not purge kprobe-probe: apt-get purge kprobe-probe"
   fi
+  if [ -n "${pulled_in-}" ]; then
+    # shellcheck disable=SC2086
+    apt-get purge -y -qq -o DPkg::Lock::Timeout=300 $pulled_in >/dev/null 2>&1 ||
+      echo "WARNING: could not remove what the package pulled in:$pulled_in"
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -60,9 +65,18 @@ for elf in "$work/root/usr/bin/kprobe-probe" "$work/root/usr/libexec/kprobe-prob
 done
 readelf -S -W "$work/root/usr/bin/kprobe-probe" | grep -q ' \.debug_info ' && fail "/usr/bin/kprobe-probe is not stripped"
 
+# Dependencies apt would bring in are removed again with the package, so the
+# machine is left as it was (on a build machine they are all there already).
+pulled_in=""
+for dep in $depended; do
+  dpkg-query -W -f='${Status}' "$dep" 2>/dev/null | grep -q 'ok installed' || pulled_in+=" $dep"
+done
+[ -n "$pulled_in" ] && echo "apt-get will install:$pulled_in (removed again at the end)"
+phase=$(date +%s)
 apt-get install -y -qq -o DPkg::Lock::Timeout=300 "$deb" >"$work/apt.log" 2>&1 ||
   { cat "$work/apt.log"; fail "apt-get install $deb failed"; }
 installed=1
+echo "apt-get install: $(($(date +%s) - phase)) s"
 [ "$(command -v kprobe-probe)" = /usr/bin/kprobe-probe ] || fail "kprobe-probe is not /usr/bin/kprobe-probe"
 [ "$(/usr/bin/kprobe-probe --version)" = "kprobe-probe $version" ] || fail "--version: $(/usr/bin/kprobe-probe --version)"
 
@@ -76,7 +90,9 @@ grep -q 'walk_L5: name="one" i=0 s=0' <<<"$out" || fail "the demo's first walk l
 grep -q 'hits per probe' <<<"$out" || fail "the demo printed no counts"
 grep -q 'probe_kpp_demo' /sys/kernel/tracing/uprobe_events 2>/dev/null && fail "the demo left its probes"
 
+phase=$(date +%s)
 apt-get purge -y -qq -o DPkg::Lock::Timeout=300 kprobe-probe >/dev/null 2>&1 || fail "apt-get purge kprobe-probe failed"
+echo "apt-get purge: $(($(date +%s) - phase)) s"
 installed=0
 [ -e /usr/bin/kprobe-probe ] && fail "/usr/bin/kprobe-probe is still there after the purge"
 dpkg-query -W -f='${Status}' kprobe-probe 2>/dev/null | grep -q 'ok installed' && fail "the package is still installed"
