@@ -333,7 +333,8 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
       --filter EXPR      (trace) tracefs event filter
       --pid-only         (trace) only the traced command and its children
       --keep             (live) leave the probes it added when it quits
-  -h, --help             this text; the manual: Documentation/kprobe-probe.txt
+      --version          print the version and exit
+  -h, --help             this text; the manual: man kprobe-probe (Documentation/kprobe-probe.txt)
 )";
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <iterator>
 
@@ -20,14 +21,20 @@ namespace kpp {
 
 namespace {
 
-// The demo program is built next to us (build tree) or installed beside us.
+// The demo program is built next to us (build tree) or installed beside us:
+// <prefix>/libexec/kprobe-probe/kpp_demo for <prefix>/bin/kprobe-probe, so that
+// a package installed under another prefix than the build's finds it too.
 std::string find_demo_program() {
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   std::string dir = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string();
   dir = dir.substr(0, dir.rfind('/'));
-  for (const std::string &candidate : {dir + "/kpp_demo", dir + "/../demo/kpp_demo", std::string(KPP_DEMO_PROGRAM)})
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  for (const std::string &candidate : {dir + "/kpp_demo", dir + "/../demo/kpp_demo",
+                                       dir + "/../libexec/kprobe-probe/kpp_demo", std::string(KPP_DEMO_PROGRAM)})
+    if (access(candidate.c_str(), X_OK) == 0) {
+      char resolved[PATH_MAX];  // "/usr/bin/../libexec/..." named as it is
+      return realpath(candidate.c_str(), resolved) ? std::string(resolved) : candidate;
+    }
   return {};
 }
 

@@ -45,6 +45,7 @@ Result<int> run_record_command(const CliOptions &options) {
   file.compression = options.compression;
   auto writer = TraceDatWriter::create(options.output, file);
   if (!writer) return std::move(writer).error();
+  for (const std::string &w : (*writer)->warnings()) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());
   auto summary = run_session(session_options_from(options, CommandOutput::Inherit), {writer->get()});
   if (!summary) {
     Error e = std::move(summary).error();

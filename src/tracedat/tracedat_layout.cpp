@@ -20,6 +20,10 @@ void put_option(std::string &out, uint16_t id, const std::string &data) {
   out += data;
 }
 
+void put_cpu_stats(std::string &options, const Metadata &meta) {
+  for (const std::string &stats : meta.cpu_stats) put_option(options, kOptionCpuStat, stats + '\0');
+}
+
 std::string initial_header(int version, int page_size) {
   std::string h("\x17\x08\x44tracing", 10);
   put_cstr(h, std::to_string(version));

@@ -24,6 +24,7 @@ void put_option(std::string &out, uint16_t id, const std::string &data);
 // Option ids (trace-cmd's numbering, the same in v6 and v7).
 enum OptionId : uint16_t {
   kOptionDone = 0,
+  kOptionCpuStat = 2,
   kOptionBuffer = 3,
   kOptionTraceClock = 4,
   kOptionUname = 5,
@@ -36,6 +37,10 @@ enum OptionId : uint16_t {
   kOptionPrintk = 20,
   kOptionCmdlines = 21,
 };
+
+// One CPUSTAT option per CPU ("CPU: N" and that CPU's per_cpu/cpuN/stats),
+// which `trace-cmd report --stat` prints; none when the stats were not read.
+void put_cpu_stats(std::string &options, const Metadata &meta);
 
 // Magic, version string, endianness, sizeof(long), page size.
 std::string initial_header(int version, int page_size);

@@ -57,6 +57,11 @@ Result<std::vector<FormatFile>> read_system(const std::string &events_dir, const
   return out;
 }
 
+// The recorded instance's directory (the top level when it has no name).
+std::string instance_dir(const StreamInfo &info) {
+  return info.tracing_dir + (info.instance_name.empty() ? "" : "/instances/" + info.instance_name);
+}
+
 }  // namespace
 
 Status read_formats(const StreamInfo &info, Metadata &meta) {
@@ -77,8 +82,7 @@ Status read_formats(const StreamInfo &info, Metadata &meta) {
     if (!formats) return std::move(formats).error();
     meta.systems.push_back({sys, std::move(*formats)});
   }
-  std::string clock_path = info.tracing_dir + (info.instance_name.empty() ? "" : "/instances/" + info.instance_name) + "/trace_clock";
-  auto clock = read_whole_file(clock_path);
+  auto clock = read_whole_file(instance_dir(info) + "/trace_clock");
   meta.trace_clock = clock ? std::move(*clock) : "[" + info.clock + "]\n";
   utsname u{};
   if (uname(&u) == 0)
@@ -95,6 +99,15 @@ Status read_late_metadata(const StreamInfo &info, bool with_kallsyms, Metadata &
   meta.printk_formats = printk ? std::move(*printk) : std::string();
   auto cmdlines = read_whole_file(info.tracing_dir + "/saved_cmdlines");
   meta.cmdlines = cmdlines ? std::move(*cmdlines) : std::string();
+  meta.cpu_stats.clear();
+  for (int cpu = 0; cpu < info.cpus; ++cpu) {
+    auto stats = read_whole_file(instance_dir(info) + "/per_cpu/cpu" + std::to_string(cpu) + "/stats");
+    if (!stats) {  // all or none: a reader pairs them with CPUs by order
+      meta.cpu_stats.clear();
+      break;
+    }
+    meta.cpu_stats.push_back("CPU: " + std::to_string(cpu) + "\n" + *stats);
+  }
   return Ok{};
 }
 

@@ -33,14 +33,19 @@ struct Metadata {
   std::string kallsyms;
   std::string printk_formats;
   std::string cmdlines;
+  // Per CPU, "CPU: N\n" and the instance's per_cpu/cpuN/stats (entries,
+  // overrun, commit overrun, bytes, oldest event ts, now ts, dropped and read
+  // events), read after the last page, as trace-cmd reads them.
+  std::vector<std::string> cpu_stats;
 };
 
 // Reads the format side (headers, ftrace and the stream's systems' formats,
 // trace clock, uname). Errors name the file that could not be read.
 Status read_formats(const StreamInfo &info, Metadata &meta);
 
-// Reads kallsyms (if `with_kallsyms`), printk_formats and saved_cmdlines.
-// kallsyms failing is not an error (it is only needed for kernel symbols).
+// Reads kallsyms (if `with_kallsyms`), printk_formats, saved_cmdlines and
+// the per-CPU stats. kallsyms or stats failing is not an error (kallsyms is
+// only needed for kernel symbols; the file is complete without stats).
 Status read_late_metadata(const StreamInfo &info, bool with_kallsyms, Metadata &meta);
 
 // Reads a whole file (tracefs files report size 0, so read to EOF).

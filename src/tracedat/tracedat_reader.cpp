@@ -96,7 +96,18 @@ int on_record(tracecmd_input *, tep_record *rec, int, void *data) {
 
 }  // namespace
 
-Result<TraceDatSummary> read_tracedat(const std::string &path, EventSink &sink) {
+// Hands one buffer's events to the sink, in timestamp order across its CPUs
+// (as the live stream delivers them). The decoder and comms follow the
+// buffer's own formats.
+Status read_buffer(tracecmd_input *buffer, ReadState &st) {
+  tep_handle *tep = tracecmd_get_tep(buffer);
+  st.decoder = EventDecoder(tep, nullptr);
+  st.comms = FileComms(tep);
+  tracecmd_iterate_events(buffer, nullptr, 0, on_record, &st);
+  return std::move(st.failure);
+}
+
+Result<TraceDatSummary> read_tracedat(const std::string &path, EventSink &sink, const BufferStart &on_buffer) {
   tracecmd_input *handle = tracecmd_open(path.c_str(), 0);
   if (!handle) return open_error(path);
   InputCloser closer{handle};
@@ -107,9 +118,22 @@ Result<TraceDatSummary> read_tracedat(const std::string &path, EventSink &sink) 
   StreamInfo info;
   info.probes = probe_shapes_of(tep);
   if (Status started = sink.on_start(info); !started) return std::move(started).error();
-  // In timestamp order across all CPUs, as the live stream delivers them.
-  tracecmd_iterate_events(handle, nullptr, 0, on_record, &st);
-  if (!st.failure) return std::move(st.failure).error();
+  if (Status s = read_buffer(handle, st); !s) return std::move(s).error();
+  const int instances = tracecmd_buffer_instances(handle);
+  if (instances > 0) st.sum.buffers.emplace_back("", st.sum.events);
+  for (int i = 0; i < instances; ++i) {
+    const char *name = tracecmd_buffer_instance_name(handle, i);
+    tracecmd_input *buffer = tracecmd_buffer_instance_handle(handle, i);
+    if (!buffer)
+      return Error("libtracecmd cannot open buffer '" + std::string(name ? name : "?") + "' of " + path,
+                   "check it with 'trace-cmd dump --options " + path + "'");
+    InputCloser buffer_closer{buffer};
+    const uint64_t before = st.sum.events;
+    if (on_buffer) on_buffer(name ? name : "");
+    st.failure = Ok{};
+    if (Status s = read_buffer(buffer, st); !s) return std::move(s).error();
+    st.sum.buffers.emplace_back(name ? name : "", st.sum.events - before);
+  }
   TraceDatSummary &sum = st.sum;
   for (size_t c = 0; c < sum.lost_per_cpu.size(); ++c) {
     if (sum.lost_per_cpu[c])

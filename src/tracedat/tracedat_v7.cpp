@@ -161,6 +161,7 @@ Status write_v7(int out_fd, const std::string &what, const Metadata &meta, int p
   std::string count;
   put<uint32_t>(count, static_cast<uint32_t>(cpu_fds.size()));
   put_option(options, kOptionCpuCount, count);
+  put_cpu_stats(options, meta);
   std::string buffer;
   put<uint64_t>(buffer, fly_at);
   put_cstr(buffer, "");  // the top instance: readers show its events without a buffer name

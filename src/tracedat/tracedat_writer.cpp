@@ -12,6 +12,7 @@
 #include "src/tracedat/tracedat_io.h"
 #include "src/tracedat/tracedat_layout.h"
 #include "src/tracedat/tracedat_v7.h"
+#include "src/tracedat/trace_cmd_support.h"
 
 namespace kpp {
 
@@ -61,11 +62,17 @@ std::string build_tracedat_v6_head(const tracedat::Metadata &meta, int page_size
   std::string count;
   put<uint32_t>(count, cpus);
   put_option(h, kOptionCpuCount, count);
+  put_cpu_stats(h, meta);
   put<uint16_t>(h, kOptionDone);  // v6: DONE has no size and no payload
 
   h.append("flyrecord\0", 10);
-  // Each CPU block starts on a page boundary, after this table.
-  uint64_t at = h.size() + 16ull * cpus;
+  // The table of CPU blocks, then the trace clock (8-byte size and the
+  // trace_clock text, what `trace-cmd dump --clock` shows); each CPU block
+  // starts on a page boundary after them.
+  std::string clock;
+  put<uint64_t>(clock, meta.trace_clock.size());
+  clock += meta.trace_clock;
+  uint64_t at = h.size() + 16ull * cpus + clock.size();
   const uint64_t ps = static_cast<uint64_t>(page_size);
   cpu_offsets.assign(cpus, 0);
   for (uint32_t c = 0; c < cpus; ++c) {
@@ -75,6 +82,7 @@ std::string build_tracedat_v6_head(const tracedat::Metadata &meta, int page_size
     put<uint64_t>(h, cpu_bytes[c]);
     at += cpu_bytes[c];
   }
+  h += clock;
   return h;
 }
 
@@ -88,7 +96,10 @@ Result<std::unique_ptr<TraceDatWriter>> TraceDatWriter::create(const std::string
     return Error("trace.dat version 6 cannot be compressed", "add --file-version 7 to compress");
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Error("cannot create " + path + ": " + std::strerror(errno));
-  return std::unique_ptr<TraceDatWriter>(new TraceDatWriter(path, fd, options));
+  std::unique_ptr<TraceDatWriter> writer(new TraceDatWriter(path, fd, options));
+  if (std::string w = tracedat::unreadable_compression_warning(options.compression); !w.empty())
+    writer->warnings_.push_back(w + "; --compression none writes a file every reader opens");
+  return writer;
 }
 
 TraceDatWriter::~TraceDatWriter() {

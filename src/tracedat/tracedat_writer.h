@@ -61,6 +61,9 @@ class TraceDatWriter : public EventSink {
   uint64_t pages() const { return pages_; }
   // Pages recorded but left out after a write error, to fit the file on the disk.
   uint64_t dropped_pages() const { return dropped_pages_; }
+  // Things the user should know about the file being written, found by
+  // create(): a compression the installed trace-cmd cannot read.
+  const std::vector<std::string> &warnings() const { return warnings_; }
   const std::string &path() const { return path_; }
 
  private:
@@ -77,6 +80,7 @@ class TraceDatWriter : public EventSink {
   tracedat::Metadata meta_;
   std::vector<int> cpu_fds_;
   std::vector<uint64_t> cpu_bytes_;
+  std::vector<std::string> warnings_;
   uint64_t pages_ = 0;
   bool started_ = false, finished_ = false;
   std::unique_ptr<Status> result_;

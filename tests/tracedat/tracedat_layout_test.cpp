@@ -45,8 +45,13 @@ TEST(TraceDatLayout, V6HeadStartsWithMagicAndPlacesCpuBlocksOnPages) {
   EXPECT_EQ(offsets[0] % 4096, 0u);
   EXPECT_GE(offsets[0], h.size());
   EXPECT_EQ(offsets[1], offsets[0] + 8192);
-  // The table at the end holds exactly those offsets and sizes.
-  size_t table = h.size() - 32;
+  // The table holds exactly those offsets and sizes; the trace clock ends the
+  // head (8-byte size and text, where trace-cmd reads a v6 file's clock).
+  const std::string clock = "local [mono]\n";
+  ASSERT_GT(h.size(), 40 + clock.size());
+  EXPECT_EQ(get<uint64_t>(h, h.size() - clock.size() - 8), clock.size());
+  EXPECT_EQ(h.substr(h.size() - clock.size()), clock);
+  size_t table = h.size() - clock.size() - 8 - 32;
   EXPECT_EQ(h.compare(table - 10, 10, std::string("flyrecord\0", 10)), 0);
   EXPECT_EQ(get<uint64_t>(h, table), offsets[0]);
   EXPECT_EQ(get<uint64_t>(h, table + 8), 8192u);
