@@ -5,6 +5,7 @@
 
 #include "src/kernel/kernel_refusals.h"
 #include "src/kernel/notrace_refusal.h"
+#include "src/sdt/sdt_probe.h"
 #include "src/spec/probe_spec.h"
 
 namespace kpp {
@@ -24,7 +25,7 @@ Result<std::vector<ResolvedSpec>> add_probe_specs(ProbeEngine &engine, ProbeTarg
   for (const std::string &text : specs) {
     auto spec = parse_probe_spec(text);
     if (!spec) return std::move(spec).error();
-    auto r = build_probe(*spec, *target.debug, build);
+    auto r = spec->point.sdt ? sdt::build_sdt_probe(*spec, build) : build_probe(*spec, *target.debug, build);
     if (!r) return std::move(r).error();
     resolved.push_back(std::move(*r));
   }

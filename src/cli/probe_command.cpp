@@ -15,6 +15,7 @@
 #include "src/kernel/kprobe_lists.h"
 #include "src/probes/list_format.h"
 #include "src/probes/probe_engine.h"
+#include "src/sdt/sdt_probe.h"
 #include "src/spec/probe_spec.h"
 
 namespace kpp {
@@ -31,9 +32,11 @@ Result<std::vector<ResolvedSpec>> resolve_specs(const std::vector<std::string> &
   for (const std::string &text : texts) {
     auto spec = parse_probe_spec(text);
     if (!spec) return std::move(spec).error();
-    if (!target.debug && !running_regs) return Error("no register table for this machine, which BTF probes need");
-    auto r = target.debug ? build_probe(*spec, *target.debug, build)
-                          : build_btf_probe(*spec, *target.btf, *running_regs, build);
+    if (!spec->point.sdt && !target.debug && !running_regs)
+      return Error("no register table for this machine, which BTF probes need");
+    auto r = spec->point.sdt ? sdt::build_sdt_probe(*spec, build)
+             : target.debug  ? build_probe(*spec, *target.debug, build)
+                             : build_btf_probe(*spec, *target.btf, *running_regs, build);
     if (!r) return std::move(r).error();
     if (!options.quiet)
       for (const std::string &w : r->warnings) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "src/probes/refctr_clash.h"
 #include "src/stream/tracefs_cxx.h"
 
 #include "src/stream/tracefs_mount.h"
@@ -123,10 +124,13 @@ Status ProbeEngine::add(const std::vector<TraceDefinition> &definitions) {
     for (const TraceDefinition &d : *defs) existing.insert(d.qualified_name());
   for (const TraceDefinition &def : definitions) {
     int rc;
-    if (def.kind == TraceDefinition::Kind::Kprobe && def.is_return && def.maxactive) {
-      // libtracefs 1.6 writes a maxactive as "r8::GROUP/EVENT", which the kernel refuses.
+    bool kretprobe_maxactive = def.kind == TraceDefinition::Kind::Kprobe && def.is_return && def.maxactive;
+    if (kretprobe_maxactive || def.ref_ctr_offset) {
+      // libtracefs 1.6 writes a maxactive as "r8::GROUP/EVENT", which the
+      // kernel refuses, and has no reference counter (SDT semaphores).
       errno = 0;
-      rc = tracefs_instance_file_append(nullptr, "kprobe_events", format_definition(def).c_str()) < 0 ? -1 : 0;
+      const char *file = def.kind == TraceDefinition::Kind::Kprobe ? "kprobe_events" : "uprobe_events";
+      rc = tracefs_instance_file_append(nullptr, file, format_definition(def).c_str()) < 0 ? -1 : 0;
     } else {
       DyneventPtr e = allocate(def);
       rc = e ? tracefs_dynevent_create(e.get()) : -1;
@@ -134,10 +138,15 @@ Status ProbeEngine::add(const std::vector<TraceDefinition> &definitions) {
     if (rc != 0) {
       int err = errno;
       std::string reason = kernel_reason();
+      std::string clash;
+      if (auto now = list()) clash = reference_counter_clash(def, *now);
       for (auto it = created.rbegin(); it != created.rend(); ++it) (void)destroy_event(**it);
       std::string why = !reason.empty() ? reason : err ? std::strerror(err) : "unknown reason";
+      if (!clash.empty()) why += ": " + clash;
+      std::string undone = created.empty() ? "" : "; the probes this command added before it were removed again";
       return Error("the kernel refused " + def.qualified_name() + " (" + format_definition(def) + "): " + why,
-                   created.empty() ? "" : "the probes this command added before it were removed again");
+                   clash.empty() ? undone.empty() ? "" : undone.substr(2)
+                                 : "remove the other probe first (perf probe -d or kprobe-probe -d)" + undone);
     }
     // A second point of the same event (a multi-probe event) is removed with the first.
     if (!existing.count(def.qualified_name())) {
