@@ -77,9 +77,10 @@ Result<uint64_t> symbol_address(std::string_view text, const OperandContext &whe
   return *address + static_cast<uint64_t>(addend);
 }
 
-Result<SdtOperand> translate_x86(std::string_view text, SdtOperand op, const OperandContext &where) {
+// `text` is the operand after its size; `whole` is all of it, for messages.
+Result<SdtOperand> translate_x86(std::string_view text, std::string_view whole, SdtOperand op, const OperandContext &where) {
   auto fail = [&](const std::string &why) -> Result<SdtOperand> {
-    return Error("SDT operand '" + std::string(text) + "': " + why);
+    return Error("SDT operand '" + std::string(whole) + "': " + why);
   };
   if (text.empty()) return fail("it is empty");
   if (text[0] == '%') {
@@ -145,6 +146,7 @@ std::vector<std::string> split_operands(std::string_view args) {
 }
 
 Result<SdtOperand> translate_operand(std::string_view text, const OperandContext &where) {
+  const std::string_view whole = text;
   SdtOperand op;
   // "N@OPERAND": the size in bytes, negative when signed. An '@' further in
   // is part of the operand (a versioned symbol).
@@ -154,13 +156,13 @@ Result<SdtOperand> translate_operand(std::string_view text, const OperandContext
     op.is_signed = size < 0;
     op.size = static_cast<int>(size < 0 ? -size : size);
     if (op.size != 1 && op.size != 2 && op.size != 4 && op.size != 8)
-      return Error("SDT operand '" + std::string(text) + "': size " + std::to_string(size) + " is not 1, 2, 4 or 8 bytes");
+      return Error("SDT operand '" + std::string(whole) + "': size " + std::to_string(size) + " is not 1, 2, 4 or 8 bytes");
     text.remove_prefix(at + 1);
   }
   if (where.elf.machine() != EM_X86_64)
-    return Error("SDT operand '" + std::string(text) + "': the operand syntax of ELF machine " +
+    return Error("SDT operand '" + std::string(whole) + "': the operand syntax of ELF machine " +
                  std::to_string(where.elf.machine()) + " is not translated (only x86_64's)");
-  return translate_x86(text, std::move(op), where);
+  return translate_x86(text, whole, std::move(op), where);
 }
 
 std::string operand_type(const SdtOperand &operand) {

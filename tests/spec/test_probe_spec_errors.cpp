@@ -72,7 +72,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"'f:3", "unterminated quote ' in the probe point", {0, 4}},
         ErrorCase{"%sdt_lib-c:setjmp", "'sdt_lib-c' is not an SDT provider name", {1, 10}},
         ErrorCase{"sdt_libc:set.jmp", "'set.jmp' is not an SDT marker name", {9, 16}},
-        ErrorCase{"%", "'' is not an SDT marker name", {1, 1}},
+        ErrorCase{"%", "'' is not an SDT marker name", {1, 2}},
         ErrorCase{"", "the probe spec is empty", {0, 1}},
         ErrorCase{"   ", "the probe spec is empty", {0, 1}}));
 
