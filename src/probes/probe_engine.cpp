@@ -123,6 +123,10 @@ Status ProbeEngine::add(const std::vector<TraceDefinition> &definitions) {
   if (auto defs = list())
     for (const TraceDefinition &d : *defs) existing.insert(d.qualified_name());
   for (const TraceDefinition &def : definitions) {
+    // error_log keeps its last entry, which may be another command's: only
+    // an entry this write added is the kernel's reason (a refused reference
+    // counter adds none).
+    std::string stale_reason = kernel_reason();
     int rc;
     bool kretprobe_maxactive = def.kind == TraceDefinition::Kind::Kprobe && def.is_return && def.maxactive;
     if (kretprobe_maxactive || def.ref_ctr_offset) {
@@ -138,6 +142,7 @@ Status ProbeEngine::add(const std::vector<TraceDefinition> &definitions) {
     if (rc != 0) {
       int err = errno;
       std::string reason = kernel_reason();
+      if (reason == stale_reason) reason.clear();
       std::string clash;
       if (auto now = list()) clash = reference_counter_clash(def, *now);
       for (auto it = created.rbegin(); it != created.rend(); ++it) (void)destroy_event(**it);

@@ -260,10 +260,16 @@ TEST_F(Sdt, AReferenceCounterClashIsExplained) {
   ASSERT_TRUE(std::regex_search(def.out, m, std::regex(R"( (/\S+:0x[0-9a-f]+)\(0x[0-9a-f]+\))"))) << def.out;
   write_uprobe_events("p:" + group_ + "/other " + m[1].str());
   ASSERT_EQ(group_in_kernel(group_).size(), 1u) << "could not place the other tool's probe";
+  // An older refusal stays in tracefs' error_log; it is not this one's reason.
+  int fd = open(uprobe_events.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  std::string stale = "p:" + group_ + "/stale " + m[1].str() + " x=$arg1\n";
+  EXPECT_LT(write(fd, stale.data(), stale.size()), 0) << "the kernel took $arg1 on a uprobe";
+  close(fd);
   run_result add = run_tool({"-x", fixtures + "/sdt_pie", "-a", ev("guarded") + "%sdt_kpp:guarded"});
   EXPECT_NE(add.status, 0) << shown(add);
   EXPECT_NE(add.err.find("Reference counter offset mismatch"), std::string::npos) << add.err;
   EXPECT_NE(add.err.find(group_ + ":other"), std::string::npos) << add.err;
+  EXPECT_EQ(add.err.find("$arg"), std::string::npos) << "a stale error_log entry was given as the reason:\n" << add.err;
   EXPECT_EQ(group_in_kernel(group_).size(), 1u) << "only the other probe is left";
 }
 
