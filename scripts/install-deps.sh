@@ -12,6 +12,10 @@ build_pkgs=(cmake g++ make pkg-config llvm-19-dev zlib1g-dev libzstd-dev
 test_pkgs=(libgtest-dev trace-cmd gdb clang libclang-rt-14-dev tmux python3 llvm-19 binutils
            qemu-system-x86 busybox-static cpio e2fsprogs kmod linux-perf time)
 
+# SDT markers (tests/sdt): <sys/sdt.h> for the fixtures, and Debian binaries that ship markers
+# (python3.11's with semaphores, libstdc++'s throw/catch). postgresql-15's are tested when it is there.
+test_pkgs+=(systemtap-sdt-dev python3.11 python3.11-dbg libstdc++6-12-dbg)
+
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--tests" ] && want+=("${test_pkgs[@]}")
 

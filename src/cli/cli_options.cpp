@@ -14,6 +14,8 @@ enum LongOnly { opt_max_probes = 1000, opt_no_inlines, opt_externs, opt_range, o
 
 // Options of record/report, numbered apart so the lists above stay as they are.
 enum EventsLongOnly { opt_file_version = 1100, opt_compression };
+// SDT markers (src/sdt).
+enum SdtLongOnly { opt_sdt = 1700 };
 
 // Options of live.
 enum LiveLongOnly { opt_keep = 1200 };
@@ -49,6 +51,7 @@ const option long_options[] = {
     {"max-probes", required_argument, nullptr, opt_max_probes},
     {"no-inlines", no_argument, nullptr, opt_no_inlines},
     {"funcs", optional_argument, nullptr, 'F'},
+    {"sdt", no_argument, nullptr, opt_sdt},
     {"vars", required_argument, nullptr, 'V'},
     {"line", required_argument, nullptr, 'L'},
     {"externs", no_argument, nullptr, opt_externs},
@@ -218,6 +221,7 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
         else if (optind < n && args[optind][0] != '-' && o.command == CliOptions::Command::Probe) o.funcs = args[optind++];
         else o.funcs = "";
         break;
+      case opt_sdt: o.sdt = true; break;
       case 'V': o.vars.push_back(optarg); break;
       case 'L': o.lines.push_back(optarg); break;
       case opt_externs: o.externs = true; break;
@@ -296,13 +300,14 @@ const char *usage_text() {
        kprobe-probe demo                      the bundled demo
 
 PROBE: [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return] [ARG ...]  or  SRC:ALN [ARG ...]
+       or an SDT marker: %sdt_PROVIDER:NAME [[NAME=]argN[:TYPE] ...]
 ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %REG | @SYM
 
   -a, --add PROBE        add a probe (a bare PROBE means --add)
   -D, --definition PROBE print the kernel definition of PROBE instead of adding it
   -L, --line RANGE       show the lines of FUNC[:RLN[+N|-RLN2]] or SRC:ALN[+N|-ALN2] that can be probed
   -V, --vars PROBEPOINT  show the variables that can be read at a probe point (--externs, --range)
-  -F, --funcs[=GLOB]     list the functions that can be probed
+  -F, --funcs[=GLOB]     list the functions that can be probed (--sdt: the SDT markers, sdt_PROVIDER:NAME)
   -d, --del PATTERN      delete the probes matching [GROUP:]EVENT (globs allowed)
   -l, --list[=PATTERN]   list probes, perf's line form (--json: one object a line)
   -x, --exec PATH        probe a program or library (uprobes)

@@ -21,6 +21,7 @@ struct CliOptions {
   std::vector<std::string> del;          // -d/--del
   std::optional<std::string> list;       // -l/--list[=PATTERN] ("" = all)
   std::optional<std::string> funcs;      // -F/--funcs[=GLOB] ("" = all but _*)
+  bool sdt = false;                      // --sdt: -F lists SDT markers (src/sdt)
   std::vector<std::string> vars;         // -V/--vars PROBEPOINT
   std::vector<std::string> lines;        // -L/--line LINE-RANGE
   bool externs = false;                  // --externs (-V)

@@ -2,6 +2,8 @@
 // -L (lines that can be probed, with their source when it can be found).
 #include <fnmatch.h>
 
+#include <climits>
+#include <cstdlib>
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include "src/definition/probe_builder.h"
 #include "src/lookup/line_range.h"
 #include "src/lookup/source_file.h"
+#include "src/sdt/sdt_probe.h"
 #include "src/spec/probe_spec.h"
 #include "src/util/strings.h"
 
@@ -33,6 +36,18 @@ Status list_functions(const CliOptions &options, dwarf::DebugInfo &debug) {
     if (shown) out.append(name).push_back('\n');
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
+  return Ok{};
+}
+
+// -F --sdt: the program's SDT markers, read from its ELF notes (no DWARF).
+Status print_sdt_markers(const CliOptions &options) {
+  if (options.exec.empty())
+    return Error("SDT markers are in programs and libraries: name one with -x", "e.g. kprobe-probe -x /usr/bin/python3.11 -F --sdt");
+  char resolved[PATH_MAX];
+  if (!realpath(options.exec.c_str(), resolved)) return Error("cannot find the program '" + options.exec + "'");
+  auto lines = sdt::list_sdt_markers(resolved, *options.funcs);
+  if (!lines) return std::move(lines).error();
+  for (const std::string &line : *lines) std::printf("%s\n", line.c_str());
   return Ok{};
 }
 
@@ -184,9 +199,13 @@ Status show_lines(const CliOptions &options, ProbeTarget &target, const std::str
 }  // namespace
 
 Status run_lookup_command(const CliOptions &options) {
+  if (options.funcs && options.sdt) {
+    if (Status s = print_sdt_markers(options); !s) return s;
+    if (options.vars.empty() && options.lines.empty()) return Ok{};
+  }
   auto target = open_probe_target(options);
   if (!target) return std::move(target).error();
-  if (options.funcs)
+  if (options.funcs && !options.sdt)
     if (Status s = list_functions(options, *target->debug); !s) return s;
   for (const std::string &text : options.vars)
     if (Status s = show_variables(options, *target, text); !s) return s;

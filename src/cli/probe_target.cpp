@@ -10,6 +10,7 @@
 
 #include "src/kernel/build_id.h"
 #include "src/kernel/debug_paths.h"
+#include "src/sdt/sdt_probe.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -94,6 +95,9 @@ Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf)
     if (!realpath(options.exec.c_str(), resolved))
       return Error("cannot find the program '" + options.exec + "'");
     target.path = resolved;
+    // SDT markers are read from the ELF file itself (src/sdt): no DWARF.
+    bool lookups = options.funcs || !options.vars.empty() || !options.lines.empty();
+    if (!lookups && sdt::all_sdt_specs(options.definition.empty() ? options.add : options.definition)) return target;
     auto debug = dwarf::DebugInfo::open(resolved);
     if (!debug) return std::move(debug).error();
     // A stripped program's DWARF may come from a separate debug file: say which.

@@ -73,6 +73,7 @@ std::string format_definition(const TraceDefinition &def) {
   out += ":" + def.group + "/" + def.event + " ";
   if (def.kind == TraceDefinition::Kind::Uprobe) {
     out += def.path + ":" + hex(def.offset);
+    if (def.ref_ctr_offset) out += "(" + hex(*def.ref_ctr_offset) + ")";
   } else {
     out += def.symbol;
     if (!def.symbol.empty()) out += "+" + std::to_string(def.offset);
@@ -110,7 +111,10 @@ Result<TraceDefinition> parse_definition(std::string_view line) {
     def.path = std::string(where.substr(0, last_colon));
     std::string off(where.substr(last_colon + 1));
     if (auto pct = off.find('%'); pct != std::string::npos) off.resize(pct);  // "%return" on older kernels
-    if (auto paren = off.find('('); paren != std::string::npos) off.resize(paren);  // "(0x...)" ref_ctr offset
+    if (auto paren = off.find('('); paren != std::string::npos) {  // "(0x...)": a reference counter
+      def.ref_ctr_offset = std::strtoull(off.c_str() + paren + 1, nullptr, 0);
+      off.resize(paren);
+    }
     def.offset = std::strtoull(off.c_str(), nullptr, 0);
   } else if (def.fprobe) {
     // "FUNC" or "FUNC%return"

@@ -3,7 +3,7 @@
 //
 //   p[:[GRP/]EVENT] [MOD:]SYM[+offs]|MEMADDR [NAME=FETCHARG[:TYPE] ...]
 //   r[MAXACTIVE][:[GRP/]EVENT] [MOD:]SYM[+0] [NAME=FETCHARG[:TYPE] ...]
-//   p[:[GRP/]EVENT] PATH:OFFSET[%return] [NAME=FETCHARG[:TYPE] ...]    (uprobes)
+//   p[:[GRP/]EVENT] PATH:OFFSET[(REF_CTR_OFFSET)][%return] [NAME=FETCHARG[:TYPE] ...]    (uprobes)
 //
 // format_definition() and parse_definition() round-trip, so what the kernel
 // lists can be read back (the kernel's own listing uses this same syntax).
@@ -48,6 +48,9 @@ struct TraceDefinition {
   std::string symbol;
   uint64_t offset = 0;
   std::string path;
+  // Uprobes: the file offset of a reference counter (an SDT marker's
+  // semaphore) that the kernel raises while the probe is enabled.
+  std::optional<uint64_t> ref_ctr_offset;
   std::vector<FetchArg> args;
   bool operator==(const TraceDefinition &) const = default;
 

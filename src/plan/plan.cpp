@@ -10,6 +10,7 @@
 #include "src/definition/btf_probe.h"
 #include "src/definition/definition_text.h"
 #include "src/definition/fprobe.h"
+#include "src/sdt/sdt_probe.h"
 #include "src/kernel/kernel_refusals.h"
 #include "src/spec/probe_spec.h"
 #include "src/util/strings.h"
@@ -62,6 +63,8 @@ class Planner {
 
  private:
   Result<ResolvedSpec> resolve(const ProbeSpec &spec) {
+    // A marker's place and arguments come from its ELF note, not from DWARF.
+    if (spec.point.sdt) return sdt::build_sdt_probe(spec, options_.build);
     if (target_.debug) return build_probe(spec, *target_.debug, options_.build);
     if (!target_.btf || !target_.btf_regs)
       return Error("no register table for this machine, which BTF probes need");
@@ -73,7 +76,8 @@ class Planner {
   // Names starting with '_' (internals) match only a glob that starts so.
   Result<std::vector<ProbeSpec>> expand_function_glob(const ProbeSpec &spec) {
     const std::string &glob = spec.point.function;
-    if (glob.find_first_of("*?") == std::string::npos || !target_.debug) return std::vector<ProbeSpec>{spec};
+    if (spec.point.sdt || glob.find_first_of("*?") == std::string::npos || !target_.debug)
+      return std::vector<ProbeSpec>{spec};
     std::vector<ProbeSpec> out;
     for (std::string_view view : target_.debug->function_names()) {
       std::string name(view);

@@ -12,6 +12,7 @@
 
 #include "src/definition/definition_text.h"
 #include "src/probes/error_log.h"
+#include "src/probes/refctr_clash.h"
 #include "src/stream/tracefs_cxx.h"
 
 #include "src/stream/tracefs_mount.h"
@@ -124,16 +125,24 @@ Status ProbeEngine::add(const std::vector<TraceDefinition> &definitions) {
   for (const TraceDefinition &def : definitions) {
     // Written as the kernel lists it, so that error_log's "Command:" line
     // is this very text (libtracefs 1.6 also writes a kretprobe's
-    // maxactive as "r8::GROUP/EVENT", which the kernel refuses).
+    // maxactive as "r8::GROUP/EVENT", which the kernel refuses, and has no
+    // reference counter for SDT semaphores).
     std::string command = format_definition(def);
     errno = 0;
     if (tracefs_instance_file_append(nullptr, events_file(def), command.c_str()) < 0) {
       int err = errno;
+      // Only an error_log entry this write added is the kernel's reason (a
+      // refused reference counter adds none).
       std::string reason = reason_for_command(log_before, read_error_log(tracing_dir_), command);
+      std::string clash;
+      if (auto now = list()) clash = reference_counter_clash(def, *now);
       for (auto it = created.rbegin(); it != created.rend(); ++it) (void)destroy_event(tracing_dir_, **it);
       std::string why = !reason.empty() ? reason : err ? std::strerror(err) : "unknown reason";
+      if (!clash.empty()) why += ": " + clash;
+      std::string undone = created.empty() ? "" : "; the probes this command added before it were removed again";
       return Error("the kernel refused " + def.qualified_name() + " (" + command + "): " + why,
-                   created.empty() ? "" : "the probes this command added before it were removed again");
+                   clash.empty() ? undone.empty() ? "" : undone.substr(2)
+                                 : "remove the other probe first (perf probe -d or kprobe-probe -d)" + undone);
     }
     // A second point of the same event (a multi-probe event) is removed with the first.
     if (!existing.count(def.qualified_name())) {

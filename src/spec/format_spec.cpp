@@ -52,6 +52,8 @@ std::string_view special_name(ProbeArg::Kind kind) {
 }  // namespace
 
 std::string format_probe_point(const ProbePoint &point) {
+  if (point.sdt)
+    return (point.sdt_provider.empty() ? "%" : "%sdt_" + point.sdt_provider + ":") + point.sdt_name;
   std::string out;
   bool has_function = !point.function.empty() || point.address;
   if (point.address) out = hex(*point.address);

@@ -211,21 +211,44 @@ Status check_combinations(std::string_view spec, const PointParts &parts, const 
   return Ok{};
 }
 
-// perf's is_sdt_event(): %[sdt_PROVIDER:]EVENT, or sdt_PROVIDER:EVENT without '='.
-bool is_sdt_event(std::string_view token) {
-  if (!token.empty() && token[0] == '%') return true;
-  return token.starts_with("sdt_") && token.find(':') != std::string_view::npos &&
-         token.find('=') == std::string_view::npos;
+// An SDT marker's spellings (perf's parse_sdt_event and is_sdt_event):
+// "%[sdt_]PROVIDER:NAME", "%NAME", "sdt_PROVIDER:NAME", and, ours where it can
+// mean nothing else, "PROVIDER:NAME" with a NAME that is not a line number.
+// `rest` is the point after any EVENT=, at column `col` of `spec`. Returns
+// false when `rest` is none of them.
+Result<bool> parse_sdt_point(std::string_view spec, std::string_view rest, size_t col, ProbePoint &pp) {
+  bool percent = rest.starts_with('%');
+  std::string_view body = percent ? rest.substr(1) : rest;
+  size_t colon = body.find(':');
+  bool sdt_prefixed = body.starts_with("sdt_") && colon != std::string_view::npos;
+  if (!percent && !sdt_prefixed) {
+    // PROVIDER:NAME: two identifiers, the second not a line number.
+    if (colon == std::string_view::npos || !is_c_identifier(body.substr(0, colon)) ||
+        !is_c_identifier(body.substr(colon + 1)))
+      return false;
+  }
+  size_t name_at = colon == std::string_view::npos ? 0 : colon + 1;
+  std::string_view provider = colon == std::string_view::npos ? std::string_view{} : body.substr(0, colon);
+  if ((percent || sdt_prefixed) && provider.starts_with("sdt_")) provider.remove_prefix(4);
+  std::string_view name = body.substr(name_at);
+  size_t body_col = col + (percent ? 1 : 0);
+  if (colon != std::string_view::npos && !is_c_identifier(provider))
+    return spec_error(spec, body_col, body_col + colon,
+                      "'" + std::string(body.substr(0, colon)) + "' is not an SDT provider name",
+                      "write an SDT marker as %sdt_PROVIDER:NAME (see them with 'kprobe-probe -x PROG -F --sdt')");
+  if (!is_c_identifier(name))
+    return spec_error(spec, body_col + name_at, col + rest.size(),
+                      "'" + std::string(name) + "' is not an SDT marker name",
+                      "write an SDT marker as %sdt_PROVIDER:NAME (see them with 'kprobe-probe -x PROG -F --sdt')");
+  pp.sdt = true;
+  pp.sdt_provider = std::string(provider);
+  pp.sdt_name = std::string(name);
+  return true;
 }
 
 }  // namespace
 
 Status parse_point_token(std::string_view spec, size_t begin, size_t end, ProbeSpec &out) {
-  std::string_view token = spec.substr(begin, end - begin);
-  if (is_sdt_event(token))
-    return spec_error(spec, begin, end, "SDT events ('" + std::string(token) + "') are not supported",
-                      "probe the function behind the SDT marker by name instead");
-
   auto scanned = scan_point(spec, begin, end);
   if (!scanned) return std::move(scanned).error();
   const std::vector<PointChar> &chars = scanned->chars;
@@ -241,6 +264,13 @@ Status parse_point_token(std::string_view spec, size_t begin, size_t end, ProbeS
   if (from == chars.size() && !scanned->lazy_col)
     return spec_error(spec, end - 1, end, "the probe point is missing after '='",
                       "write EVENT=FUNC, EVENT=FUNC:LINE or EVENT=SRC:LINE");
+
+  if (from < chars.size() && !scanned->lazy_col) {
+    size_t col = chars[from].col;
+    auto sdt = parse_sdt_point(spec, spec.substr(col, end - col), col, out.point);
+    if (!sdt) return std::move(sdt).error();
+    if (*sdt) return Ok{};
+  }
 
   // A source file (SRC:ALN, SRC;PTN) iff no '+', '@', '%' and a '.' before ':'/';'.
   size_t colon = find_special(chars, from, ":");

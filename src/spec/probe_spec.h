@@ -3,6 +3,7 @@
 //   [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return|;PTN] [ARG ...]
 //   [[GROUP:]EVENT=]SRC:ALN [ARG ...]
 //   [[GROUP:]EVENT=]SRC;PTN [ARG ...]
+//   [[GROUP:]EVENT=]%[sdt_]PROVIDER:NAME | sdt_PROVIDER:NAME | %NAME | PROVIDER:NAME [argN ...]
 //   ARG := [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm
 //          | %REG[:TYPE] | @SYM[->m|.m|[i]]...[:TYPE]
 //
@@ -57,6 +58,11 @@ struct ProbePoint {
   bool is_return = false;         // %return
   std::string lazy_pattern;       // ;PTN
   std::optional<uint64_t> address;// a raw address (0x...) in place of FUNC
+  // An SDT (USDT) marker in place of all the above: %[sdt_]PROVIDER:NAME,
+  // sdt_PROVIDER:NAME, %NAME (any provider) or PROVIDER:NAME (NAME not a number).
+  bool sdt = false;
+  std::string sdt_provider;       // empty: any provider
+  std::string sdt_name;
   bool operator==(const ProbePoint &) const = default;
 };
 

@@ -140,6 +140,9 @@ TEST(ParseListing, UprobeWithRefCounterOffset) {
   EXPECT_EQ(d->kind, Kind::Uprobe);
   EXPECT_EQ(d->path, "/usr/bin/prog");
   EXPECT_EQ(d->offset, 0x1169u);
+  EXPECT_EQ(d->ref_ctr_offset, 0x4010u);
+  // Written back as perf writes it (perf 6.1 -D on python3.11's markers).
+  EXPECT_EQ(format_definition(*d), "p:sdt_prog/start /usr/bin/prog:0x1169(0x4010)");
 }
 
 TEST(ParseListing, UprobeReturnWrittenAsPercentReturn) {

@@ -62,6 +62,18 @@ std::vector<AcceptCase> accept_cases() {
        {.point = {.address = 0xffffffff81234560ull}}},
       {"raw address with %return", "0x4005d0%return", {.point = {.is_return = true, .address = 0x4005d0}}},
       {"raw address with an offset", "0x1000+8", {.point = {.offset = 8, .address = 0x1000}}},
+      // SDT markers (perf's SDT event forms, then PROVIDER:NAME where it can mean nothing else)
+      {"%sdt_PROVIDER:NAME", "%sdt_python:function__entry",
+       {.point = {.sdt = true, .sdt_provider = "python", .sdt_name = "function__entry"}}},
+      {"sdt_PROVIDER:NAME", "sdt_libstdcxx:throw",
+       {.point = {.sdt = true, .sdt_provider = "libstdcxx", .sdt_name = "throw"}}},
+      {"%PROVIDER:NAME", "%python:line", {.point = {.sdt = true, .sdt_provider = "python", .sdt_name = "line"}}},
+      {"%NAME: any provider", "%gc__start", {.point = {.sdt = true, .sdt_name = "gc__start"}}},
+      {"PROVIDER:NAME with NAME not a number", "python:function__return arg2 fn=arg2:string",
+       {.point = {.sdt = true, .sdt_provider = "python", .sdt_name = "function__return"},
+        .args = {var("arg2"), var("arg2", {}, "string", "fn")}}},
+      {"EVENT=%sdt_PROVIDER:NAME", "mygrp:gc=%sdt_python:gc__start",
+       {.group = "mygrp", .event = "gc", .point = {.sdt = true, .sdt_provider = "python", .sdt_name = "gc__start"}}},
       // PROBE SYNTAX 2) [[GROUP:]EVENT=]SRC:ALN [ARG ...]
       {"SRC:ALN", "fs/read_write.c:100", {.point = {.file = "fs/read_write.c", .line = 100}}},
       {"EVENT=SRC:ALN ARG", "ev=task.c:7 id",

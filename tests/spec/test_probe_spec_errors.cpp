@@ -70,8 +70,9 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"f%return%return", "%return is given twice in the probe point", {8, 15}},
         ErrorCase{"f\\", "a backslash at the end of the probe point escapes nothing", {1, 2}},
         ErrorCase{"'f:3", "unterminated quote ' in the probe point", {0, 4}},
-        ErrorCase{"%sdt_libc:setjmp", "SDT events ('%sdt_libc:setjmp') are not supported", {0, 16}},
-        ErrorCase{"sdt_libc:setjmp", "SDT events ('sdt_libc:setjmp') are not supported", {0, 15}},
+        ErrorCase{"%sdt_lib-c:setjmp", "'sdt_lib-c' is not an SDT provider name", {1, 10}},
+        ErrorCase{"sdt_libc:set.jmp", "'set.jmp' is not an SDT marker name", {9, 16}},
+        ErrorCase{"%", "'' is not an SDT marker name", {1, 2}},
         ErrorCase{"", "the probe spec is empty", {0, 1}},
         ErrorCase{"   ", "the probe spec is empty", {0, 1}}));
 

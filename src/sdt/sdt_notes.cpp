@@ -1,0 +1,145 @@
+#include "src/sdt/sdt_notes.h"
+
+#include <elf.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "src/util/strings.h"
+
+namespace kpp::sdt {
+
+namespace {
+
+constexpr uint32_t kNtStapsdt = 3;
+constexpr char kOwner[] = "stapsdt";
+
+uint64_t align4(uint64_t n) { return (n + 3) & ~uint64_t{3}; }
+
+uint32_t load32(const std::string &b, uint64_t at) {
+  uint32_t v;
+  std::memcpy(&v, b.data() + at, sizeof v);
+  return v;
+}
+uint64_t load64(const std::string &b, uint64_t at) {
+  uint64_t v;
+  std::memcpy(&v, b.data() + at, sizeof v);
+  return v;
+}
+
+// The NUL-terminated string at desc[at], advancing `at` past it; nullopt when
+// it has no NUL inside desc or is longer than kMaxNoteString.
+std::optional<std::string> take_string(std::string_view desc, size_t &at) {
+  size_t nul = desc.find('\0', at);
+  if (nul == std::string_view::npos || nul - at > kMaxNoteString) return std::nullopt;
+  std::string s(desc.substr(at, nul - at));
+  at = nul + 1;
+  return s;
+}
+
+// The bytes an architecture's <sys/sdt.h> puts at the marker (_SDT_NOP):
+// a probe anywhere else would land inside or between other instructions.
+std::optional<std::string> marker_instruction(uint16_t machine) {
+  switch (machine) {
+    case EM_X86_64: return std::string("\x90", 1);
+    case EM_AARCH64: return std::string("\x1f\x20\x03\xd5", 4);
+    default: return std::nullopt;
+  }
+}
+
+// Provider and name become the event's group and name.
+bool is_identifier(const std::string &s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Fills marker.file_offset and marker.semaphore_offset, or marker.problem.
+void check_against_binary(const ElfImage &elf, SdtMarker &marker) {
+  if (!is_identifier(marker.provider) || !is_identifier(marker.name)) {
+    marker.problem = "its provider or name is not a C identifier";
+    return;
+  }
+  auto at = elf.file_offset(marker.address, SegmentUse::Execute);
+  if (!at) {
+    marker.problem = "its address " + hex(marker.address) + " is not in an executable segment of the file";
+    return;
+  }
+  if (auto nop = marker_instruction(elf.machine())) {
+    auto bytes = elf.read(*at, nop->size());
+    if (!bytes || *bytes != *nop) {
+      marker.problem = "its address " + hex(marker.address) + " does not hold the marker's nop instruction";
+      return;
+    }
+  }
+  marker.file_offset = *at;
+  if (marker.semaphore == 0) return;
+  auto sem = elf.file_offset(marker.semaphore, SegmentUse::Write);
+  if (!sem || !elf.read(*sem, 2)) {
+    marker.problem = "its semaphore " + hex(marker.semaphore) + " is not in a writable segment of the file";
+    return;
+  }
+  if (*sem % 2 != 0) {
+    marker.problem = "its semaphore " + hex(marker.semaphore) + " is not 2-byte aligned, as the kernel's reference counter must be";
+    return;
+  }
+  marker.semaphore_offset = *sem;
+}
+
+}  // namespace
+
+std::string sdt_event_name(const SdtMarker &marker) { return "sdt_" + marker.provider + ":" + marker.name; }
+
+Result<std::vector<SdtMarker>> read_sdt_markers(const ElfImage &elf) {
+  std::vector<SdtMarker> markers;
+  const ElfSection *notes = elf.section(".note.stapsdt");
+  if (!notes) return markers;
+  auto bytes = elf.contents(*notes, kMaxNoteSection);
+  if (!bytes) return std::move(bytes).error();
+  const ElfSection *base_section = elf.section(".stapsdt.base");
+
+  auto malformed = [&](uint64_t at, const std::string &why) {
+    return Error("malformed SDT note at offset " + hex(notes->offset + at) + " of '" + elf.path() + "': " + why);
+  };
+  const std::string &b = *bytes;
+  uint64_t at = 0;
+  while (at < b.size()) {
+    if (b.size() - at < 12) return malformed(at, "a note header runs past the section");
+    uint64_t namesz = load32(b, at), descsz = load32(b, at + 4);
+    uint32_t type = load32(b, at + 8);
+    uint64_t name_at = at + 12, desc_at = name_at + align4(namesz);
+    if (desc_at > b.size() || descsz > b.size() - desc_at) return malformed(at, "a note runs past the section");
+    uint64_t next = desc_at + align4(descsz);
+    std::string_view owner(b.data() + name_at, namesz);
+    if (type != kNtStapsdt || owner != std::string_view(kOwner, sizeof kOwner)) {
+      at = next;  // another owner's note: not ours to read
+      continue;
+    }
+    std::string_view desc(b.data() + desc_at, descsz);
+    if (desc.size() < 24) return malformed(at, "its descriptor is too short for pc, base and semaphore");
+    SdtMarker m;
+    m.address = load64(b, desc_at);
+    uint64_t base = load64(b, desc_at + 8);
+    m.semaphore = load64(b, desc_at + 16);
+    size_t s = 24;
+    auto provider = take_string(desc, s);
+    auto name = provider ? take_string(desc, s) : std::nullopt;
+    auto args = name ? take_string(desc, s) : std::nullopt;
+    if (!args) return malformed(at, "its provider, name or arguments have no terminating NUL");
+    m.provider = std::move(*provider);
+    m.name = std::move(*name);
+    m.args = std::move(*args);
+    // Prelinked: the section moved from where the note says it was.
+    if (base_section && base != 0) {
+      uint64_t delta = base_section->address - base;
+      m.address += delta;
+      if (m.semaphore) m.semaphore += delta;
+    }
+    check_against_binary(elf, m);
+    markers.push_back(std::move(m));
+    at = next;
+  }
+  return markers;
+}
+
+}  // namespace kpp::sdt
