@@ -4,10 +4,12 @@
 set -euo pipefail
 
 build_pkgs=(cmake g++ make pkg-config llvm-19-dev zlib1g-dev libzstd-dev
-            libtracefs-dev libtraceevent-dev libtracecmd-dev libncurses-dev)
+            libtracefs-dev libtraceevent-dev libtracecmd-dev libncurses-dev
+            libmicrohttpd-dev libdebuginfod-dev)
 # llvm-19 has llvm-dwp (the split-DWARF .dwp fixtures); binutils has dwp.
 test_pkgs=(libgtest-dev trace-cmd gdb clang libclang-rt-14-dev tmux python3 llvm-19 binutils
-           qemu-system-x86 busybox-static cpio e2fsprogs kmod linux-perf time)
+           qemu-system-x86 busybox-static cpio e2fsprogs kmod linux-perf time
+           prometheus debuginfod)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--tests" ] && want+=("${test_pkgs[@]}")

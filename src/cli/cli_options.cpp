@@ -23,6 +23,9 @@ enum KernelLongOnly { opt_maxactive = 1300, opt_enable, opt_disable };
 // Options of names and sources.
 enum NameLongOnly { opt_demangle = 1400, opt_no_demangle, opt_demangle_kernel, opt_prefix_map };
 
+// Options of export.
+enum ExportLongOnly { opt_listen = 1500, opt_hist };
+
 const option long_options[] = {
     {"add", required_argument, nullptr, 'a'},
     {"del", required_argument, nullptr, 'd'},
@@ -62,6 +65,8 @@ const option long_options[] = {
     {"no-demangle", no_argument, nullptr, opt_no_demangle},
     {"demangle-kernel", no_argument, nullptr, opt_demangle_kernel},
     {"prefix-map", required_argument, nullptr, opt_prefix_map},
+    {"listen", required_argument, nullptr, opt_listen},
+    {"hist", required_argument, nullptr, opt_hist},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -71,6 +76,7 @@ std::optional<CliOptions::Command> subcommand(const char *word) {
   if (!std::strcmp(word, "record")) return CliOptions::Command::Record;
   if (!std::strcmp(word, "report")) return CliOptions::Command::Report;
   if (!std::strcmp(word, "live")) return CliOptions::Command::Live;
+  if (!std::strcmp(word, "export")) return CliOptions::Command::Export;
   return std::nullopt;
 }
 
@@ -143,6 +149,8 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
         break;
       }
       case opt_no_inlines: o.no_inlines = true; break;
+      case opt_listen: o.listen = optarg; break;
+      case opt_hist: o.hist.push_back(optarg); break;
       case 'F':
         if (optarg) o.funcs = optarg;
         else if (optind < n && args[optind][0] != '-' && o.command == CliOptions::Command::Probe) o.funcs = args[optind++];
@@ -191,7 +199,7 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
   std::vector<std::string> rest(args.begin() + optind, args.begin() + n);
   bool after_dashes = optind > 1 && std::strcmp(args[optind - 1], "--") == 0;
   if (o.command == CliOptions::Command::Trace || o.command == CliOptions::Command::Record ||
-      o.command == CliOptions::Command::Live) {
+      o.command == CliOptions::Command::Live || o.command == CliOptions::Command::Export) {
     if (!rest.empty() && !after_dashes)
       return Error("unexpected '" + rest.front() + "'", "give the command to trace after '--'");
     o.command_line = rest;
@@ -218,6 +226,8 @@ const char *usage_text() {
        kprobe-probe report FILE [--json]      print a trace.dat's events as trace does
        kprobe-probe live [-e GROUP:EVENT | [-x PROG] --add PROBE...] [-o trace.dat] [--keep] [-- COMMAND...]
                                               watch probes fire in the terminal
+       kprobe-probe export -e GROUP:EVENT --listen [HOST:]PORT [--hist ARG] [--duration S] [-- COMMAND...]
+                                              serve Prometheus metrics at /metrics
        kprobe-probe demo                      the bundled demo
 
 PROBE: [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return] [ARG ...]  or  SRC:ALN [ARG ...]
@@ -257,6 +267,8 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
       --filter EXPR      (trace) tracefs event filter
       --pid-only         (trace) only the traced command and its children
       --keep             (live) leave the probes it added when it quits
+      --listen [HOST:]PORT  (export) where to serve /metrics; HOST defaults to 127.0.0.1
+      --hist ARG         (export) a log2 histogram of argument ARG (repeatable)
   -h, --help             this text; the manual: Documentation/kprobe-probe.txt
 )";
 }

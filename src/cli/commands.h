@@ -14,5 +14,13 @@ Status run_record_command(const CliOptions &options);  // record
 Status run_report_command(const CliOptions &options);  // report
 Status run_demo_command(const CliOptions &options);    // demo
 Status run_live_command(const CliOptions &options);    // live
+Status run_export_command(const CliOptions &options);  // export
+
+// The session commands' shared pieces (trace_command.cpp): the session's
+// options from the command line, and its summary on stderr.
+struct SessionOptions;
+struct SessionSummary;
+SessionOptions session_options_from(const CliOptions &options);
+void report_session(const SessionSummary &summary, bool quiet);
 
 }  // namespace kpp
