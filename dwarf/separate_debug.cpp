@@ -7,6 +7,7 @@
 #include <llvm/Support/Error.h>
 
 #include "dwarf/debug_link.h"
+#include "dwarf/debuginfod.h"
 #include "dwarf/llvm_debug_info.h"
 
 namespace kpp::dwarf {
@@ -39,8 +40,19 @@ Status LlvmDebugInfo::attach_separate_debug() {
   const object::ObjectFile &program = *binary_.getBinary();
   std::optional<DebugLink> link = debug_link_of(program);
   std::string tried;
-  for (const DebugCandidate &candidate : separate_debug_candidates(path_, build_id_, link, debug_root())) {
+  std::vector<DebugCandidate> candidates = separate_debug_candidates(path_, build_id_, link, debug_root());
+  if (!build_id_.empty() && debuginfod_enabled()) candidates.push_back({"", std::nullopt, true});
+  for (DebugCandidate &candidate : candidates) {
     std::string why;
+    if (candidate.from_debuginfod) {
+      // Fetched only when nothing local was found; then checked as a local file is.
+      auto fetched = debuginfod_find_debuginfo(build_id_);
+      if (!fetched) {
+        tried += "\n    " + fetched.error().message;
+        continue;
+      }
+      candidate.path = *fetched;
+    }
     if (access(candidate.path.c_str(), R_OK) != 0) {
       why = "not found";
     } else if (candidate.crc && file_crc32(candidate.path) != candidate.crc) {

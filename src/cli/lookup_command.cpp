@@ -143,7 +143,7 @@ Status show_lines(const CliOptions &options, ProbeTarget &target, const std::str
     if (file.empty()) return Error("no code at " + text + " in '" + debug.path() + "'");
     header = "<" + file + ":" + std::to_string(first) + ">";
   }
-  auto source = read_source(file, options.source, options.prefix_map);
+  auto source = read_source(file, options.source, options.prefix_map, debug.build_id());
   std::printf("%s\n", header.c_str());
   for (int line = first; line <= last; ++line) {
     auto it = code.find(line);

@@ -3,6 +3,7 @@
 
 #include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
+#include "src/cli/download_progress.h"
 #include "src/spec/error_format.h"
 #include "src/stream/trace_instance.h"
 
@@ -15,6 +16,7 @@ int main(int argc, char **argv) {
   }
   // Instances are removed by their destructors; this covers paths that skip them.
   kpp::install_trace_instance_cleanup_at_exit();
+  kpp::show_download_progress_on_terminal();  // debuginfod downloads
   kpp::Status status = kpp::Ok{};
   switch (options->command) {
     case CliOptions::Command::Help: std::fputs(kpp::usage_text(), stdout); return 0;
