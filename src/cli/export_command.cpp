@@ -58,6 +58,22 @@ void warn_unknown_hist_args(const std::vector<TraceDefinition> &probes, const st
   }
 }
 
+// Says where the metrics are once the session is about to record (the
+// stream starts its sinks just before tracing goes on): a script that waits
+// for this line misses no event.
+class ReadyNotice : public EventSink {
+ public:
+  explicit ReadyNotice(std::string url) : url_(std::move(url)) {}
+  bool wants_events() const override { return false; }
+  Status on_start(const StreamInfo &) override {
+    std::fprintf(stderr, "serving metrics at %s\n", url_.c_str());
+    return Ok{};
+  }
+
+ private:
+  std::string url_;
+};
+
 }  // namespace
 
 Status run_export_command(const CliOptions &options) {
@@ -89,9 +105,10 @@ Status run_export_command(const CliOptions &options) {
   };
   auto server = MetricsServer::start(*address, render);
   if (!server) return std::move(server).error();
-  if (!options.quiet) std::fprintf(stderr, "serving metrics at %s\n", (*server)->url().c_str());
-
-  auto summary = run_session(session_options_from(options), {&sink});
+  ReadyNotice ready((*server)->url());
+  std::vector<EventSink *> sinks{&sink};
+  if (!options.quiet) sinks.push_back(&ready);
+  auto summary = run_session(session_options_from(options), sinks);
   if (!summary) return std::move(summary).error();
   report_session(*summary, options.quiet);
   return Ok{};

@@ -4,7 +4,6 @@
 
 #include <cstddef>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "src/definition/trace_definition.h"
@@ -17,12 +16,12 @@ struct LatencyPairIndex {
 };
 
 // `points[i]` is where `defs[i]` sits, as SourceLookup::point_of() says it
-// ("add@prog.c", "walk:5@prog.c", "add%return@prog.c", "0x1149" without
-// debug info). A return probe pairs with an entry probe of the same group
-// and binary that sits at the entry of the same function ("add", "add:0",
-// "add+0": perf places entry probes after the prologue, so their address
-// is not the return probe's) or, without debug info, at the same address.
-// Each probe is in one pair at most; the first entry probe found wins.
+// ("add@prog.c", "walk:5@prog.c", "add%return@prog.c"; "0x1149" without
+// debug info). A return probe of function F pairs with the first probe in
+// F (the lowest address) of the same group and binary: a probe on F itself
+// sits after F's prologue, so it lists as "F:1" rather than "F" and its
+// address is not the return probe's. Without debug info, only a probe at
+// the return probe's own address pairs. Each probe is in one pair at most.
 std::vector<LatencyPairIndex> find_latency_pairs(const std::vector<TraceDefinition> &defs,
                                                  const std::vector<std::string> &points);
 

@@ -105,7 +105,9 @@ TEST(ListenAddress, LoopbackUnlessAHostIsGiven) {
   for (const char *bad : {"", "host:", "host:http", "1:65536", "::1:80", "[::1]", "9464x", "-1"}) {
     auto r = parse_listen_address(bad);
     EXPECT_FALSE(r) << bad;
-    if (!r) EXPECT_NE(r.error().message.find("--listen"), std::string::npos);
+    if (!r) {
+      EXPECT_NE(r.error().message.find("--listen"), std::string::npos);
+    }
   }
 }
 

@@ -112,14 +112,15 @@ TraceDefinition uprobe(const std::string &group, const std::string &event, uint6
   return d;
 }
 
-TEST(LatencyPairing, ReturnPairsWithTheEntryOfItsFunctionWhateverTheNames) {
-  // "add" is all hex letters; the entry probe sits after the prologue.
-  std::vector<TraceDefinition> defs = {uprobe("g", "x", 0x1150, false), uprobe("g", "mid", 0x1160, false),
+TEST(LatencyPairing, ReturnPairsWithTheFirstProbeOfItsFunctionWhateverTheNames) {
+  // "add" is all hex letters; the probe on add sits after the prologue
+  // ("add:1"), a line probe further in; fade's return has no entry probe.
+  std::vector<TraceDefinition> defs = {uprobe("g", "mid", 0x1160, false), uprobe("g", "x", 0x1150, false),
                                        uprobe("g", "y", 0x1149, true), uprobe("g", "other", 0x1200, true)};
-  std::vector<std::string> points = {"add@prog.c", "add:3@prog.c", "add%return@prog.c", "fade%return@prog.c"};
+  std::vector<std::string> points = {"add:3@prog.c", "add:1@prog.c", "add%return@prog.c", "fade%return@prog.c"};
   auto pairs = find_latency_pairs(defs, points);
   ASSERT_EQ(pairs.size(), 1u);
-  EXPECT_EQ(pairs[0].entry, 0u);
+  EXPECT_EQ(pairs[0].entry, 1u);
   EXPECT_EQ(pairs[0].ret, 2u);
 }
 
@@ -158,7 +159,9 @@ TEST(ExportSink, ReturnsMatchTheLatestEntryOfTheirThread) {
   plan.pairs = {{{"g", "in"}, {"g", "out"}}};
   plan.hist_args = {"n"};
   ExportSink sink(plan);
-  ASSERT_TRUE(sink.on_start(StreamInfo{.cpus = 1}));
+  StreamInfo info;
+  info.cpus = 1;
+  ASSERT_TRUE(sink.on_start(info));
   // Thread 1 recurses: in@100, in@200, out@250 (inner: 50), out@1100 (outer: 1000).
   // Thread 2 interleaves: in@150, out@3150 (3000). A return with no entry is unmatched.
   for (const Event &e : {event("in", 1, 100, 4), event("in", 1, 200, 4), event("in", 2, 150, -3), event("out", 1, 250),
