@@ -4,6 +4,7 @@
 // the program's path and offsets.
 #include <unistd.h>
 
+#include <llvm/Support/Endian.h>
 #include <llvm/Support/Error.h>
 
 #include "dwarf/debug_link.h"
@@ -32,6 +33,39 @@ std::optional<DebugLink> debug_link_of(const object::ObjectFile &obj) {
     return parse_debug_link(std::string_view(contents->data(), contents->size()), obj.isLittleEndian());
   }
   return std::nullopt;
+}
+
+// The build-id in an ELF object's .note.gnu.build-id section, as lowercase
+// hex; "" when it has none. A file a debuginfod server sent is taken only
+// when it carries the build-id it was asked for.
+std::string build_id_section(const object::ObjectFile &obj) {
+  for (const object::SectionRef &section : obj.sections()) {
+    auto name = section.getName();
+    if (!name) {
+      consumeError(name.takeError());
+      continue;
+    }
+    if (*name != ".note.gnu.build-id") continue;
+    auto contents = section.getContents();
+    if (!contents) {
+      consumeError(contents.takeError());
+      return "";
+    }
+    // namesz, descsz, type (3: NT_GNU_BUILD_ID), "GNU\0", then the id.
+    StringRef note = *contents;
+    if (note.size() < 16 || note.substr(12, 4) != StringRef("GNU\0", 4)) return "";
+    uint32_t descsz = obj.isLittleEndian() ? support::endian::read32le(note.data() + 4)
+                                           : support::endian::read32be(note.data() + 4);
+    if (descsz > note.size() - 16) return "";
+    std::string hex;
+    for (unsigned char c : note.substr(16, descsz)) {
+      static const char digits[] = "0123456789abcdef";
+      hex += digits[c >> 4];
+      hex += digits[c & 15];
+    }
+    return hex;
+  }
+  return "";
 }
 
 }  // namespace
@@ -65,6 +99,8 @@ Status LlvmDebugInfo::attach_separate_debug() {
         why = binary.error().message;
       } else if (!binary->binary.getBinary()->isELF() || binary->binary.getBinary()->getArch() != program.getArch()) {
         why = "not an ELF file for the same machine";
+      } else if (candidate.from_debuginfod && build_id_section(*binary->binary.getBinary()) != build_id_) {
+        why = "from the server, but not the debug file of build-id " + build_id_;
       } else {
         auto context = DWARFContext::create(*binary->binary.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
                                             layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp",
@@ -96,7 +132,8 @@ Status LlvmDebugInfo::attach_separate_debug() {
   else
     message += ", and no separate debug file was found; tried:" + tried;
   return Error(message, "rebuild it with -g, or install its debug symbols (the -dbg/-dbgsym package; "
-                        "KPP_DEBUG_ROOT names a debug tree other than /usr/lib/debug)");
+                        "KPP_DEBUG_ROOT names a debug tree other than /usr/lib/debug), or name debuginfod "
+                        "servers in DEBUGINFOD_URLS");
 }
 
 }  // namespace kpp::dwarf

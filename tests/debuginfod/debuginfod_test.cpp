@@ -6,8 +6,6 @@
 // when the server does not have it. The client's cache is private to each
 // test (DEBUGINFOD_CACHE_PATH).
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -28,22 +26,12 @@ namespace fs = std::filesystem;
 
 const std::string kpp_bin = KPP_BIN;
 const std::string fixture_dir = KPP_DEBUGINFOD_FIXTURE_DIR;
+const std::string fixture_source = KPP_DEBUGINFOD_FIXTURE_SOURCE;
 const std::string debuginfod_bin = "/usr/bin/debuginfod";
+constexpr uid_t nobody_uid = 65534;
 
 std::string describe(const run_result &r) {
   return "exit " + std::to_string(r.status) + "\n--- stdout:\n" + r.out + "--- stderr:\n" + r.err;
-}
-
-uint16_t free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-  getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
 }
 
 // The build-id as binutils reads it (the oracle: not our ELF reader).
@@ -88,7 +76,7 @@ class Debuginfod : public ::testing::Test {
   }
 
   // kprobe-probe with the server as its only source of debug files.
-  run_result kpp(std::vector<std::string> args, bool through_server) {
+  run_result kpp(std::vector<std::string> args, bool through_server, const run_options &as = {}) {
     std::vector<std::string> argv{"/usr/bin/env", "KPP_DEBUG_ROOT=" + tmp_ + "/empty-debug-root",
                                   "DEBUGINFOD_CACHE_PATH=" + tmp_ + "/client-cache", "DEBUGINFOD_TIMEOUT=20",
                                   "DEBUGINFOD_PROGRESS=", "HOME=" + tmp_};
@@ -96,7 +84,33 @@ class Debuginfod : public ::testing::Test {
     argv.push_back(kpp_bin);
     argv.push_back("--no-cache");
     argv.insert(argv.end(), args.begin(), args.end());
-    return run_program(argv);
+    return run_program(argv, as);
+  }
+
+  // Builds the fixture from a copy of its source in a directory only root
+  // can read, as the server's machine has it and the client's has not:
+  // tmp/private/prog, tmp/served/prog.debug, tmp/public/prog.stripped.
+  // Returns the source's path as DWARF records it.
+  std::string build_private_fixture() {
+    for (const char *d : {"/private", "/public"}) fs::create_directories(tmp_ + d);
+    fs::permissions(tmp_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(tmp_ + "/private", fs::perms::owner_all);
+    std::string source = tmp_ + "/private/debuginfod_fixture.c";
+    fs::copy_file(fixture_source, source);
+    for (std::vector<std::string> step :
+         {std::vector<std::string>{"/usr/bin/gcc", "-O0", "-g", "-Wl,--build-id", "-o", tmp_ + "/private/prog", source},
+          {"/usr/bin/objcopy", "--only-keep-debug", tmp_ + "/private/prog", tmp_ + "/served/prog.debug"},
+          {"/usr/bin/objcopy", "--strip-all", tmp_ + "/private/prog", tmp_ + "/public/prog.stripped"}}) {
+      run_result r = run_program(step);
+      if (r.status != 0) {
+        ADD_FAILURE() << step[0] << " failed:\n" << describe(r);
+        return "";
+      }
+    }
+    fs::create_directories(tmp_ + "/client-cache");
+    if (chown((tmp_ + "/client-cache").c_str(), nobody_uid, nobody_uid) != 0) ADD_FAILURE() << "chown";
+    return source;
   }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
@@ -143,6 +157,45 @@ TEST_F(Debuginfod, AServerThatIsNotThereIsNamedToo) {
   run_result r = kpp({"-x", fixture_dir + "/prog.stripped", "-D", "total items"}, true);
   EXPECT_EQ(r.status, 1) << describe(r);
   EXPECT_NE(r.err.find("of build-id " + build_id_ + " from debuginfod (" + url() + ")"), std::string::npos) << r.err;
+}
+
+TEST_F(Debuginfod, AFileThatIsNotTheOneAskedForIsRefused) {
+  if (access("/usr/bin/gcc", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/gcc to build another program with";
+  // The client takes what its cache holds for the build-id without asking
+  // the server: put another build's debug file there, as a lying server would.
+  run_result other = run_program({"/usr/bin/gcc", "-O1", "-g", "-Wl,--build-id", "-o", tmp_ + "/other", fixture_source});
+  ASSERT_EQ(other.status, 0) << describe(other);
+  ASSERT_NE(build_id_of(tmp_ + "/other"), build_id_);
+  fs::create_directories(tmp_ + "/client-cache/" + build_id_);
+  fs::copy_file(tmp_ + "/other", tmp_ + "/client-cache/" + build_id_ + "/debuginfo");
+  port_ = free_port();
+  run_result r = kpp({"-x", fixture_dir + "/prog.stripped", "-D", "total items"}, true);
+  EXPECT_EQ(r.status, 1) << describe(r);
+  EXPECT_NE(r.err.find("from the server, but not the debug file of build-id " + build_id_), std::string::npos) << r.err;
+}
+
+TEST_F(Debuginfod, LineListingsReadTheSourceFromTheServerWhenItIsNotHere) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root, to hide the source from an unprivileged client";
+  if (access("/usr/bin/gcc", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/gcc to build the fixture with";
+  std::string source = build_private_fixture();
+  ASSERT_FALSE(source.empty());
+  std::string id = build_id_of(tmp_ + "/public/prog.stripped");
+  ASSERT_FALSE(id.empty());
+  start_server(id);
+  ASSERT_TRUE(server_->wait_for([&] { return http_get(port_, "/buildid/" + id + "/source" + source).status == 200; }, 30))
+      << "debuginfod does not serve " << source;
+  run_options nobody;
+  nobody.uid = nobody_uid;
+  // The client (uid nobody) cannot read tmp/private: only the server has the source.
+  run_result here = kpp({"-x", tmp_ + "/public/prog.stripped", "-L", "total"}, true, nobody);
+  if (here.status == 126) GTEST_SKIP() << "cannot switch to uid " << nobody_uid;
+  ASSERT_EQ(here.status, 0) << describe(here);
+  EXPECT_NE(here.out.find("sum += items[i].weight; /* probe:total_body */"), std::string::npos) << here.out;
+  // A lazy pattern reads the same source and finds that line.
+  run_result lazy = kpp({"-x", tmp_ + "/public/prog.stripped", "-D", "g:lazy=total;sum+=items*"}, true, nobody);
+  run_result by_line = kpp({"-x", tmp_ + "/public/prog.stripped", "-D", "g:lazy=total:3"}, true, nobody);
+  ASSERT_EQ(lazy.status, 0) << describe(lazy);
+  EXPECT_EQ(lazy.out, by_line.out);
 }
 
 }  // namespace

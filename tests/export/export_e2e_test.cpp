@@ -5,8 +5,6 @@
 // hit count. Each test uses its own group kpptest_export_<pid>_<n> and
 // leaves none of it behind.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,19 +49,6 @@ std::optional<double> sample(const std::string &text, const std::string &series)
   for (std::string line; std::getline(in, line);)
     if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
   return std::nullopt;
-}
-
-// A port nobody listens on now (the kernel's choice for port 0).
-uint16_t free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-  getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
 }
 
 std::string url_encode(const std::string &s) {

@@ -53,6 +53,20 @@ inline http_answer http_raw(uint16_t port, const std::string &request, int timeo
   return a;
 }
 
+// A loopback port nobody listens on now (the kernel's choice for port 0),
+// for a server the test starts next.
+inline uint16_t free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
+  getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
 inline http_answer http_get(uint16_t port, const std::string &target) {
   return http_raw(port, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
 }

@@ -88,26 +88,22 @@ TEST(MetricsServer, APortInUseIsNamed) {
 }
 
 TEST(ListenAddress, LoopbackUnlessAHostIsGiven) {
-  auto a = parse_listen_address("9464");
-  ASSERT_TRUE(a);
-  EXPECT_EQ(a->host, "127.0.0.1");
-  EXPECT_EQ(a->port, 9464);
-  a = parse_listen_address(":9464");
-  ASSERT_TRUE(a);
-  EXPECT_EQ(a->host, "127.0.0.1");
-  a = parse_listen_address("0.0.0.0:80");
-  ASSERT_TRUE(a);
-  EXPECT_EQ(a->host, "0.0.0.0");
-  EXPECT_EQ(a->port, 80);
-  a = parse_listen_address("[::1]:9464");
-  ASSERT_TRUE(a);
-  EXPECT_EQ(a->host, "::1");
+  struct Case {
+    const char *text;
+    const char *host;
+    uint16_t port;
+  };
+  for (const Case &c : {Case{"9464", "127.0.0.1", 9464}, Case{":9464", "127.0.0.1", 9464},
+                        Case{"0.0.0.0:80", "0.0.0.0", 80}, Case{"[::1]:9464", "::1", 9464}}) {
+    auto a = parse_listen_address(c.text);
+    ASSERT_TRUE(a) << c.text;
+    EXPECT_EQ(a->host, c.host) << c.text;
+    EXPECT_EQ(a->port, c.port) << c.text;
+  }
   for (const char *bad : {"", "host:", "host:http", "1:65536", "::1:80", "[::1]", "9464x", "-1"}) {
     auto r = parse_listen_address(bad);
-    EXPECT_FALSE(r) << bad;
-    if (!r) {
-      EXPECT_NE(r.error().message.find("--listen"), std::string::npos);
-    }
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("--listen"), std::string::npos);
   }
 }
 
