@@ -191,6 +191,11 @@ TEST_F(Debuginfod, LineListingsReadTheSourceFromTheServerWhenItIsNotHere) {
   if (here.status == 126) GTEST_SKIP() << "cannot switch to uid " << nobody_uid;
   ASSERT_EQ(here.status, 0) << describe(here);
   EXPECT_NE(here.out.find("sum += items[i].weight; /* probe:total_body */"), std::string::npos) << here.out;
+  // The control: with its DWARF here but no server, the client has no source to show.
+  fs::copy_file(tmp_ + "/private/prog", tmp_ + "/public/prog.full");
+  run_result alone = kpp({"-x", tmp_ + "/public/prog.full", "-L", "total"}, false, nobody);
+  EXPECT_EQ(alone.out.find("sum += items[i].weight"), std::string::npos) << alone.out << alone.err;
+  EXPECT_NE(alone.err.find(source), std::string::npos) << "names the source it could not read\n" << alone.err;
   // A lazy pattern reads the same source and finds that line.
   run_result lazy = kpp({"-x", tmp_ + "/public/prog.stripped", "-D", "g:lazy=total;sum+=items*"}, true, nobody);
   run_result by_line = kpp({"-x", tmp_ + "/public/prog.stripped", "-D", "g:lazy=total:3"}, true, nobody);
