@@ -159,6 +159,31 @@ TEST_F(Debuginfod, AServerThatIsNotThereIsNamedToo) {
   EXPECT_NE(r.err.find("of build-id " + build_id_ + " from debuginfod (" + url() + ")"), std::string::npos) << r.err;
 }
 
+TEST_F(Debuginfod, ALargeDownloadShowsItsProgressOnATerminal) {
+  if (access("/usr/bin/script", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/script to give the tool a terminal";
+  // The debug file, padded past the 4 MB from which progress is shown.
+  std::ofstream(tmp_ + "/pad", std::ios::binary) << std::string(6 << 20, 'p');
+  run_result pad = run_program({"/usr/bin/objcopy", "--add-section", ".kpp_pad=" + tmp_ + "/pad",
+                                fixture_dir + "/prog.debug", tmp_ + "/served/prog.debug"});
+  ASSERT_EQ(pad.status, 0) << describe(pad);
+  start_server(build_id_);
+  std::string command;
+  for (const std::string &word : {"/usr/bin/env", "KPP_DEBUG_ROOT=" + tmp_ + "/empty-debug-root",
+                                  "DEBUGINFOD_CACHE_PATH=" + tmp_ + "/client-cache", "DEBUGINFOD_URLS=" + url(),
+                                  "HOME=" + tmp_, kpp_bin, "--no-cache", "-x", fixture_dir + "/prog.stripped", "-D",
+                                  std::string("total items")})
+    command += "'" + word + "' ";
+  run_result on_tty = run_program({"/usr/bin/script", "-qec", command, "/dev/null"});
+  ASSERT_EQ(on_tty.status, 0) << describe(on_tty);
+  EXPECT_NE(on_tty.out.find("downloading the debug info of build-id " + build_id_), std::string::npos) << on_tty.out;
+  EXPECT_NE(on_tty.out.find(" MB"), std::string::npos) << on_tty.out;
+  // Not on a pipe: the definition alone.
+  fs::remove_all(tmp_ + "/client-cache");
+  run_result piped = kpp({"-x", fixture_dir + "/prog.stripped", "-D", "total items"}, true);
+  ASSERT_EQ(piped.status, 0) << describe(piped);
+  EXPECT_EQ(piped.err, "");
+}
+
 TEST_F(Debuginfod, AFileThatIsNotTheOneAskedForIsRefused) {
   if (access("/usr/bin/gcc", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/gcc to build another program with";
   // The client takes what its cache holds for the build-id without asking
