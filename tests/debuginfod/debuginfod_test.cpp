@@ -8,7 +8,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -182,6 +186,58 @@ TEST_F(Debuginfod, ALargeDownloadShowsItsProgressOnATerminal) {
   run_result piped = kpp({"-x", fixture_dir + "/prog.stripped", "-D", "total items"}, true);
   ASSERT_EQ(piped.status, 0) << describe(piped);
   EXPECT_EQ(piped.err, "");
+}
+
+// The running kernel's build-id, from its own notes (/sys/kernel/notes).
+std::string running_kernel_build_id() {
+  std::ifstream in("/sys/kernel/notes", std::ios::binary);
+  std::string notes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (size_t at = 0; at + 12 <= notes.size();) {
+    uint32_t namesz, descsz, type;
+    std::memcpy(&namesz, notes.data() + at, 4);
+    std::memcpy(&descsz, notes.data() + at + 4, 4);
+    std::memcpy(&type, notes.data() + at + 8, 4);
+    size_t desc = at + 12 + ((namesz + 3) & ~3u);
+    if (desc + descsz > notes.size()) break;
+    if (type == 3 && namesz == 4 && notes.compare(at + 12, 3, "GNU") == 0) {
+      std::string hex;
+      for (size_t i = 0; i < descsz; ++i) {
+        char b[3];
+        std::snprintf(b, sizeof b, "%02x", static_cast<unsigned char>(notes[desc + i]));
+        hex += b;
+      }
+      return hex;
+    }
+    at = desc + ((descsz + 3) & ~3u);
+  }
+  return "";
+}
+
+TEST_F(Debuginfod, TheRunningKernelsDebugFileIsFetchedByItsBuildId) {
+  std::string kernel_id = running_kernel_build_id();
+  if (kernel_id.empty()) GTEST_SKIP() << "no build-id in /sys/kernel/notes";
+  port_ = free_port();
+  run_result local = kpp({"-F"}, false);
+  if (local.status == 0) GTEST_SKIP() << "this machine has a DWARF vmlinux of its own";
+  // No DWARF vmlinux of this kernel exists to serve: serve the fixture's
+  // debug file under the kernel's build-id. Its functions listed by -F
+  // (which reads the kernel's DWARF) can only have come from the server.
+  std::string note(12, '\0');
+  uint32_t header[3] = {4, static_cast<uint32_t>(kernel_id.size() / 2), 3};
+  std::memcpy(note.data(), header, sizeof header);
+  note += std::string("GNU\0", 4);
+  for (size_t i = 0; i < kernel_id.size(); i += 2) note += static_cast<char>(std::stoi(kernel_id.substr(i, 2), nullptr, 16));
+  std::ofstream(tmp_ + "/note", std::ios::binary) << note;
+  run_result relabel = run_program({"/usr/bin/objcopy", "--remove-section", ".note.gnu.build-id", "--add-section",
+                                    ".note.gnu.build-id=" + tmp_ + "/note", fixture_dir + "/prog.debug",
+                                    tmp_ + "/served/vmlinux.debug"});
+  ASSERT_EQ(relabel.status, 0) << describe(relabel);
+  ASSERT_EQ(build_id_of(tmp_ + "/served/vmlinux.debug"), kernel_id);
+  start_server(kernel_id);
+  run_result served = kpp({"-F"}, true);
+  ASSERT_EQ(served.status, 0) << describe(served);
+  EXPECT_NE(("\n" + served.out).find("\ntotal\n"), std::string::npos) << served.out;
+  EXPECT_NE(("\n" + served.out).find("\nmain\n"), std::string::npos) << served.out;
 }
 
 TEST_F(Debuginfod, AFileThatIsNotTheOneAskedForIsRefused) {
