@@ -172,7 +172,7 @@ TEST_F(Debuginfod, ALargeDownloadShowsItsProgressOnATerminal) {
   ASSERT_EQ(pad.status, 0) << describe(pad);
   start_server(build_id_);
   std::string command;
-  for (const std::string &word : {"/usr/bin/env", "KPP_DEBUG_ROOT=" + tmp_ + "/empty-debug-root",
+  for (const std::string &word : std::vector<std::string>{"/usr/bin/env", "KPP_DEBUG_ROOT=" + tmp_ + "/empty-debug-root",
                                   "DEBUGINFOD_CACHE_PATH=" + tmp_ + "/client-cache", "DEBUGINFOD_URLS=" + url(),
                                   "HOME=" + tmp_, kpp_bin, "--no-cache", "-x", fixture_dir + "/prog.stripped", "-D",
                                   std::string("total items")})
