@@ -17,55 +17,49 @@ using namespace llvm;
 
 namespace {
 
-std::optional<DebugLink> debug_link_of(const object::ObjectFile &obj) {
+// The contents of the first section named `wanted`; nullopt when there is
+// none or it cannot be read.
+std::optional<StringRef> section_named(const object::ObjectFile &obj, StringRef wanted) {
   for (const object::SectionRef &section : obj.sections()) {
     auto name = section.getName();
     if (!name) {
       consumeError(name.takeError());
       continue;
     }
-    if (*name != ".gnu_debuglink") continue;
+    if (*name != wanted) continue;
     auto contents = section.getContents();
     if (!contents) {
       consumeError(contents.takeError());
       return std::nullopt;
     }
-    return parse_debug_link(std::string_view(contents->data(), contents->size()), obj.isLittleEndian());
+    return *contents;
   }
   return std::nullopt;
+}
+
+std::optional<DebugLink> debug_link_of(const object::ObjectFile &obj) {
+  std::optional<StringRef> contents = section_named(obj, ".gnu_debuglink");
+  if (!contents) return std::nullopt;
+  return parse_debug_link(std::string_view(contents->data(), contents->size()), obj.isLittleEndian());
 }
 
 // The build-id in an ELF object's .note.gnu.build-id section, as lowercase
 // hex; "" when it has none. A file a debuginfod server sent is taken only
 // when it carries the build-id it was asked for.
 std::string build_id_section(const object::ObjectFile &obj) {
-  for (const object::SectionRef &section : obj.sections()) {
-    auto name = section.getName();
-    if (!name) {
-      consumeError(name.takeError());
-      continue;
-    }
-    if (*name != ".note.gnu.build-id") continue;
-    auto contents = section.getContents();
-    if (!contents) {
-      consumeError(contents.takeError());
-      return "";
-    }
-    // namesz, descsz, type (3: NT_GNU_BUILD_ID), "GNU\0", then the id.
-    StringRef note = *contents;
-    if (note.size() < 16 || note.substr(12, 4) != StringRef("GNU\0", 4)) return "";
-    uint32_t descsz = obj.isLittleEndian() ? support::endian::read32le(note.data() + 4)
-                                           : support::endian::read32be(note.data() + 4);
-    if (descsz > note.size() - 16) return "";
-    std::string hex;
-    for (unsigned char c : note.substr(16, descsz)) {
-      static const char digits[] = "0123456789abcdef";
-      hex += digits[c >> 4];
-      hex += digits[c & 15];
-    }
-    return hex;
+  std::optional<StringRef> note = section_named(obj, ".note.gnu.build-id");
+  // namesz, descsz, type (3: NT_GNU_BUILD_ID), "GNU\0", then the id.
+  if (!note || note->size() < 16 || note->substr(12, 4) != StringRef("GNU\0", 4)) return "";
+  uint32_t descsz = obj.isLittleEndian() ? support::endian::read32le(note->data() + 4)
+                                         : support::endian::read32be(note->data() + 4);
+  if (descsz > note->size() - 16) return "";
+  std::string hex;
+  for (unsigned char c : note->substr(16, descsz)) {
+    static const char digits[] = "0123456789abcdef";
+    hex += digits[c >> 4];
+    hex += digits[c & 15];
   }
-  return "";
+  return hex;
 }
 
 }  // namespace
