@@ -20,11 +20,14 @@ enum LiveLongOnly { opt_keep = 1200 };
 // Options of kernel probes.
 enum KernelLongOnly { opt_maxactive = 1300, opt_enable, opt_disable };
 
+// Options of hist.
+enum HistLongOnly { opt_by = 1500, opt_sum, opt_latency };
+
 // Options of names and sources.
 enum NameLongOnly { opt_demangle = 1400, opt_no_demangle, opt_demangle_kernel, opt_prefix_map };
 
 // Options of export.
-enum ExportLongOnly { opt_listen = 1500, opt_hist };
+enum ExportLongOnly { opt_listen = 1600, opt_hist };
 
 const option long_options[] = {
     {"add", required_argument, nullptr, 'a'},
@@ -67,6 +70,9 @@ const option long_options[] = {
     {"prefix-map", required_argument, nullptr, opt_prefix_map},
     {"listen", required_argument, nullptr, opt_listen},
     {"hist", required_argument, nullptr, opt_hist},
+    {"by", required_argument, nullptr, opt_by},
+    {"sum", required_argument, nullptr, opt_sum},
+    {"latency", required_argument, nullptr, opt_latency},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -77,6 +83,7 @@ std::optional<CliOptions::Command> subcommand(const char *word) {
   if (!std::strcmp(word, "report")) return CliOptions::Command::Report;
   if (!std::strcmp(word, "live")) return CliOptions::Command::Live;
   if (!std::strcmp(word, "export")) return CliOptions::Command::Export;
+  if (!std::strcmp(word, "hist")) return CliOptions::Command::Hist;
   return std::nullopt;
 }
 
@@ -126,6 +133,9 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
       case 'e': o.events.push_back(optarg); break;
       case 'o': o.output = optarg; o.output_given = true; break;
       case opt_keep: o.keep = true; break;
+      case opt_by: o.hist_by.push_back(optarg); break;
+      case opt_sum: o.hist_sum.push_back(optarg); break;
+      case opt_latency: o.hist_latency = optarg; break;
       case opt_enable: o.enable.push_back(optarg); break;
       case opt_disable: o.disable.push_back(optarg); break;
       case opt_maxactive: {
@@ -199,7 +209,8 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
   std::vector<std::string> rest(args.begin() + optind, args.begin() + n);
   bool after_dashes = optind > 1 && std::strcmp(args[optind - 1], "--") == 0;
   if (o.command == CliOptions::Command::Trace || o.command == CliOptions::Command::Record ||
-      o.command == CliOptions::Command::Live || o.command == CliOptions::Command::Export) {
+      o.command == CliOptions::Command::Live || o.command == CliOptions::Command::Hist ||
+      o.command == CliOptions::Command::Export) {
     if (!rest.empty() && !after_dashes)
       return Error("unexpected '" + rest.front() + "'", "give the command to trace after '--'");
     o.command_line = rest;
@@ -226,6 +237,9 @@ const char *usage_text() {
        kprobe-probe report FILE [--json]      print a trace.dat's events as trace does
        kprobe-probe live [-e GROUP:EVENT | [-x PROG] --add PROBE...] [-o trace.dat] [--keep] [-- COMMAND...]
                                               watch probes fire in the terminal
+       kprobe-probe hist -e GROUP:EVENT --by FIELD[.log2|.hex|.sym|.execname]... [--sum FIELD]
+                         [--filter EXPR] [--duration S] [--json]   count per key in the kernel
+       kprobe-probe hist --latency FUNC [--duration S] [--json]    FUNC's latency, log2 µs
        kprobe-probe export -e GROUP:EVENT --listen [HOST:]PORT [--hist ARG] [--duration S] [-- COMMAND...]
                                               serve Prometheus metrics at /metrics
        kprobe-probe demo                      the bundled demo

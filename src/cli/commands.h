@@ -15,6 +15,7 @@ Status run_report_command(const CliOptions &options);  // report
 Status run_demo_command(const CliOptions &options);    // demo
 Status run_live_command(const CliOptions &options);    // live
 Status run_export_command(const CliOptions &options);  // export
+Status run_hist_command(const CliOptions &options);    // hist
 
 // The session commands' shared pieces (trace_command.cpp): the session's
 // options from the command line, and its summary on stderr.
