@@ -121,7 +121,11 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
         else o.list = "";
         break;
       case 'D': o.definition.push_back(optarg); break;
-      case 'x': o.exec = optarg; break;
+      case 'x':
+        // An empty -x would silently mean the kernel.
+        if (!*optarg) return Error("-x: the program path is empty", "give a program or library, or leave -x out for the kernel");
+        o.exec = optarg;
+        break;
       case 'k': o.vmlinux = optarg; break;
       case 'm': o.module = optarg; break;
       case 's': o.source = optarg; break;

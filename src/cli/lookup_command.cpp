@@ -135,6 +135,20 @@ Status show_lines(const CliOptions &options, ProbeTarget &target, const std::str
   } else {
     first = range->begin;
     last = range->end.value_or(range->begin);
+    // Each line costs a line-table query: the range ends where the file
+    // does (FILE:1+10000000 would take for ever otherwise); without the
+    // source to say where that is, the range is bounded.
+    if (auto source = read_source(range->file, options.source, options.prefix_map))
+      last = std::min(last, static_cast<int>(source->lines.size()));
+    else if (std::string path = debug.find_source_file(range->file); !path.empty())
+      if (auto found = read_source(path, options.source, options.prefix_map))
+        last = std::min(last, static_cast<int>(found->lines.size()));
+    constexpr int max_unbounded_lines = 100000;
+    if (last - first >= max_unbounded_lines)
+      return Error("the range " + text + " spans " + std::to_string(last - first + 1) +
+                       " lines and the source file is not at hand to say where it ends",
+                   "give a range of at most " + std::to_string(max_unbounded_lines) +
+                       " lines, or the sources with -s DIR");
     for (int line = first; line <= last; ++line)
       for (auto &[site, fn] : debug.file_line_sites(range->file, line)) {
         code[line].push_back(site.address);

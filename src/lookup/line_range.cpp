@@ -1,19 +1,24 @@
 #include "src/lookup/line_range.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace kpp {
 
 namespace {
 
+// No source file has more lines than this (and line + offset stays far from INT_MAX).
+constexpr int max_line_number = 100000000;
+
 // Reads a decimal number at `pos`; nullopt when there is none.
 std::optional<int> number_at(std::string_view s, size_t &pos) {
   size_t start = pos;
   long v = 0;
-  while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])) && v < 100000000)
-    v = v * 10 + (s[pos++] - '0');
+  // Every digit is read; the value stops growing past the largest line.
+  for (; pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])); ++pos)
+    if (v <= max_line_number) v = v * 10 + (s[pos] - '0');
   if (pos == start) return std::nullopt;
-  return static_cast<int>(v);
+  return static_cast<int>(std::min<long>(v, max_line_number + 1L));
 }
 
 Error at(std::string_view text, size_t begin, size_t end, const std::string &message) {
@@ -70,6 +75,7 @@ Result<LineRange> parse_line_range(std::string_view text) {
   size_t pos = colon + 1;
   auto first = number_at(text, pos);
   if (!first) return at(text, colon + 1, text.size(), "expected a line number after ':'");
+  if (*first > max_line_number) return at(text, colon + 1, pos, "line numbers end at " + std::to_string(max_line_number));
   r.begin = *first;
   if (pos == text.size()) {
     if (is_file) r.end = r.begin;  // SRC:ALN alone is one line
@@ -81,7 +87,10 @@ Result<LineRange> parse_line_range(std::string_view text) {
   if ((op != '+' && op != '-') || !second)
     return at(text, number_start - 1, text.size(), "expected '+NUM' or '-LAST' after the line number");
   if (pos != text.size()) return at(text, pos, text.size(), "unexpected text after the line range");
-  r.end = op == '+' ? r.begin + *second : *second;
+  // Computed wide: BEGIN+NUM near INT_MAX must not wrap into a small line.
+  long long end = op == '+' ? static_cast<long long>(r.begin) + *second : *second;
+  if (end > max_line_number) return at(text, number_start, pos, "the range ends past line " + std::to_string(max_line_number));
+  r.end = static_cast<int>(end);
   if (*r.end < r.begin) return at(text, number_start, pos, "the range ends before it starts");
   return r;
 }
