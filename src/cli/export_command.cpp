@@ -96,11 +96,12 @@ Status run_export_command(const CliOptions &options) {
 
   // Misses are the kernel's count (kprobe_profile), read when scraped.
   auto render = [&]() {
-    if (!kprobes.empty())
-      for (const auto &[id, counts] : engine->counts(kprobes)) {
-        size_t colon = id.find(':');
-        sink.set_misses({id.substr(0, colon), id.substr(colon + 1)}, counts.misses);
-      }
+    if (!kprobes.empty()) {
+      std::map<std::string, ProbeEngine::Counts> counts = engine->counts();
+      for (const TraceDefinition &d : kprobes)
+        if (auto it = counts.find(d.qualified_name()); it != counts.end())
+          sink.set_misses({d.group, d.event}, it->second.misses);
+    }
     return sink.render();
   };
   auto server = MetricsServer::start(*address, render);
