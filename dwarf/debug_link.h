@@ -30,6 +30,7 @@ std::string debug_root();
 struct DebugCandidate {
   std::string path;
   std::optional<uint32_t> crc;  // set for .gnu_debuglink candidates: the file must match it
+  bool from_debuginfod = false;  // the last resort: fetched by build-id when reached (dwarf/debuginfod.h)
 };
 // The candidates for the program at `program_path` (absolute, or relative to
 // the working directory), in the order they are tried: the build-id path

@@ -4,9 +4,11 @@
 // the program's path and offsets.
 #include <unistd.h>
 
+#include <llvm/Support/Endian.h>
 #include <llvm/Support/Error.h>
 
 #include "dwarf/debug_link.h"
+#include "dwarf/debuginfod.h"
 #include "dwarf/llvm_debug_info.h"
 
 namespace kpp::dwarf {
@@ -15,22 +17,49 @@ using namespace llvm;
 
 namespace {
 
-std::optional<DebugLink> debug_link_of(const object::ObjectFile &obj) {
+// The contents of the first section named `wanted`; nullopt when there is
+// none or it cannot be read.
+std::optional<StringRef> section_named(const object::ObjectFile &obj, StringRef wanted) {
   for (const object::SectionRef &section : obj.sections()) {
     auto name = section.getName();
     if (!name) {
       consumeError(name.takeError());
       continue;
     }
-    if (*name != ".gnu_debuglink") continue;
+    if (*name != wanted) continue;
     auto contents = section.getContents();
     if (!contents) {
       consumeError(contents.takeError());
       return std::nullopt;
     }
-    return parse_debug_link(std::string_view(contents->data(), contents->size()), obj.isLittleEndian());
+    return *contents;
   }
   return std::nullopt;
+}
+
+std::optional<DebugLink> debug_link_of(const object::ObjectFile &obj) {
+  std::optional<StringRef> contents = section_named(obj, ".gnu_debuglink");
+  if (!contents) return std::nullopt;
+  return parse_debug_link(std::string_view(contents->data(), contents->size()), obj.isLittleEndian());
+}
+
+// The build-id in an ELF object's .note.gnu.build-id section, as lowercase
+// hex; "" when it has none. A file a debuginfod server sent is taken only
+// when it carries the build-id it was asked for.
+std::string build_id_section(const object::ObjectFile &obj) {
+  std::optional<StringRef> note = section_named(obj, ".note.gnu.build-id");
+  // namesz, descsz, type (3: NT_GNU_BUILD_ID), "GNU\0", then the id.
+  if (!note || note->size() < 16 || note->substr(12, 4) != StringRef("GNU\0", 4)) return "";
+  uint32_t descsz = obj.isLittleEndian() ? support::endian::read32le(note->data() + 4)
+                                         : support::endian::read32be(note->data() + 4);
+  if (descsz > note->size() - 16) return "";
+  std::string hex;
+  for (unsigned char c : note->substr(16, descsz)) {
+    static const char digits[] = "0123456789abcdef";
+    hex += digits[c >> 4];
+    hex += digits[c & 15];
+  }
+  return hex;
 }
 
 }  // namespace
@@ -39,8 +68,19 @@ Status LlvmDebugInfo::attach_separate_debug() {
   const object::ObjectFile &program = *binary_.getBinary();
   std::optional<DebugLink> link = debug_link_of(program);
   std::string tried;
-  for (const DebugCandidate &candidate : separate_debug_candidates(path_, build_id_, link, debug_root())) {
+  std::vector<DebugCandidate> candidates = separate_debug_candidates(path_, build_id_, link, debug_root());
+  if (!build_id_.empty() && debuginfod_enabled()) candidates.push_back({"", std::nullopt, true});
+  for (DebugCandidate &candidate : candidates) {
     std::string why;
+    if (candidate.from_debuginfod) {
+      // Fetched only when nothing local was found; then checked as a local file is.
+      auto fetched = debuginfod_find_debuginfo(build_id_);
+      if (!fetched) {
+        tried += "\n    " + fetched.error().message;
+        continue;
+      }
+      candidate.path = *fetched;
+    }
     if (access(candidate.path.c_str(), R_OK) != 0) {
       why = "not found";
     } else if (candidate.crc && file_crc32(candidate.path) != candidate.crc) {
@@ -53,6 +93,8 @@ Status LlvmDebugInfo::attach_separate_debug() {
         why = binary.error().message;
       } else if (!binary->binary.getBinary()->isELF() || binary->binary.getBinary()->getArch() != program.getArch()) {
         why = "not an ELF file for the same machine";
+      } else if (candidate.from_debuginfod && build_id_section(*binary->binary.getBinary()) != build_id_) {
+        why = "from the server, but not the debug file of build-id " + build_id_;
       } else {
         auto context = DWARFContext::create(*binary->binary.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
                                             layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp",
@@ -84,7 +126,8 @@ Status LlvmDebugInfo::attach_separate_debug() {
   else
     message += ", and no separate debug file was found; tried:" + tried;
   return Error(message, "rebuild it with -g, or install its debug symbols (the -dbg/-dbgsym package; "
-                        "KPP_DEBUG_ROOT names a debug tree other than /usr/lib/debug)");
+                        "KPP_DEBUG_ROOT names a debug tree other than /usr/lib/debug), or name debuginfod "
+                        "servers in DEBUGINFOD_URLS");
 }
 
 }  // namespace kpp::dwarf

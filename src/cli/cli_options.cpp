@@ -24,13 +24,16 @@ enum LiveLongOnly { opt_keep = 1200 };
 enum KernelLongOnly { opt_maxactive = 1300, opt_enable, opt_disable };
 
 // Options of kernel probes added later.
-enum KernelLongOnly2 { opt_fprobe = 1600 };
+enum KernelLongOnly2 { opt_fprobe = 1800 };
 
 // Options of hist.
 enum HistLongOnly { opt_by = 1500, opt_sum, opt_latency };
 
 // Options of names and sources.
 enum NameLongOnly { opt_demangle = 1400, opt_no_demangle, opt_demangle_kernel, opt_prefix_map };
+
+// Options of export.
+enum ExportLongOnly { opt_listen = 1600, opt_hist };
 
 const option long_options[] = {
     {"add", required_argument, nullptr, 'a'},
@@ -73,6 +76,8 @@ const option long_options[] = {
     {"no-demangle", no_argument, nullptr, opt_no_demangle},
     {"demangle-kernel", no_argument, nullptr, opt_demangle_kernel},
     {"prefix-map", required_argument, nullptr, opt_prefix_map},
+    {"listen", required_argument, nullptr, opt_listen},
+    {"hist", required_argument, nullptr, opt_hist},
     {"by", required_argument, nullptr, opt_by},
     {"sum", required_argument, nullptr, opt_sum},
     {"latency", required_argument, nullptr, opt_latency},
@@ -101,7 +106,7 @@ bool option_applies(CliOptions::Command c, int opt) {
   // live --add takes the probe options too.
   static const std::vector<int> live{'e', 'o', opt_filter, opt_keep, 'a', 'x', 'k', 'm', 's', 'f', opt_max_probes,
                                      opt_no_inlines, opt_no_cache, opt_maxactive, opt_demangle, opt_no_demangle,
-                                     opt_demangle_kernel, opt_prefix_map};
+                                     opt_demangle_kernel, opt_prefix_map, opt_fprobe};
   auto has = [&](const std::vector<int> &v) { return std::find(v.begin(), v.end(), opt) != v.end(); };
   if (has(common)) return true;
   switch (c) {
@@ -134,6 +139,7 @@ std::optional<CliOptions::Command> subcommand(const char *word) {
   if (!std::strcmp(word, "record")) return CliOptions::Command::Record;
   if (!std::strcmp(word, "report")) return CliOptions::Command::Report;
   if (!std::strcmp(word, "live")) return CliOptions::Command::Live;
+  if (!std::strcmp(word, "export")) return CliOptions::Command::Export;
   if (!std::strcmp(word, "hist")) return CliOptions::Command::Hist;
   return std::nullopt;
 }
@@ -216,6 +222,8 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
         break;
       }
       case opt_no_inlines: o.no_inlines = true; break;
+      case opt_listen: o.listen = optarg; break;
+      case opt_hist: o.hist.push_back(optarg); break;
       case 'F':
         if (optarg) o.funcs = optarg;
         else if (optind < n && args[optind][0] != '-' && o.command == CliOptions::Command::Probe) o.funcs = args[optind++];
@@ -267,7 +275,8 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
   std::vector<std::string> rest(args.begin() + optind, args.begin() + n);
   bool after_dashes = optind > 1 && std::strcmp(args[optind - 1], "--") == 0;
   if (o.command == CliOptions::Command::Trace || o.command == CliOptions::Command::Record ||
-      o.command == CliOptions::Command::Live || o.command == CliOptions::Command::Hist) {
+      o.command == CliOptions::Command::Live || o.command == CliOptions::Command::Hist ||
+      o.command == CliOptions::Command::Export) {
     if (!rest.empty() && !after_dashes)
       return Error("unexpected '" + rest.front() + "'", "give the command to trace after '--'");
     o.command_line = rest;
@@ -297,6 +306,8 @@ const char *usage_text() {
        kprobe-probe hist -e GROUP:EVENT --by FIELD[.log2|.hex|.sym|.execname]... [--sum FIELD]
                          [--filter EXPR] [--duration S] [--json]   count per key in the kernel
        kprobe-probe hist --latency FUNC [--duration S] [--json]    FUNC's latency, log2 µs
+       kprobe-probe export -e GROUP:EVENT --listen [HOST:]PORT [--hist ARG] [--duration S] [-- COMMAND...]
+                                              serve Prometheus metrics at /metrics
        kprobe-probe demo                      the bundled demo
 
 PROBE: [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return] [ARG ...]  or  SRC:ALN [ARG ...]
@@ -338,6 +349,8 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
       --filter EXPR      (trace) tracefs event filter
       --pid-only         (trace) only the traced command and its children
       --keep             (live) leave the probes it added when it quits
+      --listen [HOST:]PORT  (export) where to serve /metrics; HOST defaults to 127.0.0.1
+      --hist ARG         (export) a log2 histogram of argument ARG (repeatable)
       --version          print the version and exit
   -h, --help             this text; the manual: man kprobe-probe (Documentation/kprobe-probe.txt)
 )";

@@ -12,7 +12,7 @@
 namespace kpp {
 
 struct CliOptions {
-  enum class Command { Probe, Demo, Trace, Record, Report, Live, Hist, Help, Version };
+  enum class Command { Probe, Demo, Trace, Record, Report, Live, Hist, Export, Help, Version };
   Command command = Command::Probe;
 
   // probe (perf probe's options)
@@ -67,6 +67,10 @@ struct CliOptions {
 
   // report
   std::string input;                     // the trace.dat to read
+
+  // export
+  std::string listen;                    // --listen [HOST:]PORT (HOST defaults to 127.0.0.1)
+  std::vector<std::string> hist;         // --hist ARG: log2 histograms of these fields
 };
 
 // Parses argv. Errors name the option and what is wrong with its value.

@@ -15,6 +15,7 @@ Result<int> run_record_command(const CliOptions &options);  // record
 Status run_report_command(const CliOptions &options);  // report
 Status run_demo_command(const CliOptions &options);    // demo
 Result<int> run_live_command(const CliOptions &options);    // live
+Result<int> run_export_command(const CliOptions &options);  // export
 Status run_hist_command(const CliOptions &options);    // hist
 
 }  // namespace kpp

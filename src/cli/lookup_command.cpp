@@ -156,7 +156,7 @@ Status show_lines(const CliOptions &options, ProbeTarget &target, const std::str
     if (auto source = read_source(range->file, options.source, options.prefix_map))
       last = std::min(last, static_cast<int>(source->lines.size()));
     else if (std::string path = debug.find_source_file(range->file); !path.empty())
-      if (auto found = read_source(path, options.source, options.prefix_map))
+      if (auto found = read_source(path, options.source, options.prefix_map, debug.build_id()))
         last = std::min(last, static_cast<int>(found->lines.size()));
     constexpr int max_unbounded_lines = 100000;
     if (last - first >= max_unbounded_lines)
@@ -172,7 +172,7 @@ Status show_lines(const CliOptions &options, ProbeTarget &target, const std::str
     if (file.empty()) return Error("no code at " + text + " in '" + debug.path() + "'");
     header = "<" + file + ":" + std::to_string(first) + ">";
   }
-  auto source = read_source(file, options.source, options.prefix_map);
+  auto source = read_source(file, options.source, options.prefix_map, debug.build_id());
   std::printf("%s\n", header.c_str());
   for (int line = first; line <= last; ++line) {
     auto it = code.find(line);

@@ -4,6 +4,7 @@
 
 #include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
+#include "src/cli/download_progress.h"
 #include "src/spec/error_format.h"
 #include "src/stream/stop_signal.h"
 #include "src/stream/trace_instance.h"
@@ -21,8 +22,9 @@ int main(int argc, char **argv) {
   // while they set up ends the session cleanly once it starts.
   std::optional<kpp::StopSignalScope> stop_signals;
   if (options->command == CliOptions::Command::Trace || options->command == CliOptions::Command::Record ||
-      options->command == CliOptions::Command::Live)
+      options->command == CliOptions::Command::Live || options->command == CliOptions::Command::Export)
     stop_signals.emplace();
+  kpp::show_download_progress_on_terminal();  // debuginfod downloads
   kpp::Status status = kpp::Ok{};
   int exit_status = 0;
   // trace, record, live: the traced command's status is ours.
@@ -39,6 +41,7 @@ int main(int argc, char **argv) {
     case CliOptions::Command::Report: status = kpp::run_report_command(*options); break;
     case CliOptions::Command::Demo: status = kpp::run_demo_command(*options); break;
     case CliOptions::Command::Live: session_command(kpp::run_live_command(*options)); break;
+    case CliOptions::Command::Export: session_command(kpp::run_export_command(*options)); break;
     case CliOptions::Command::Hist: status = kpp::run_hist_command(*options); break;
   }
   if (!status) {

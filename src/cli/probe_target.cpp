@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "dwarf/debuginfod.h"
 #include "src/kernel/build_id.h"
 #include "src/kernel/debug_paths.h"
 #include "src/sdt/sdt_probe.h"
@@ -42,10 +43,19 @@ Status check_build_id(const CliOptions &options, const dwarf::DebugInfo &debug, 
                "give the matching file (-k/-m PATH), or -f to use it anyway (probes may land at wrong places)");
 }
 
-Result<std::unique_ptr<dwarf::DebugInfo>> open_first(const std::vector<std::string> &candidates, std::string &tried) {
+// The first candidate that exists; when none does, the debuginfod servers
+// by `build_id` (the running kernel's or module's) if DEBUGINFOD_URLS names
+// some. Null when nothing was found; `tried` then says where it looked.
+Result<std::unique_ptr<dwarf::DebugInfo>> open_first(const std::vector<std::string> &candidates, std::string &tried,
+                                                     const std::string &build_id) {
   for (const std::string &candidate : candidates) {
     if (access(candidate.c_str(), R_OK) == 0) return dwarf::DebugInfo::open(candidate);
     tried += "\n    " + candidate;
+  }
+  if (!build_id.empty() && dwarf::debuginfod_enabled()) {
+    auto fetched = dwarf::debuginfod_find_debuginfo(build_id);
+    if (fetched) return dwarf::DebugInfo::open(*fetched);
+    tried += "\n    " + fetched.error().message;
   }
   return std::unique_ptr<dwarf::DebugInfo>();
 }
@@ -65,7 +75,8 @@ Result<ProbeTarget> open_module(const CliOptions &options) {
     target.module = canonical_module_name(given);
     std::string dep = module_path_in_dep(read_text("/lib/modules/" + release + "/modules.dep"), given);
     std::string tried;
-    auto d = open_first(module_debug_candidates(release, dep, loaded_module_build_id(target.module)), tried);
+    std::string build_id = loaded_module_build_id(target.module);
+    auto d = open_first(module_debug_candidates(release, dep, build_id), tried, build_id);
     if (!d) return std::move(d).error();
     if (!*d)
       return Error("no debug information for module '" + given + "'" +
@@ -118,7 +129,7 @@ Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf)
     debug = std::move(*d);
   } else {
     std::string tried;
-    auto d = open_first(vmlinux_candidates(kernel_release(), running), tried);
+    auto d = open_first(vmlinux_candidates(kernel_release(), running), tried, running);
     if (!d) return std::move(d).error();
     debug = std::move(*d);
     if (!debug) {

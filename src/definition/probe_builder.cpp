@@ -210,7 +210,7 @@ class Builder {
 
   // FUNC;PTN: the lines of the function whose source matches the pattern.
   Result<std::vector<Site>> pattern_sites_in(const dwarf::Function &fn) {
-    auto source = read_source(fn.decl_file, options_.source_dir, options_.prefix_map);
+    auto source = read_source(fn.decl_file, options_.source_dir, options_.prefix_map, debug_.build_id());
     if (!source) return fail(source.error().message, source.error().hint);
     std::vector<int> code = debug_.lines_with_code(fn);
     std::vector<Site> sites;
@@ -231,7 +231,7 @@ class Builder {
     const ProbePoint &p = spec_.point;
     std::string path = debug_.find_source_file(p.file);
     if (path.empty()) return fail("no source file '" + p.file + "' in '" + debug_.path() + "'");
-    auto source = read_source(path, options_.source_dir, options_.prefix_map);
+    auto source = read_source(path, options_.source_dir, options_.prefix_map, debug_.build_id());
     if (!source) return fail(source.error().message, source.error().hint);
     std::vector<std::pair<AddressLine, dwarf::Function>> found;
     for (int line = 1; line <= static_cast<int>(source->lines.size()); ++line) {

@@ -2,6 +2,8 @@
 
 #include <fstream>
 
+#include "dwarf/debuginfod.h"
+
 namespace kpp {
 
 std::vector<std::string> mapped_paths(const std::string &path, const PrefixMap &prefix_map) {
@@ -18,7 +20,7 @@ std::vector<std::string> mapped_paths(const std::string &path, const PrefixMap &
 }
 
 Result<SourceText> read_source(const std::string &recorded_path, const std::string &source_dir,
-                               const PrefixMap &prefix_map) {
+                               const PrefixMap &prefix_map, const std::string &build_id) {
   std::vector<std::string> candidates = mapped_paths(recorded_path, prefix_map);
   if (!source_dir.empty()) {
     // "/build/x/fs/read_write.c" under DIR: DIR/build/x/fs/read_write.c,
@@ -42,6 +44,11 @@ Result<SourceText> read_source(const std::string &recorded_path, const std::stri
     SourceText text{path, {}};
     for (std::string line; std::getline(in, line);) text.lines.push_back(line);
     return text;
+  }
+  if (!build_id.empty() && dwarf::debuginfod_enabled() && recorded_path.starts_with("/")) {
+    auto fetched = dwarf::debuginfod_find_source(build_id, recorded_path);
+    if (fetched) return read_source(*fetched, "", {}, "");
+    tried += "\n    " + fetched.error().message;
   }
   return Error("cannot find the source file '" + recorded_path + "'; tried:" + tried,
                prefix_map.empty() ? "give the source tree with -s DIR, or map the build tree's path with "

@@ -21,9 +21,11 @@ struct SourceText {
 // -fdebug-prefix-map, undone).
 using PrefixMap = std::vector<std::pair<std::string, std::string>>;
 
-// Errors list every path tried.
+// Errors list every path tried. When no local copy is found, `build_id`
+// is known (the binary's, lowercase hex) and $DEBUGINFOD_URLS is set, the
+// file is fetched from the debuginfod servers by build-id and path.
 Result<SourceText> read_source(const std::string &recorded_path, const std::string &source_dir,
-                               const PrefixMap &prefix_map = {});
+                               const PrefixMap &prefix_map = {}, const std::string &build_id = {});
 
 // `path` with each OLD of `prefix_map` it starts with (as a directory)
 // replaced by its NEW, in the order given.

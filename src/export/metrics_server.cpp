@@ -1,0 +1,131 @@
+#include "src/export/metrics_server.h"
+
+#include <microhttpd.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include "src/export/metrics_text.h"
+
+namespace kpp {
+
+Result<ListenAddress> parse_listen_address(const std::string &text) {
+  ListenAddress a{"127.0.0.1", 0};
+  std::string port_text = text;
+  if (!text.empty() && text[0] == '[') {  // [IPv6]:PORT
+    size_t close = text.find("]:");
+    if (close == std::string::npos)
+      return Error("--listen: expected [ADDRESS]:PORT, got '" + text + "'", "e.g. --listen [::1]:9464");
+    a.host = text.substr(1, close - 1);
+    port_text = text.substr(close + 2);
+  } else if (size_t colon = text.rfind(':'); colon != std::string::npos) {
+    if (text.find(':') != colon)
+      return Error("--listen: write an IPv6 address in brackets, got '" + text + "'", "e.g. --listen [::1]:9464");
+    if (colon > 0) a.host = text.substr(0, colon);
+    port_text = text.substr(colon + 1);
+  }
+  unsigned port = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || ec != std::errc{} || end != port_text.data() + port_text.size() || port > 65535)
+    return Error("--listen: expected [HOST:]PORT with a port from 0 to 65535, got '" + text + "'",
+                 "e.g. --listen 127.0.0.1:9464 (0.0.0.0:9464 to be reached from other hosts)");
+  a.port = static_cast<uint16_t>(port);
+  return a;
+}
+
+namespace {
+
+// A listening socket on `address`, or an error naming it and why.
+Result<int> listen_on(const ListenAddress &address, uint16_t &bound_port, int &family) {
+  std::string where = address.host + ":" + std::to_string(address.port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo *found = nullptr;
+  if (int rc = getaddrinfo(address.host.c_str(), std::to_string(address.port).c_str(), &hints, &found); rc != 0)
+    return Error("cannot listen on " + where + ": " + gai_strerror(rc));
+  int fd = ::socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, found->ai_protocol);
+  int one = 1;
+  bool ok = fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) == 0 &&
+            ::bind(fd, found->ai_addr, found->ai_addrlen) == 0 && ::listen(fd, 64) == 0;
+  int err = errno;
+  family = found->ai_family;
+  freeaddrinfo(found);
+  if (!ok) {
+    if (fd >= 0) ::close(fd);
+    return Error("cannot listen on " + where + ": " + std::strerror(err),
+                 err == EADDRINUSE ? "choose another port with --listen" : "");
+  }
+  sockaddr_storage bound{};
+  socklen_t len = sizeof bound;
+  getsockname(fd, reinterpret_cast<sockaddr *>(&bound), &len);
+  bound_port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6 *>(&bound)->sin6_port
+                                                 : reinterpret_cast<sockaddr_in *>(&bound)->sin_port);
+  return fd;
+}
+
+MHD_Result send_text(MHD_Connection *connection, unsigned status, const std::string &body, const char *content_type,
+                     const char *allow = nullptr) {
+  MHD_Response *response =
+      MHD_create_response_from_buffer(body.size(), const_cast<char *>(body.data()), MHD_RESPMEM_MUST_COPY);
+  if (!response) return MHD_NO;
+  MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+  if (allow) MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
+  MHD_Result r = MHD_queue_response(connection, status, response);
+  MHD_destroy_response(response);
+  return r;
+}
+
+}  // namespace
+
+struct MetricsServerHandler {
+  // One request: GET/HEAD /metrics renders, / says where the metrics are,
+  // anything else is 404 or 405. A request with a body is answered before
+  // its body is read (the library discards it).
+  static MHD_Result handle(void *cls, MHD_Connection *connection, const char *url, const char *method,
+                           const char *, const char *, size_t *, void **) {
+    auto *server = static_cast<MetricsServer *>(cls);
+    bool get = !std::strcmp(method, MHD_HTTP_METHOD_GET) || !std::strcmp(method, MHD_HTTP_METHOD_HEAD);
+    bool metrics = !std::strcmp(url, "/metrics");
+    bool root = !std::strcmp(url, "/");
+    if (!metrics && !root) return send_text(connection, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n", "text/plain");
+    if (!get)
+      return send_text(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET\n", "text/plain",
+                       "GET, HEAD");
+    if (root) return send_text(connection, MHD_HTTP_OK, "kprobe-probe exporter: the metrics are at /metrics\n", "text/plain");
+    return send_text(connection, MHD_HTTP_OK, server->render_(), kMetricsContentType);
+  }
+};
+
+Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress &address, Render render) {
+  uint16_t port = 0;
+  int family = AF_INET;
+  auto fd = listen_on(address, port, family);
+  if (!fd) return std::move(fd).error();
+  std::unique_ptr<MetricsServer> server(new MetricsServer(std::move(render), address.host, port, *fd));
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+  if (family == AF_INET6) flags |= MHD_USE_IPv6;
+  server->daemon_ = MHD_start_daemon(
+      flags, 0, nullptr, nullptr, &MetricsServerHandler::handle, server.get(), MHD_OPTION_LISTEN_SOCKET, *fd,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, kRequestMemory, MHD_OPTION_CONNECTION_LIMIT, kMaxConnections,
+      MHD_OPTION_CONNECTION_TIMEOUT, kTimeoutSeconds, MHD_OPTION_END);
+  if (!server->daemon_) return Error("cannot start the HTTP server on " + server->url());
+  return server;
+}
+
+MetricsServer::~MetricsServer() {
+  if (daemon_) MHD_stop_daemon(daemon_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string MetricsServer::url() const {
+  std::string host = host_.find(':') != std::string::npos ? "[" + host_ + "]" : host_;
+  return "http://" + host + ":" + std::to_string(port_) + "/metrics";
+}
+
+}  // namespace kpp
