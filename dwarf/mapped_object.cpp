@@ -80,6 +80,9 @@ std::vector<UnitStart> map_unit_headers_alone(const std::string &path, std::stri
   std::vector<UnitStart> starts;
   if (mapping.empty() || info.data() < mapping.data() || info.data() + info.size() > mapping.data() + mapping.size())
     return starts;
+  // A unit header is at least 11 bytes: a cached list that claims more units
+  // than fit (a damaged .units file) is not used.
+  if (known.size() > info.size() / 11 + 1) known = {};
   if (known.empty()) {
     // Each header's length leads to the next: read with pread(2), which maps nothing.
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

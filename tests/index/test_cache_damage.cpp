@@ -16,6 +16,7 @@
 // Rounds per type: KPP_CACHE_DAMAGE_ROUNDS (default 1000; CI-sized).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
