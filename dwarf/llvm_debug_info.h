@@ -233,7 +233,7 @@ class LlvmDebugInfo final : public DebugInfo {
   bool decoder_made_ = false;
   std::unique_ptr<InstructionDecoder> decoder_;  // null: no disassembler for this machine
   std::unordered_map<uint64_t, llvm::DWARFUnit *> split_units_;           // by skeleton index; null: none found
-  std::unordered_map<std::string, bool> split_files_safe_;  // places split units are read from: safe to read?
+  std::unordered_map<std::string, std::string> split_files_refused_;  // places split units may be read from: why not ("": may)
   std::unordered_map<const llvm::DWARFUnit *, uint64_t> skeleton_indexes_;  // every compile unit's index
   std::unique_ptr<FrameTable> eh_frames_, debug_frames_;  // null when the section is absent
 };

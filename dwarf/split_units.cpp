@@ -65,10 +65,13 @@ std::string_view view(StringRef s) { return {s.data(), s.size()}; }
 // the headers of what it reads (a .dwp's unit index, compressed sizes). Only
 // nothing, or a regular file whose headers hold (open_mapped_object checks
 // them, dwarf/elf_bounds.h), may be there.
-bool safe_to_read(const std::string &path) {
+// Returns why `path` must not be read, or "" when it may.
+std::string unsafe_to_read(const std::string &path) {
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return true;
-  return S_ISREG(st.st_mode) && open_mapped_object(path).has_value();
+  if (stat(path.c_str(), &st) != 0) return "";
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  auto opened = open_mapped_object(path);
+  return opened ? "" : opened.error().message;
 }
 
 }  // namespace
@@ -97,9 +100,9 @@ DWARFUnit *LlvmDebugInfo::split_unit(uint64_t index) {
   if (name.empty()) return nullptr;
   std::string alternative = beside_program(path_, name);
   for (const std::string &place : places_tried(*skeleton, name, path_ + ".dwp", alternative)) {
-    auto [checked, first_time] = split_files_safe_.try_emplace(place, false);
-    if (first_time) checked->second = safe_to_read(place);  // a .dwp serves every unit: checked once
-    if (!checked->second) return nullptr;
+    auto [checked, first_time] = split_files_refused_.try_emplace(place);
+    if (first_time) checked->second = unsafe_to_read(place);  // a .dwp serves every unit: checked once
+    if (!checked->second.empty()) return nullptr;
   }
   DWARFDie die = skeleton->getNonSkeletonUnitDIE(true, alternative);
   // A unit LLVM could not read whole answers nothing (tests/fuzz found
@@ -192,6 +195,8 @@ std::string LlvmDebugInfo::missing_split_dwarf() {
     const char *separator = " ";
     for (const std::string &place : places_tried(*skeleton, name, package, beside_program(path_, name))) {
       listed += separator + place;
+      if (auto refused = split_files_refused_.find(place); refused != split_files_refused_.end() && !refused->second.empty())
+        listed += " (not read: " + refused->second + ")";
       separator = ", ";
     }
   }

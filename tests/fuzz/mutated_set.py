@@ -297,6 +297,9 @@ def main():
     p.add_argument("--rss-limit-mib", type=int, default=512)
     p.add_argument("--keep", help="copy failing inputs here")
     p.add_argument("--work", help="a directory for the seeds and cases (default: a temporary one)")
+    p.add_argument("--replay", action="append", default=[],
+                   help="a directory of inputs that once failed (each with its PROG.dwp when it had one), "
+                        "run first under the same bounds")
     args = p.parse_args()
 
     work = args.work or tempfile.mkdtemp(prefix="kpp-fuzzset-")
@@ -322,6 +325,40 @@ def main():
                     failures.append(f"{what}: {' '.join(argv[1:])}: wanted exit 1 and '{words}'")
         case_dir = os.path.join(work, "case")
         os.makedirs(case_dir, exist_ok=True)
+
+        def check(argv, label):
+            nonlocal worst_rss, worst_time
+            timed_out, seconds, rss, code, err = run_case(argv, args.time_limit, env)
+            statuses[code] = statuses.get(code, 0) + 1
+            if rss > worst_rss[0]:
+                worst_rss = (rss, label)
+            if seconds > worst_time[0]:
+                worst_time = (seconds, label)
+            why = None
+            if timed_out:
+                why = f"did not end within {args.time_limit:g} s"
+            elif code not in (0, 1):
+                why = f"exit status {code}" + (f" ({signal.Signals(-code).name})" if code < 0 else "")
+            elif rss > args.rss_limit_mib * 1024:
+                why = f"peak RSS {rss >> 10} MiB > {args.rss_limit_mib} MiB"
+            if why:
+                last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+                failures.append(f"{label}: {why}: {' '.join(argv[3:])}: {last[0][:200]}")
+                print("FAIL " + failures[-1], flush=True)
+            return why is None
+
+        def commands(target, no_cache):
+            return [[args.tool, "--no-cache", "-x", target, "-D", "main $vars", "-D", "add:1 $vars"],
+                    [args.tool] + (["--no-cache"] if no_cache else []) + ["-x", target, "-F", "-L", "main", "-V", "add"]]
+
+        replayed = 0
+        for directory in args.replay:
+            for name in sorted(os.listdir(directory)):
+                if name.endswith(".dwp") or name.startswith("."):
+                    continue
+                for argv in commands(os.path.join(directory, name), True):
+                    check(argv, f"regression {name}")
+                replayed += 1
         for n in range(args.count):
             name, elf_path, dwp_path = seeds[n % len(seeds)]
             target = os.path.join(case_dir, name)
@@ -344,28 +381,8 @@ def main():
             if dwp is not None:
                 with open(target + ".dwp", "wb") as f:
                     f.write(dwp)
-            commands = [[args.tool, "--no-cache", "-x", target, "-D", "main $vars", "-D", "add:1 $vars"],
-                        [args.tool, "-x", target, "-F", "-L", "main", "-V", "add"]]
-            if n % 4 == 0:
-                commands[1].insert(1, "--no-cache")
-            for argv in commands:
-                timed_out, seconds, rss, code, err = run_case(argv, args.time_limit, env)
-                statuses[code] = statuses.get(code, 0) + 1
-                if rss > worst_rss[0]:
-                    worst_rss = (rss, f"case {n} ({name})")
-                if seconds > worst_time[0]:
-                    worst_time = (seconds, f"case {n} ({name})")
-                why = None
-                if timed_out:
-                    why = f"did not end within {args.time_limit:g} s"
-                elif code not in (0, 1):
-                    why = f"exit status {code}" + (f" ({signal.Signals(-code).name})" if code < 0 else "")
-                elif rss > args.rss_limit_mib * 1024:
-                    why = f"peak RSS {rss >> 10} MiB > {args.rss_limit_mib} MiB"
-                if why:
-                    last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-                    failures.append(f"case {n} ({name}): {why}: {' '.join(argv[3:])}: {last[0][:200]}")
-                    print("FAIL " + failures[-1], flush=True)
+            for argv in commands(target, n % 4 == 0):
+                if not check(argv, f"case {n} ({name})"):
                     if args.keep:
                         os.makedirs(args.keep, exist_ok=True)
                         kept = os.path.join(args.keep, f"case{n}_{name}")
@@ -373,7 +390,7 @@ def main():
                         if dwp is not None:
                             shutil.copy(target + ".dwp", kept + ".dwp")
                     break
-        print(f"{args.count} inputs, {sum(statuses.values())} runs; exit statuses {dict(sorted(statuses.items()))}")
+        print(f"{replayed} regressions and {args.count} inputs, {sum(statuses.values())} runs; exit statuses {dict(sorted(statuses.items()))}")
         print(f"largest peak RSS {worst_rss[0] >> 10} MiB ({worst_rss[1]}); longest run {worst_time[0]:.2f} s ({worst_time[1]})")
         print(f"{len(failures)} failed")
         return 1 if failures else 0
