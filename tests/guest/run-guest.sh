@@ -121,6 +121,8 @@ declare -A mod_seen=()
 mod_order=()
 add_module() {   # $1: module name, e.g. virtio_blk
   local line path deps i
+  # Built into this kernel (6.12 builds virtio_pci in): nothing to load.
+  ! grep -Eq "(^|/)$1\.ko$" "$kdir/modules/modules.builtin" 2>/dev/null || return 0
   line=$(grep -E "(^|/)$1\.ko(\.[a-z]+)?:" "$kdir/modules/modules.dep" | head -n1) ||
     die "module $1 is not in $kdir/modules/modules.dep"
   path=${line%%:*}
