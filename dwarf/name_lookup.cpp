@@ -105,7 +105,8 @@ const NameIndex *LlvmDebugInfo::index_for(const std::string &name, bool instance
     unit_spans_.emplace();
     for (const auto &unit : dwarf().info_section_units())
       unit_spans_->push_back({unit->getOffset(), unit->getNextUnitOffset(),
-                              unit->getFormParams().getDwarfOffsetByteSize(), unit->getVersion(),
+                              static_cast<uint8_t>(unit->getFormParams().getDwarfOffsetByteSize()),
+                              static_cast<uint8_t>(unit->getVersion()),
                               unit->getUnitType() == llvm::dwarf::DW_UT_skeleton});
   }
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
