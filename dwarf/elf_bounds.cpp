@@ -105,6 +105,8 @@ class Checker {
       if (Status st = check_section(s); !st) return st;
     for (const Section &s : sections_)
       if (Status st = check_unit_index(s); !st) return st;
+    for (const Section &s : sections_)
+      if (Status st = check_line_tables(s); !st) return st;
     return Ok{};
   }
 
@@ -208,6 +210,105 @@ class Checker {
           return bad(what + " unit " + number(row) + " claims " + number(size) + " bytes at " + number(offset) +
                      " of a section of " + number(*column_sizes[c]));
       }
+    }
+    return Ok{};
+  }
+
+  // DWARF 5 line tables (.debug_line, .debug_line.dwo): LLVM 19's prologue
+  // parser crashes on entry formats with forms it does not expect there
+  // (tests/fuzz found form 0). Only the forms DWARF 5 section 6.2.4.1 allows
+  // for directory and file entries may appear.
+  Status check_line_tables(const Section &s) const {
+    std::string_view name = plain_name(s);
+    if ((name != ".debug_line" && name != ".debug_line.dwo") || (s.flags & kShfCompressed) || s.type == kShtNobits)
+      return Ok{};
+    Fields f(bytes_.substr(s.offset, s.size), true, little_);
+    auto uleb = [&f](uint64_t &at) -> std::optional<uint64_t> {
+      uint64_t v = 0;
+      for (unsigned shift = 0; shift < 64; shift += 7) {
+        auto byte = f.get(at++, 1);
+        if (!byte) return std::nullopt;
+        v |= (*byte & 0x7f) << shift;
+        if (!(*byte & 0x80)) return v;
+      }
+      return std::nullopt;
+    };
+    auto allowed = [](uint64_t form) {
+      switch (form) {
+        case 0x08: case 0x1f: case 0x0e: case 0x1a: case 0x25: case 0x26: case 0x27: case 0x28:  // strings
+        case 0x0f: case 0x0b: case 0x05: case 0x06: case 0x07: case 0x1e: case 0x09:            // numbers, MD5, block
+          return true;
+        default: return false;
+      }
+    };
+    for (uint64_t at = 0; at + 4 <= s.size;) {
+      uint64_t length = *f.get(at, 4), header = 4;
+      bool dwarf64 = length == 0xffffffff;
+      if (dwarf64) {
+        auto long_length = f.get(at + 4, 8);
+        if (!long_length) return Ok{};
+        length = *long_length;
+        header = 12;
+      }
+      if (length > s.size - at - header) return Ok{};  // LLVM reports a cut table itself
+      uint64_t end = at + header + length, p = at + header;
+      auto version = f.get(p, 2);
+      if (version && *version == 5) {
+        p += 2 + 1 + 1 + (dwarf64 ? 8 : 4) + 5;  // address and selector sizes, header_length, five fields
+        auto opcode_base = f.get(p++, 1);
+        if (!opcode_base) return Ok{};
+        p += *opcode_base > 0 ? *opcode_base - 1 : 0;
+        // The size of one value of `form` at `q` (nullopt: cannot tell).
+        auto skip = [&](uint64_t form, uint64_t &q) -> bool {
+          switch (form) {
+            case 0x08: {  // a string: to its NUL
+              while (q < end) {
+                auto c = f.get(q++, 1);
+                if (!c) return false;
+                if (*c == 0) return true;
+              }
+              return false;
+            }
+            case 0x1f: case 0x0e: q += dwarf64 ? 8 : 4; return true;
+            case 0x1a: case 0x0f: return uleb(q).has_value();
+            case 0x25: case 0x0b: q += 1; return true;
+            case 0x26: case 0x05: q += 2; return true;
+            case 0x27: q += 3; return true;
+            case 0x28: case 0x06: q += 4; return true;
+            case 0x07: q += 8; return true;
+            case 0x1e: q += 16; return true;
+            case 0x09: {
+              auto n = uleb(q);
+              if (!n || *n > end - std::min(q, end)) return false;
+              q += *n;
+              return true;
+            }
+            default: return false;
+          }
+        };
+        for (int list = 0; list < 2 && p < end; ++list) {
+          auto count = f.get(p++, 1);
+          if (!count) break;
+          std::vector<uint64_t> forms;
+          for (uint64_t i = 0; i < *count; ++i) {
+            auto kind = uleb(p), form = uleb(p);
+            if (!kind || !form) break;
+            if (!allowed(*form))
+              return bad(name_of(s) + ": the line table at " + number(at) + " describes its " +
+                         (list == 0 ? "directories" : "files") + " with form " + number(*form) +
+                         ", which DWARF 5 does not allow there");
+            forms.push_back(*form);
+          }
+          if (list == 1) break;
+          // The directories, to reach the file formats after them.
+          auto entries = uleb(p);
+          bool readable = entries.has_value() && !forms.empty();  // no forms: no progress per entry
+          for (uint64_t e = 0; readable && e < *entries && p < end; ++e)
+            for (uint64_t form : forms) readable = readable && skip(form, p);
+          if (!readable || p >= end) break;
+        }
+      }
+      at = end;
     }
     return Ok{};
   }
