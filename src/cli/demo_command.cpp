@@ -8,9 +8,8 @@
 #include <cstdio>
 #include <iterator>
 
-#include "src/cli/build_options.h"
 #include "src/cli/commands.h"
-#include "src/cli/probe_adder.h"
+#include "src/cli/probe_plan.h"
 #include "src/cli/probe_target.h"
 #include "src/definition/probe_builder.h"
 #include "src/output/printer_sink.h"
@@ -58,13 +57,15 @@ Status run_demo_command(const CliOptions &options) {
     live.command_line = {program};
     return run_live_command(live);
   }
-  AddedProbes added(*engine);
-  auto resolved = add_probe_specs(*engine, *target, specs, build_options_for(options, *target), added);
-  if (!resolved) return std::move(resolved).error();
+  InstalledProbes installed(*engine);
+  auto planned = plan_and_install(specs, probe_options, *target, *engine, installed);
+  if (!planned) return std::move(planned).error();
 
   std::printf("kprobe-probe demo: probing %s\n", program.c_str());
-  for (size_t i = 0; i < resolved->size(); ++i)
-    std::printf("  %-28s -> %s\n", demo_specs[i], format_definition((*resolved)[i].sites.front().definition).c_str());
+  for (const PlanEvent &e : planned->events())
+    if (e.role == PlanEvent::Role::Probe)
+      std::printf("  %-28s -> %s\n", planned->specs()[e.spec].c_str(),
+                  format_definition(planned->definitions()[e.sites.front().definition]).c_str());
   std::printf("\n");
   std::fflush(stdout);
 

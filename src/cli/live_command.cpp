@@ -18,11 +18,10 @@
 #include <optional>
 #include <set>
 
-#include "src/cli/build_options.h"
 #include "src/cli/commands.h"
 #include "src/cli/live_pages.h"
 #include "src/cli/live_probes.h"
-#include "src/cli/probe_adder.h"
+#include "src/cli/probe_plan.h"
 #include "src/stream/event_stream.h"
 #include "src/stream/stop_signal.h"
 #include "src/stream/tracefs_cxx.h"
@@ -134,7 +133,7 @@ std::string next_snapshot_name() {
 
 // The events to enable: the probes added, then -e patterns, else every
 // dynamic event that exists.
-std::vector<std::string> event_patterns(const CliOptions &options, const AddedProbes &added,
+std::vector<std::string> event_patterns(const CliOptions &options, const InstalledProbes &added,
                                         const std::vector<TraceDefinition> &defs) {
   std::vector<std::string> patterns = added.names();
   patterns.insert(patterns.end(), options.events.begin(), options.events.end());
@@ -236,12 +235,12 @@ Status run_live_command(const CliOptions &options) {
                  "use 'kprobe-probe trace' for decoded lines or 'kprobe-probe record' for a trace.dat");
   auto engine = ProbeEngine::open();
   if (!engine) return std::move(engine).error();
-  AddedProbes added(*engine);  // before the instance: removed after it is gone
+  InstalledProbes added(*engine);  // before the instance: removed after it is gone
   if (!options.add.empty()) {
-    auto target = open_probe_target(options);
+    auto target = open_probe_target(options, true);
     if (!target) return std::move(target).error();
-    auto resolved = add_probe_specs(*engine, *target, options.add, build_options_for(options, *target), added);
-    if (!resolved) return std::move(resolved).error();
+    auto planned = plan_and_install(options.add, options, *target, *engine, added);
+    if (!planned) return std::move(planned).error();
   }
   if (options.keep) added.keep();
   auto defs = engine->list();

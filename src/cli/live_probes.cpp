@@ -73,7 +73,7 @@ void LiveProbes::refresh(tui::LiveModel &model) const {
   std::map<std::string, ProbeEngine::Counts> counts;
   if (!kprobes.empty()) {
     states = parse_kprobe_list(read_kprobes_debugfs("list").value_or(""));
-    counts = engine_.counts(kprobes);
+    counts = engine_.counts();
   }
   for (const tui::ProbeRow &row : model.probes()) {
     auto [sys, ev] = split_id(row.id);

@@ -1,5 +1,7 @@
 #include "src/definition/arg_resolver.h"
 
+#include <climits>
+
 #include <algorithm>
 
 #include "src/util/strings.h"
@@ -7,6 +9,18 @@
 namespace kpp {
 
 namespace {
+
+// A bare :s, :u or :x takes its width from the value's type, as perf does
+// (the kernel knows only sized types: s32, u64, x16...).
+bool is_bare_integer_type(const std::string &type) { return type == "s" || type == "u" || type == "x"; }
+
+Result<std::string> sized_type(const std::string &type, uint64_t bytes, const std::string &expr) {
+  if (!is_bare_integer_type(type)) return type;
+  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
+    return Error("':" + type + "' needs a 1, 2, 4 or 8 byte value; '" + expr + "' is " + std::to_string(bytes) +
+                 " bytes long");
+  return type + std::to_string(bytes * 8);
+}
 
 using dwarf::Place;
 
@@ -45,19 +59,31 @@ class Resolver {
       case ProbeArg::Kind::Retval: {
         if (!site_.is_return)
           return Error("$retval is only available in a return probe", "probe '" + site_.function.name + "%return'");
-        if (!arg.type.empty()) return std::vector<FetchArg>{{name, "$retval", arg.type}};
+        if (!arg.type.empty() && !is_bare_integer_type(arg.type))
+          return std::vector<FetchArg>{{name, "$retval", arg.type}};
         // A scalar from the raw DWARF of the function's unit when it can
         // (a return probe then reads no other unit), else through LLVM.
         auto scalar = site_.debug.scalar_return_type(site_.function);
         dwarf::TypeRef ref = scalar ? dwarf::TypeRef{} : site_.debug.return_type(site_.function);
-        auto type = default_type(scalar ? *scalar : site_.debug.describe(ref), ref, std::nullopt, "$retval");
+        TypeInfo returned = scalar ? *scalar : site_.debug.describe(ref);
+        if (!arg.type.empty()) {
+          auto sized = sized_type(arg.type, returned.size, "$retval");
+          if (!sized) return std::move(sized).error();
+          return std::vector<FetchArg>{{name, "$retval", *sized}};
+        }
+        auto type = default_type(returned, ref, std::nullopt, "$retval");
         if (!type) return std::move(type).error();
         return std::vector<FetchArg>{{name, "$retval", *type}};
       }
       case ProbeArg::Kind::Comm:
         return std::vector<FetchArg>{{name, "$comm", arg.type.empty() ? "string" : arg.type}};
       case ProbeArg::Kind::Register:
-        return std::vector<FetchArg>{{name, "%" + arg.base, arg.type}};
+      {
+        // A register is read whole: a bare type is the machine word's.
+        auto sized = sized_type(arg.type, 8, "%" + arg.base);
+        if (!sized) return std::move(sized).error();
+        return std::vector<FetchArg>{{name, "%" + arg.base, *sized}};
+      }
       case ProbeArg::Kind::Params:
       case ProbeArg::Kind::Vars:
         return expand(arg.kind == ProbeArg::Kind::Params);
@@ -137,7 +163,14 @@ class Resolver {
     if (step.kind == ArgAccess::Kind::Index) {
       next.expr += "[" + std::to_string(step.index) + "]";
       TypeInfo element = site_.debug.describe(t.target);
-      int64_t offset = step.index * static_cast<int64_t>(element.size);
+      // An offset that overflows would wrap into another object; offsets are
+      // bounded to 32 bits so that the additions after this one stay exact.
+      int64_t offset = 0;
+      if (__builtin_mul_overflow(static_cast<int64_t>(step.index), static_cast<int64_t>(element.size), &offset) ||
+          offset > INT32_MAX || offset < INT32_MIN)
+        return Error("the index in '" + next.expr + "' is too large: its byte offset (" + std::to_string(step.index) +
+                         " x " + std::to_string(element.size) + " bytes) does not fit in 32 bits",
+                     "index within the array");
       if (t.kind == TypeInfo::Kind::Pointer) {
         auto target = pointee(value, t.size, offset);
         if (!target) return std::move(target).error();
@@ -238,8 +271,11 @@ class Resolver {
 
   // The fetch-arg for `value`; a value DWARF computes from several run-time
   // values also gets `terms`, the fields the decoder adds to it.
-  Result<FetchArg> typed_fetch(const Value &value, const std::string &user_type, std::vector<FetchArg> &terms) {
+  Result<FetchArg> typed_fetch(const Value &value, const std::string &given_type, std::vector<FetchArg> &terms) {
     TypeInfo t = site_.debug.describe(value.type);
+    auto sized = sized_type(given_type, t.size, value.expr);
+    if (!sized) return std::move(sized).error();
+    const std::string &user_type = *sized;
     bool wants_string = user_type == "string" || user_type == "ustring";
     bool char_array = t.kind == TypeInfo::Kind::Array &&
                       site_.debug.describe(t.target).kind == TypeInfo::Kind::Char;

@@ -11,6 +11,7 @@
 #include "src/definition/point_text.h"
 #include "src/lookup/lazy_match.h"
 #include "src/lookup/source_file.h"
+#include "src/util/companion_mark.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -24,6 +25,14 @@ Span point_span(const ProbeSpec &spec) {
   size_t begin = spec.text.find('=');
   begin = (begin == std::string::npos || begin > end) ? 0 : begin + 1;
   return {begin, end};
+}
+
+FetchArg companion_mark(std::string_view mark) {
+  FetchArg arg;
+  arg.name = std::string(mark);
+  arg.fetch = std::string(companion_mark_fetch);
+  arg.type = std::string(companion_mark_type);
+  return arg;
 }
 
 struct AddressLine {
@@ -260,8 +269,13 @@ class Builder {
   Result<std::vector<TraceDefinition>> entry_companions(const TraceDefinition &site_def, const Site &site,
                                                         std::vector<FetchArg> args) {
     TraceDefinition entry = site_def;
-    entry.args = std::move(args);
-    for (FetchArg &a : entry.args) a.at_entry = false;
+    // The mark first (src/util/companion_mark.h): a companion is known as
+    // one from its definition alone.
+    entry.args = {companion_mark(companion_entry_mark)};
+    for (FetchArg &a : args) {
+      a.at_entry = false;
+      entry.args.push_back(std::move(a));
+    }
     entry.is_return = false;
     entry.maxactive.reset();
     entry.event = "__entry";
@@ -279,7 +293,7 @@ class Builder {
       companion_placement_ = *placement;
     }
     TraceDefinition exit = entry;
-    exit.args.clear();
+    exit.args = {companion_mark(companion_exit_mark)};
     exit.is_return = true;
     exit.event = "__exit";
     return std::vector<TraceDefinition>{std::move(entry), std::move(exit)};

@@ -21,10 +21,9 @@ std::string placement_name(const KernelPlacement &p) {
 
 }  // namespace
 
-Status check_running_kernel(std::vector<ResolvedSpec> &resolved) {
+Status check_running_kernel(std::vector<ResolvedSpec> &resolved, const Kallsyms *kallsyms) {
   std::vector<KernelSite> sites = all_kernel_sites(resolved);
   std::vector<uint64_t> addresses(sites.size(), 0);
-  auto kallsyms = Kallsyms::read();
   if (kallsyms) {
     auto placed = place_on_running_kernel(sites, *kallsyms);
     if (!placed) return std::move(placed).error();
@@ -37,7 +36,7 @@ Status check_running_kernel(std::vector<ResolvedSpec> &resolved) {
   if (!config || !config_refuses_notrace(*config)) return Ok{};
   auto traceable = TraceableFunctions::read();
   if (!traceable) return Ok{};
-  return check_sites_traceable(sites, addresses, *traceable, kallsyms ? &*kallsyms : nullptr);
+  return check_sites_traceable(sites, addresses, *traceable, kallsyms);
 }
 
 Result<std::vector<uint64_t>> place_on_running_kernel(std::vector<KernelSite> &sites, const Kallsyms &kallsyms) {

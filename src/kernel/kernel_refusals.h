@@ -13,15 +13,15 @@
 
 namespace kpp {
 
-// What --add (and live --add) check before writing kernel probes: every site
-// placed on the running kernel with /proc/kallsyms (place_on_running_kernel,
+// What an install plans for (src/plan/plan.h) before kernel probes are
+// written: every site placed on the running kernel with `kallsyms` (place_on_running_kernel,
 // which may re-anchor a definition), and none in the kprobe blacklist, which
 // is refused here with the reason rather than by the kernel's bare EINVAL
 // half-way through the adds. Without kallsyms addresses, the blacklist is
-// matched by name. On a kernel whose configuration refuses notrace functions,
+// matched by name (`kallsyms` null). On a kernel whose configuration refuses notrace functions,
 // a site in a function without an ftrace location is refused too
 // (src/kernel/notrace_refusal.h).
-Status check_running_kernel(std::vector<ResolvedSpec> &resolved);
+Status check_running_kernel(std::vector<ResolvedSpec> &resolved, const Kallsyms *kallsyms);
 
 // Places every site on the running kernel: the anchor's address in
 // `kallsyms` gives the KASLR shift; _text (for the vmlinux) must have moved

@@ -16,7 +16,7 @@ std::optional<int> number_at(std::string_view s, size_t &pos) {
   while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])))
     v = std::min<int64_t>(v * 10 + (s[pos++] - '0'), int64_t{kMaxLine} + 1);
   if (pos == start) return std::nullopt;
-  return static_cast<int>(v);
+  return static_cast<int>(v);  // at most kMaxLine + 1
 }
 
 Error at(std::string_view text, size_t begin, size_t end, const std::string &message) {

@@ -33,17 +33,16 @@ std::string SourceLookup::point_of(const TraceDefinition &def) {
   auto address = debug->address_of_file_offset(def.offset);
   auto place = address ? debug->source_of(*address) : std::nullopt;
   if (!place) return fallback;
-  // As perf does: the function alone at its entry, else the line relative to
-  // the function's first line.
+  // As perf writes a place (synthesize_perf_probe_point): the function, the
+  // line relative to its first line unless that is 0, "%return", "@FILE".
   std::string point = place->function;
-  if (*address != place->function_entry && place->line > 0 && !def.is_return)
-    point += ":" + std::to_string(place->line - place->function_line);
-  point += perf_file_suffix(place->file);
+  int relative = place->line > 0 ? place->line - place->function_line : 0;
+  if (*address != place->function_entry && relative != 0 && !def.is_return) point += ":" + std::to_string(relative);
   if (def.is_return) point += "%return";
-  return point;
+  return point + perf_file_suffix(place->file);
 }
 
-std::string format_list_line(const TraceDefinition &def, const std::string &point) {
+std::string format_list_line(const TraceDefinition &def, const std::string &point, bool kernel_names) {
   char name[256];
   std::snprintf(name, sizeof name, "  %-20s (on ", def.qualified_name().c_str());
   std::string line = name + point;
@@ -51,7 +50,8 @@ std::string format_list_line(const TraceDefinition &def, const std::string &poin
   else if (auto colon = def.symbol.find(':'); colon != std::string::npos) line += " in " + def.symbol.substr(0, colon);
   if (!def.args.empty()) {
     line += " with";
-    for (const FetchArg &arg : def.args) line += " " + (arg.name.empty() ? arg.fetch : arg.name);
+    for (const FetchArg &arg : def.args)
+      line += " " + (arg.name.empty() ? arg.fetch : kernel_names ? field_name_with_fixup(arg.name, arg.fixup) : arg.name);
   }
   return line + ")";
 }
@@ -77,20 +77,22 @@ std::string json_quote(const std::string &s) {
   return out + "\"";
 }
 
-std::string format_list_status(const std::vector<std::string> &flags, uint64_t hits, std::optional<uint64_t> misses) {
+std::string format_list_status(const std::vector<std::string> &flags, std::optional<uint64_t> hits,
+                               std::optional<uint64_t> misses) {
   std::string out;
   if (!flags.empty()) {
     out += " ";
     for (const std::string &f : flags) out += "[" + f + "]";
   }
-  if (hits || misses.value_or(0)) {
-    out += " hits=" + std::to_string(hits);
+  if (!hits) return out + " hits=?";
+  if (*hits || misses.value_or(0)) {
+    out += " hits=" + std::to_string(*hits);
     if (misses) out += " misses=" + std::to_string(*misses);
   }
   return out;
 }
 
-std::string format_list_json(const TraceDefinition &def, const std::string &point, uint64_t hits,
+std::string format_list_json(const TraceDefinition &def, const std::string &point, std::optional<uint64_t> hits,
                              std::optional<uint64_t> misses, const std::vector<std::string> &flags) {
   bool uprobe = def.kind == TraceDefinition::Kind::Uprobe;
   std::string out = "{\"group\":" + json_quote(def.group) + ",\"event\":" + json_quote(def.event) +
@@ -104,7 +106,7 @@ std::string format_list_json(const TraceDefinition &def, const std::string &poin
     out += (i ? "," : "") + std::string("{\"name\":") + json_quote(a.name) + ",\"fetch\":" + json_quote(a.fetch) +
            ",\"type\":" + json_quote(a.type) + "}";
   }
-  out += "],\"hits\":" + std::to_string(hits);
+  out += "],\"hits\":" + (hits ? std::to_string(*hits) : "null");
   if (misses) out += ",\"misses\":" + std::to_string(*misses);
   if (!flags.empty()) {
     out += ",\"flags\":[";

@@ -26,19 +26,24 @@ class SourceLookup {
 };
 
 // "  probe_prog:walk_L5     (on walk:5@prog.c in /path/prog with name i s)"
-std::string format_list_line(const TraceDefinition &def, const std::string &point);
+// `kernel_names`: the arguments as the kernel names them (a fixup's suffix
+// kept: "delta__ks5"), as perf probe -l shows them; else their plain names.
+std::string format_list_line(const TraceDefinition &def, const std::string &point, bool kernel_names = false);
 
 // One JSON object (no newline) describing the probe; the schema is in
 // Documentation/kprobe-probe.txt (LIST FORMAT) and is stable.
 // `flags` are the kernel's status words for a kprobe (debugfs kprobes/list:
 // GONE, DISABLED, OPTIMIZED, FTRACE), as "flags":[...]; absent when empty.
-std::string format_list_json(const TraceDefinition &def, const std::string &point, uint64_t hits,
+// `hits` nullopt: unknown ("hits":null; see ProbeEngine::probe_counts).
+std::string format_list_json(const TraceDefinition &def, const std::string &point, std::optional<uint64_t> hits,
                              std::optional<uint64_t> misses, const std::vector<std::string> &flags = {});
 
 // What --list appends after perf's line: " [DISABLED][FTRACE]" when the kernel
 // lists flags, then " hits=N" (" hits=N misses=M" for kprobes) once the probe
-// has been hit or missed; "" for a fresh probe, whose line stays perf's.
-std::string format_list_status(const std::vector<std::string> &flags, uint64_t hits, std::optional<uint64_t> misses);
+// has been hit or missed; "" for a fresh probe, whose line stays perf's;
+// " hits=?" when its counts are unknown (ProbeEngine::probe_counts).
+std::string format_list_status(const std::vector<std::string> &flags, std::optional<uint64_t> hits,
+                               std::optional<uint64_t> misses);
 
 // A JSON string literal for `s`, quotes included.
 std::string json_quote(const std::string &s);

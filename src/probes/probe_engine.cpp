@@ -7,13 +7,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <memory>
 #include <set>
 #include <sstream>
 
+#include "src/definition/definition_text.h"
+#include "src/probes/error_log.h"
 #include "src/stream/tracefs_cxx.h"
 
 #include "src/stream/tracefs_mount.h"
+#include "src/util/companion_mark.h"
 
 namespace kpp {
 
@@ -28,46 +30,26 @@ std::string read_tracefs_file(const std::string &dir, const char *name) {
   return ss.str();
 }
 
-std::string kernel_reason() {
-  char *log = tracefs_error_last(nullptr);
-  std::string reason = log ? log : "";
-  free(log);
-  while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
-  return reason;
+std::vector<ErrorLogEntry> read_error_log(const std::string &dir) {
+  return parse_error_log(read_tracefs_file(dir, "error_log"));
 }
 
-struct DyneventDeleter {
-  void operator()(tracefs_dynevent *e) const { tracefs_dynevent_free(e); }
-};
-using DyneventPtr = std::unique_ptr<tracefs_dynevent, DyneventDeleter>;
-
-DyneventPtr allocate(const TraceDefinition &def) {
-  std::string args = format_fetch_args(def.args);
-  const char *format = args.empty() ? nullptr : args.c_str();
-  if (def.kind == TraceDefinition::Kind::Uprobe) {
-    return DyneventPtr(def.is_return
-                           ? tracefs_uretprobe_alloc(def.group.c_str(), def.event.c_str(), def.path.c_str(), def.offset, format)
-                           : tracefs_uprobe_alloc(def.group.c_str(), def.event.c_str(), def.path.c_str(), def.offset, format));
-  }
-  std::string where = def.symbol.empty() ? std::to_string(def.offset) : def.symbol + "+" + std::to_string(def.offset);
-  if (def.is_return)
-    return DyneventPtr(tracefs_kretprobe_alloc(def.group.c_str(), def.event.c_str(), where.c_str(), format,
-                                               def.maxactive.value_or(0)));
-  return DyneventPtr(tracefs_kprobe_alloc(def.group.c_str(), def.event.c_str(), where.c_str(), format));
+const char *events_file(const TraceDefinition &def) {
+  return def.kind == TraceDefinition::Kind::Uprobe ? "uprobe_events" : "kprobe_events";
 }
 
 // Removes one event by name, all of its probe points. Written as "-:G/E"
 // to the file that defined it: libtracefs 1.6's tracefs_dynevent_get() does
 // not find uretprobes.
-Status destroy_event(const TraceDefinition &def) {
-  const char *file = def.kind == TraceDefinition::Kind::Uprobe ? "uprobe_events" : "kprobe_events";
+Status destroy_event(const std::string &dir, const TraceDefinition &def) {
   std::string command = "-:" + def.group + "/" + def.event;
-  if (tracefs_instance_file_append(nullptr, file, command.c_str()) < 0) {
+  auto before = read_error_log(dir);
+  if (tracefs_instance_file_append(nullptr, events_file(def), command.c_str()) < 0) {
     int err = errno;
     if (err == EBUSY)
       return Error("cannot remove " + def.qualified_name() + ": it is enabled or in use",
                    "disable it first (in every tracefs instance that enabled it)");
-    std::string reason = kernel_reason();
+    std::string reason = reason_for_command(before, read_error_log(dir), command);
     return Error("cannot remove " + def.qualified_name() + ": " + (reason.empty() ? std::strerror(err) : reason));
   }
   return Ok{};
@@ -75,22 +57,20 @@ Status destroy_event(const TraceDefinition &def) {
 
 }  // namespace
 
-// "g:e" for a companion "g:e__entry" / "g:e__exit" (see ResolvedProbe::companions),
-// so that deleting an event deletes its companions too; else "".
-static std::string companion_owner(const std::string &qualified) {
-  for (const std::string suffix : {"__entry", "__exit"})
-    if (qualified.size() > suffix.size() &&
-        qualified.compare(qualified.size() - suffix.size(), suffix.size(), suffix) == 0)
-      return qualified.substr(0, qualified.size() - suffix.size());
-  return {};
+// "g:e" for a companion "g:e__entry" / "g:e__exit" (known by its mark,
+// src/util/companion_mark.h), so that deleting an event deletes its
+// companions too; else "".
+static std::string companion_owner(const TraceDefinition &def) {
+  CompanionMark role = companion_mark_of(def.event, def.args.empty() ? std::string_view() : def.args.front().name);
+  if (role == CompanionMark::None) return {};
+  return def.group + ":" + marked_companion_owner(def.event, role);
 }
 
 bool event_matches(const std::string &pattern, const std::string &qualified) {
-  if (pattern.find(':') == std::string::npos) {
-    std::string event = qualified.substr(qualified.find(':') + 1);
-    return fnmatch(pattern.c_str(), event.c_str(), 0) == 0;
-  }
-  return fnmatch(pattern.c_str(), qualified.c_str(), 0) == 0;
+  // As perf's filter: the event name first, then "group:event" (so that a
+  // pattern without ':' like 'grp*' matches a group too).
+  std::string event = qualified.substr(qualified.find(':') + 1);
+  return fnmatch(pattern.c_str(), event.c_str(), 0) == 0 || fnmatch(pattern.c_str(), qualified.c_str(), 0) == 0;
 }
 
 Result<ProbeEngine> ProbeEngine::open() {
@@ -102,41 +82,53 @@ Result<ProbeEngine> ProbeEngine::open() {
   return ProbeEngine(*dir);
 }
 
-Result<std::vector<TraceDefinition>> ProbeEngine::list() const {
-  std::vector<TraceDefinition> out;
+Result<std::vector<ProbeEngine::ListedProbe>> ProbeEngine::list_lines() const {
+  std::vector<ListedProbe> out;
   for (const char *file : {"kprobe_events", "uprobe_events"}) {
     std::istringstream lines(read_tracefs_file(tracing_dir_, file));
     for (std::string line; std::getline(lines, line);) {
       if (line.empty()) continue;
       auto def = parse_definition(line);
       if (!def) return Error(std::string("cannot read ") + file + ": " + def.error().message);
-      out.push_back(std::move(*def));
+      out.push_back({std::move(*def), line});
     }
   }
   return out;
 }
 
+Result<std::vector<TraceDefinition>> ProbeEngine::list() const {
+  auto lines = list_lines();
+  if (!lines) return std::move(lines).error();
+  std::vector<TraceDefinition> out;
+  for (ListedProbe &p : *lines) out.push_back(std::move(p.definition));
+  return out;
+}
+
 Status ProbeEngine::add(const std::vector<TraceDefinition> &definitions) {
+  // Every string is checked before the first write (the planner checked
+  // them too; this is the last door before the kernel).
+  for (const TraceDefinition &def : definitions)
+    if (Status s = check_definition_text(def); !s)
+      return Error("refusing to write " + def.qualified_name() + ": " + s.error().message, s.error().hint);
   std::vector<const TraceDefinition *> created;  // events this call created, for rollback
   std::set<std::string> existing;
   if (auto defs = list())
     for (const TraceDefinition &d : *defs) existing.insert(d.qualified_name());
+  // The kernel's reason is the entry for our own command that was not in
+  // the log before (error_log.h).
+  auto log_before = read_error_log(tracing_dir_);
   for (const TraceDefinition &def : definitions) {
-    int rc;
-    if (def.kind == TraceDefinition::Kind::Kprobe && def.is_return && def.maxactive) {
-      // libtracefs 1.6 writes a maxactive as "r8::GROUP/EVENT", which the kernel refuses.
-      errno = 0;
-      rc = tracefs_instance_file_append(nullptr, "kprobe_events", format_definition(def).c_str()) < 0 ? -1 : 0;
-    } else {
-      DyneventPtr e = allocate(def);
-      rc = e ? tracefs_dynevent_create(e.get()) : -1;
-    }
-    if (rc != 0) {
+    // Written as the kernel lists it, so that error_log's "Command:" line
+    // is this very text (libtracefs 1.6 also writes a kretprobe's
+    // maxactive as "r8::GROUP/EVENT", which the kernel refuses).
+    std::string command = format_definition(def);
+    errno = 0;
+    if (tracefs_instance_file_append(nullptr, events_file(def), command.c_str()) < 0) {
       int err = errno;
-      std::string reason = kernel_reason();
-      for (auto it = created.rbegin(); it != created.rend(); ++it) (void)destroy_event(**it);
+      std::string reason = reason_for_command(log_before, read_error_log(tracing_dir_), command);
+      for (auto it = created.rbegin(); it != created.rend(); ++it) (void)destroy_event(tracing_dir_, **it);
       std::string why = !reason.empty() ? reason : err ? std::strerror(err) : "unknown reason";
-      return Error("the kernel refused " + def.qualified_name() + " (" + format_definition(def) + "): " + why,
+      return Error("the kernel refused " + def.qualified_name() + " (" + command + "): " + why,
                    created.empty() ? "" : "the probes this command added before it were removed again");
     }
     // A second point of the same event (a multi-probe event) is removed with the first.
@@ -148,42 +140,68 @@ Status ProbeEngine::add(const std::vector<TraceDefinition> &definitions) {
   return Ok{};
 }
 
-Result<std::vector<std::string>> ProbeEngine::remove(const std::string &pattern) {
+Result<ProbeEngine::Removal> ProbeEngine::remove(const std::string &pattern) {
   auto defs = list();
   if (!defs) return std::move(defs).error();
-  std::vector<std::string> removed;
+  Removal result;
   std::set<std::string> done;
+  bool matched = false;
   for (const TraceDefinition &def : *defs) {
-    std::string name = def.qualified_name();
-    if (!(event_matches(pattern, name) || event_matches(pattern, companion_owner(name))) || !done.insert(name).second)
+    std::string name = def.qualified_name(), owner = companion_owner(def);
+    if (!(event_matches(pattern, name) || (!owner.empty() && event_matches(pattern, owner))) ||
+        !done.insert(name).second)
       continue;
-    Status s = destroy_event(def);
-    if (!s) return std::move(s).error();
-    removed.push_back(name);
+    matched = true;
+    // Each match is tried the same way; one that cannot go (enabled, in
+    // use) is reported and the others still go.
+    if (Status s = destroy_event(tracing_dir_, def); !s) result.failed.push_back(std::move(s).error());
+    else result.removed.push_back(name);
   }
-  if (removed.empty()) return Error("\"" + pattern + "\" does not hit any event");
-  return removed;
+  if (!matched) return Error("\"" + pattern + "\" does not hit any event");
+  return result;
 }
 
-std::map<std::string, ProbeEngine::Counts> ProbeEngine::counts(const std::vector<TraceDefinition> &definitions) const {
-  std::map<std::string, std::string> group_of;  // event -> group (first seen)
-  for (const TraceDefinition &d : definitions) group_of.emplace(d.event, d.group);
-  std::map<std::string, Counts> out;
+std::vector<std::optional<ProbeEngine::Counts>> ProbeEngine::probe_counts(const std::vector<ListedProbe> &probes) const {
+  return counts_by_position(probes, read_tracefs_file(tracing_dir_, "kprobe_profile"),
+                            read_tracefs_file(tracing_dir_, "uprobe_profile"));
+}
+
+std::vector<std::optional<ProbeEngine::Counts>> counts_by_position(const std::vector<ProbeEngine::ListedProbe> &probes,
+                                                                   const std::string &kprobe_profile,
+                                                                   const std::string &uprobe_profile) {
+  std::vector<std::optional<ProbeEngine::Counts>> out(probes.size());
   // kprobe_profile: "  EVENT HITS MISSES"; uprobe_profile: "  PATH EVENT HITS".
-  for (const char *file : {"kprobe_profile", "uprobe_profile"}) {
-    bool uprobe = file[0] == 'u';
-    std::istringstream lines(read_tracefs_file(tracing_dir_, file));
-    for (std::string line; std::getline(lines, line);) {
+  for (bool uprobe : {false, true}) {
+    std::vector<size_t> mine;  // indexes of `probes` of this kind, in order
+    for (size_t i = 0; i < probes.size(); ++i)
+      if ((probes[i].definition.kind == TraceDefinition::Kind::Uprobe) == uprobe) mine.push_back(i);
+    std::istringstream lines(uprobe ? uprobe_profile : kprobe_profile);
+    size_t position = 0;
+    for (std::string line; std::getline(lines, line) && position < mine.size(); ++position) {
       std::istringstream words(line);
       std::string path, event;
-      Counts c;
+      ProbeEngine::Counts c;
       if (uprobe) words >> path;
       words >> event >> c.hits;
       if (!uprobe) words >> c.misses;
-      auto g = group_of.find(event);
-      if (words.fail() && !uprobe) continue;
-      if (g != group_of.end()) out[g->second + ":" + event] = c;
+      const TraceDefinition &d = probes[mine[position]].definition;
+      if (words.fail() || event != d.event || (uprobe && path != d.path)) continue;
+      out[mine[position]] = c;
     }
+  }
+  return out;
+}
+
+std::map<std::string, ProbeEngine::Counts> ProbeEngine::counts() const {
+  std::map<std::string, Counts> out;
+  auto probes = list_lines();
+  if (!probes) return out;
+  auto counts = probe_counts(*probes);
+  for (size_t i = 0; i < probes->size(); ++i) {
+    if (!counts[i]) continue;
+    Counts &sum = out[(*probes)[i].definition.qualified_name()];
+    sum.hits += counts[i]->hits;
+    sum.misses += counts[i]->misses;
   }
   return out;
 }

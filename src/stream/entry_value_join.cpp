@@ -2,14 +2,15 @@
 
 #include <string_view>
 
+#include "src/util/companion_mark.h"
+
 namespace kpp {
 
 namespace {
-constexpr std::string_view entry_suffix = "__entry";
-constexpr std::string_view exit_suffix = "__exit";
-
-bool ends_with(const std::string &s, std::string_view suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+// A companion is known by its mark, its first field (src/util/companion_mark.h),
+// not by its name alone: a user's own "my__entry" is an ordinary event.
+CompanionMark role_of(const Event &event) {
+  return companion_mark_of(event.name, event.fields.empty() ? std::string_view() : event.fields.front().name);
 }
 }  // namespace
 
@@ -48,13 +49,14 @@ Status EntryValueJoin::forward(const Event &event) {
 }
 
 Status EntryValueJoin::on_event(const Event &event) {
-  if (ends_with(event.name, entry_suffix)) {
-    std::string base = event.system + ":" + event.name.substr(0, event.name.size() - entry_suffix.size());
-    live_[{event.pid, base}].push_back(event.fields);
+  CompanionMark role = role_of(event);
+  if (role == CompanionMark::Entry) {
+    std::string base = event.system + ":" + marked_companion_owner(event.name, role);
+    live_[{event.pid, base}].emplace_back(event.fields.begin() + 1, event.fields.end());  // the mark left out
     return Ok{};
   }
-  if (ends_with(event.name, exit_suffix)) {
-    std::string base = event.system + ":" + event.name.substr(0, event.name.size() - exit_suffix.size());
+  if (role == CompanionMark::Exit) {
+    std::string base = event.system + ":" + marked_companion_owner(event.name, role);
     auto it = live_.find({event.pid, base});
     if (it != live_.end()) {
       it->second.pop_back();
