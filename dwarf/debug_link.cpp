@@ -1,12 +1,18 @@
 // Separate debug information: where to look (see debug_link.h).
 #include "dwarf/debug_link.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+
+#include "src/util/unique_fd.h"
 
 namespace kpp::dwarf {
 
@@ -50,13 +56,20 @@ std::vector<DebugCandidate> separate_debug_candidates(const std::string &program
 }
 
 std::optional<uint32_t> file_crc32(const std::string &path) {
-  std::unique_ptr<FILE, int (*)(FILE *)> file(std::fopen(path.c_str(), "rb"), std::fclose);
-  if (!file) return std::nullopt;
+  // A regular file only: the debug link's name comes from the program, and a
+  // FIFO or /dev/zero in its place would block or never end.
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  struct stat st {};
+  if (!fd.valid() || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   uLong crc = crc32(0L, Z_NULL, 0);
   std::unique_ptr<unsigned char[]> buffer(new unsigned char[1 << 16]);
-  size_t n;
-  while ((n = std::fread(buffer.get(), 1, 1 << 16, file.get())) > 0) crc = crc32(crc, buffer.get(), static_cast<uInt>(n));
-  if (std::ferror(file.get())) return std::nullopt;
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buffer.get(), 1 << 16);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    crc = crc32(crc, buffer.get(), static_cast<uInt>(n));
+  }
   return static_cast<uint32_t>(crc);
 }
 

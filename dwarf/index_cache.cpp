@@ -72,6 +72,53 @@ std::string cache_directory(const CacheOptions &options) {
   return {};
 }
 
+namespace {
+
+std::string mode_text(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+// Whether another user could replace entries of the directory `st` describes.
+std::optional<std::string> others_control(const std::string &directory, const struct stat &st) {
+  if (st.st_uid != geteuid() && st.st_uid != 0)
+    return "'" + directory + "' belongs to uid " + std::to_string(st.st_uid) + ", not to this user (uid " +
+           std::to_string(geteuid()) + ")";
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+    return "'" + directory + "' is writable by group or others (mode " + mode_text(st.st_mode) + ")";
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::string> usable_cache_directory(const CacheOptions &options) {
+  std::string directory = cache_directory(options);
+  if (directory.empty()) return Error("no cache directory (neither XDG_CACHE_HOME nor HOME is set)");
+  std::string parent = fs::path(directory).parent_path().string();
+  struct stat st {};
+  if (lstat(directory.c_str(), &st) != 0) {
+    if (errno != ENOENT) return Error("cannot look at '" + directory + "': " + errno_text());
+    std::error_code ec;
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST)
+      return Error("cannot create '" + directory + "': " + errno_text());
+    if (lstat(directory.c_str(), &st) != 0) return Error("cannot look at '" + directory + "': " + errno_text());
+  }
+  if (S_ISLNK(st.st_mode)) return Error("'" + directory + "' is a symbolic link");
+  if (!S_ISDIR(st.st_mode)) return Error("'" + directory + "' is not a directory");
+  if (st.st_uid != geteuid())
+    return Error("'" + directory + "' belongs to uid " + std::to_string(st.st_uid) + ", not to this user (uid " +
+                 std::to_string(geteuid()) + ")");
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return Error("'" + directory + "' is writable by group or others (mode " + mode_text(st.st_mode) + ")");
+  // Its parent: whoever may rename entries there may swap the directory for a link after this check.
+  struct stat up {};
+  if (!parent.empty() && stat(parent.c_str(), &up) == 0)
+    if (auto why = others_control(parent, up)) return Error(*why);
+  return directory;
+}
+
 Result<IndexKey> index_key(const std::string &path, const std::string &build_id) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return Error("cannot stat '" + path + "': " + errno_text());
@@ -95,6 +142,10 @@ std::string cache_file(const std::string &directory, const IndexKey &key, const 
 }
 
 namespace {
+
+// A cache file opened for reading: not through a link, and without waiting
+// on a FIFO (the caller then refuses anything but a regular file).
+int open_cache_file(const std::string &file) { return ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); }
 
 // The checksum of `size` bytes of `fd` from `offset`, read with pread(2) a
 // chunk at a time: checking a cache file maps none of it, so only the pages
@@ -123,12 +174,12 @@ std::optional<std::pair<std::shared_ptr<const void>, const uint8_t *>> map_file(
 }  // namespace
 
 Result<NameIndex> load_index(const std::string &file, const IndexKey &key) {
-  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open_cache_file(file);
   if (fd < 0) return Error(errno == ENOENT ? "no cache file" : "cannot open: " + errno_text());
   struct stat st {};
-  if (fstat(fd, &st) != 0 || st.st_size == 0) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
     ::close(fd);
-    return Error("empty or unreadable");
+    return Error("empty, unreadable or not a regular file");
   }
   size_t size = static_cast<size_t>(st.st_size);
   std::optional<uint64_t> sum;
@@ -168,14 +219,11 @@ TextHeader text_header(const IndexKey &key, std::string_view text) {
 // Writes `bytes` to `file` through a temporary file renamed into place,
 // then trims the directory to `max_bytes`.
 Status store_atomically(const std::string &file, std::string_view bytes, uint64_t max_bytes) {
-  std::string directory = fs::path(file).parent_path().string();
-  std::error_code ec;
-  fs::create_directories(directory, ec);
-  if (ec) return Error("cannot create '" + directory + "': " + ec.message());
+  std::string directory = fs::path(file).parent_path().string();  // checked by usable_cache_directory()
   // A name no other run uses: pid and a random number.
   std::random_device random;
   std::string temp = file + ".tmp." + std::to_string(getpid()) + "." + std::to_string(random());
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return Error("cannot create '" + temp + "': " + errno_text());
   const char *p = bytes.data();
   size_t left = bytes.size();
@@ -217,14 +265,15 @@ Status store_cached(const std::string &file, const IndexKey &key, std::string_vi
 }
 
 Result<CachedBytes> load_cached(const std::string &file, const IndexKey &key) {
-  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open_cache_file(file);
   if (fd < 0) return Error(errno == ENOENT ? "no cache file" : "cannot open: " + errno_text());
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
   struct stat st {};
-  if (fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) < sizeof(TextHeader)) return Error("shorter than its header");
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return Error("not a regular file");
+  if (static_cast<size_t>(st.st_size) < sizeof(TextHeader)) return Error("shorter than its header");
   size_t size = static_cast<size_t>(st.st_size);
   TextHeader have;
   if (::pread(fd, &have, sizeof have, 0) != static_cast<ssize_t>(sizeof have)) return Error("cannot read: " + errno_text());
@@ -243,15 +292,15 @@ Result<CachedBytes> load_cached(const std::string &file, const IndexKey &key) {
 
 Result<ObtainedIndex> obtain_index(const CacheOptions &options, const IndexKey &key,
                                    const std::function<Result<NameIndex>()> &build) {
-  std::string directory = options.enabled ? cache_directory(options) : std::string();
-  std::string file = directory.empty() ? std::string() : cache_file(directory, key);
+  auto directory = options.enabled ? usable_cache_directory(options) : Result<std::string>(Error("--no-cache"));
+  std::string file = directory ? cache_file(*directory, key) : std::string();
   std::string note;
   if (!file.empty()) {
     auto cached = load_index(file, key);
     if (cached) return ObtainedIndex{std::move(*cached), IndexSource::Cache, "index: using " + file};
     note = "index: " + file + ": " + cached.error().message + "; rebuilt";
   } else {
-    note = options.enabled ? "index: no cache directory (neither XDG_CACHE_HOME nor HOME is set); built in memory"
+    note = options.enabled ? "index: cache not used: " + directory.error().message + "; built in memory"
                            : "index: built in memory (--no-cache)";
   }
   auto built = build();

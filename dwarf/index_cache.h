@@ -28,6 +28,14 @@ struct CacheOptions {
 // The cache directory `options` name ("" when neither XDG_CACHE_HOME nor HOME is set).
 std::string cache_directory(const CacheOptions &options);
 
+// The cache directory when this run may use it: created (mode 0700) when
+// missing; else it must be a real directory (not a symbolic link) owned by
+// the effective user and writable by no one else, in a parent that only its
+// owner (this user or root) can rename entries of (or a sticky one, as
+// /tmp). Otherwise the error says why the cache is not used (for -v): root
+// must not write into, nor delete from, a directory another user controls.
+Result<std::string> usable_cache_directory(const CacheOptions &options);
+
 // The identity of the binary at `path`: its build-id when it has one.
 Result<IndexKey> index_key(const std::string &path, const std::string &build_id);
 

@@ -103,7 +103,13 @@ class LlvmDebugInfo final : public DebugInfo {
   Result<CfaRule> cfa_at(uint64_t pc);
 
   IndexSource index_source() const override { return index_source_; }
-  std::string index_note() const override { return index_note_.empty() ? search_note_ : index_note_; }
+  std::string index_note() const override {
+    std::string note = index_note_.empty() ? search_note_ : index_note_;
+    // Why the cache is not used, unless the index's note says it already.
+    if (!cache_refused_.empty() && note.find(cache_refused_) == std::string::npos)
+      note = note.empty() ? cache_refused_ : cache_refused_ + "\n  " + note;
+    return note;
+  }
   std::string missing_split_dwarf() override;
   std::string split_dwarf_source() override;
   // The options, and the caches they name (the symbol table's).
@@ -222,10 +228,12 @@ class LlvmDebugInfo final : public DebugInfo {
   std::string function_list();                // made from the symbol table
   IndexSource index_source_ = IndexSource::None;
   std::string index_note_;
+  mutable std::string cache_refused_;  // why cache_home() found no usable directory (for -v)
   bool frame_tables_made_ = false;
   bool decoder_made_ = false;
   std::unique_ptr<InstructionDecoder> decoder_;  // null: no disassembler for this machine
   std::unordered_map<uint64_t, llvm::DWARFUnit *> split_units_;           // by skeleton index; null: none found
+  std::unordered_map<std::string, std::string> split_files_refused_;  // places split units may be read from: why not ("": may)
   std::unordered_map<const llvm::DWARFUnit *, uint64_t> skeleton_indexes_;  // every compile unit's index
   std::unique_ptr<FrameTable> eh_frames_, debug_frames_;  // null when the section is absent
 };

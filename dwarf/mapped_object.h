@@ -70,7 +70,7 @@ class BatchedDrop {
 // offsets in `info` and their first four bytes.
 struct UnitStart {
   uint64_t offset;
-  uint32_t first_word;
+  uint32_t first_word;  // the unit's first bytes when found (kept in .units files; not trusted)
   uint32_t unused;
 };
 std::vector<UnitStart> map_unit_headers_alone(const std::string &path, std::string_view mapping, std::string_view info,

@@ -37,11 +37,15 @@ std::optional<LlvmDebugInfo::CacheHome> LlvmDebugInfo::cache_home(const std::str
   CacheOptions cache;
   cache.enabled = open_options_.use_cache;
   cache.directory = open_options_.cache_directory;
-  std::string directory = cache.enabled ? cache_directory(cache) : std::string();
-  if (directory.empty()) return std::nullopt;
+  if (!cache.enabled) return std::nullopt;
+  auto directory = usable_cache_directory(cache);
+  if (!directory) {
+    cache_refused_ = "cache not used: " + directory.error().message;
+    return std::nullopt;
+  }
   auto key = index_key(binary, build_id_);
   if (!key) return std::nullopt;
-  return CacheHome{directory, *key, cache.max_bytes};
+  return CacheHome{*directory, *key, cache.max_bytes};
 }
 
 void LlvmDebugInfo::set_open_options(const OpenOptions &options) {
@@ -101,7 +105,8 @@ const NameIndex *LlvmDebugInfo::index_for(const std::string &name, bool instance
     unit_spans_.emplace();
     for (const auto &unit : dwarf().info_section_units())
       unit_spans_->push_back({unit->getOffset(), unit->getNextUnitOffset(),
-                              unit->getFormParams().getDwarfOffsetByteSize(), unit->getVersion(),
+                              static_cast<uint8_t>(unit->getFormParams().getDwarfOffsetByteSize()),
+                              static_cast<uint8_t>(unit->getVersion()),
                               unit->getUnitType() == llvm::dwarf::DW_UT_skeleton});
   }
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());

@@ -61,11 +61,17 @@ std::vector<std::string> places_tried(DWARFUnit &skeleton, const std::string &dw
 std::string_view view(StringRef s) { return {s.data(), s.size()}; }
 
 // LLVM reads a .dwo or .dwp whole: a name in hostile DWARF that leads to a
-// FIFO or a device (/dev/zero) would block it or never end. Only regular
-// files (or nothing) may be there.
-bool safe_to_read(const std::string &path) {
+// FIFO or a device (/dev/zero) would block it or never end, and it trusts
+// the headers of what it reads (a .dwp's unit index, compressed sizes). Only
+// nothing, or a regular file whose headers hold (open_mapped_object checks
+// them, dwarf/elf_bounds.h), may be there.
+// Returns why `path` must not be read, or "" when it may.
+std::string unsafe_to_read(const std::string &path) {
   struct stat st {};
-  return stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
+  if (stat(path.c_str(), &st) != 0) return "";
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  auto opened = open_mapped_object(path);
+  return opened ? "" : opened.error().message;
 }
 
 }  // namespace
@@ -93,8 +99,11 @@ DWARFUnit *LlvmDebugInfo::split_unit(uint64_t index) {
   std::string name = dwo_name_of(*skeleton);
   if (name.empty()) return nullptr;
   std::string alternative = beside_program(path_, name);
-  for (const std::string &place : places_tried(*skeleton, name, path_ + ".dwp", alternative))
-    if (!safe_to_read(place)) return nullptr;
+  for (const std::string &place : places_tried(*skeleton, name, path_ + ".dwp", alternative)) {
+    auto [checked, first_time] = split_files_refused_.try_emplace(place);
+    if (first_time) checked->second = unsafe_to_read(place);  // a .dwp serves every unit: checked once
+    if (!checked->second.empty()) return nullptr;
+  }
   DWARFDie die = skeleton->getNonSkeletonUnitDIE(true, alternative);
   // A unit LLVM could not read whole answers nothing (tests/fuzz found
   // null DIEs in units whose unit DIE is unreadable).
@@ -186,6 +195,8 @@ std::string LlvmDebugInfo::missing_split_dwarf() {
     const char *separator = " ";
     for (const std::string &place : places_tried(*skeleton, name, package, beside_program(path_, name))) {
       listed += separator + place;
+      if (auto refused = split_files_refused_.find(place); refused != split_files_refused_.end() && !refused->second.empty())
+        listed += " (not read: " + refused->second + ")";
       separator = ", ";
     }
   }

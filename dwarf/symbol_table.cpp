@@ -268,7 +268,9 @@ std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint
       best = accept(looked_up(slot_at(by_address_, first_not_below(by_address_, start)).index));
     }
   }
-  if (!best) return std::nullopt;
+  // A slot's key comes from the cache file: the symbol it names must start
+  // at or below `address` (else the offset would wrap), whatever the key said.
+  if (!best || best->address > address) return std::nullopt;
   // Several symbols can share an address (aliases); any one that covers it will do.
   if (best->size != 0 && address >= best->address + best->size) return std::nullopt;
   return std::make_pair(best->name, address - best->address);

@@ -118,6 +118,9 @@ Status show_variables(const CliOptions &options, ProbeTarget &target, const std:
   return Ok{};
 }
 
+// A line number computed from DWARF's, inside [0, kMaxLine].
+int clamp_line(int64_t line) { return static_cast<int>(std::clamp<int64_t>(line, 0, kMaxLine)); }
+
 Status show_lines(const CliOptions &options, ProbeTarget &target, const std::string &text) {
   auto range = parse_line_range(text);
   if (!range) return std::move(range).error();
@@ -144,35 +147,30 @@ Status show_lines(const CliOptions &options, ProbeTarget &target, const std::str
     }
     file = fn.decl_file;
     base = fn.decl_line;
-    first = fn.decl_line + range->begin;
-    last = range->end ? fn.decl_line + *range->end : (code.empty() ? first : code.rbegin()->first);
+    // In 64 bits: the declaration line is the file's word, and may be near INT_MAX.
+    first = clamp_line(int64_t{fn.decl_line} + range->begin);
+    last = range->end ? clamp_line(int64_t{fn.decl_line} + *range->end) : (code.empty() ? first : code.rbegin()->first);
     header = "<" + fn.name + "@" + file + ":" + std::to_string(range->begin) + ">";
   } else {
     first = range->begin;
-    last = range->end.value_or(range->begin);
-    // Each line costs a line-table query: the range ends where the file
-    // does (FILE:1+10000000 would take for ever otherwise); without the
-    // source to say where that is, the range is bounded.
-    if (auto source = read_source(range->file, options.source, options.prefix_map))
-      last = std::min(last, static_cast<int>(source->lines.size()));
-    else if (std::string path = debug.find_source_file(range->file); !path.empty())
-      if (auto found = read_source(path, options.source, options.prefix_map, debug.build_id()))
-        last = std::min(last, static_cast<int>(found->lines.size()));
-    constexpr int max_unbounded_lines = 100000;
-    if (last - first >= max_unbounded_lines)
-      return Error("the range " + text + " spans " + std::to_string(last - first + 1) +
-                       " lines and the source file is not at hand to say where it ends",
-                   "give a range of at most " + std::to_string(max_unbounded_lines) +
-                       " lines, or the sources with -s DIR");
+    int wanted = range->end.value_or(range->begin);
+    // Each line is a search of the line tables: walked only as far as the
+    // source goes once the first line with code says which file it is.
+    last = last_line_walked(first, wanted, std::nullopt, std::nullopt);
     for (int line = first; line <= last; ++line)
       for (auto &[site, fn] : debug.file_line_sites(range->file, line)) {
         code[line].push_back(site.address);
-        if (file.empty()) file = fn.decl_file;
+        if (!file.empty()) continue;
+        file = fn.decl_file;
+        if (auto text = read_source(file, options.source, options.prefix_map))
+          last = last_line_walked(first, wanted, static_cast<int>(text->lines.size()), std::nullopt);
       }
     if (file.empty()) return Error("no code at " + text + " in '" + debug.path() + "'");
     header = "<" + file + ":" + std::to_string(first) + ">";
   }
   auto source = read_source(file, options.source, options.prefix_map, debug.build_id());
+  last = last_line_walked(first, last, source ? std::optional<int>(static_cast<int>(source->lines.size())) : std::nullopt,
+                          code.empty() ? std::nullopt : std::optional<int>(code.rbegin()->first));
   std::printf("%s\n", header.c_str());
   for (int line = first; line <= last; ++line) {
     auto it = code.find(line);

@@ -1,5 +1,8 @@
 // kprobe-probe: parse the command line, run the command, print any error once.
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <new>
 #include <optional>
 
 #include "src/cli/cli_options.h"
@@ -9,7 +12,28 @@
 #include "src/stream/stop_signal.h"
 #include "src/stream/trace_instance.h"
 
+namespace {
+
+// A size claimed by a damaged file that the checks before it did not bound
+// (dwarf/elf_bounds.h) ends as an error with status 1, not an abort.
+[[noreturn]] void on_uncaught_exception() {
+  try {
+    if (std::current_exception()) std::rethrow_exception(std::current_exception());
+  } catch (const std::bad_alloc &) {
+    std::fputs(kpp::format_error(kpp::Error("out of memory",
+                                            "a file's debug information may claim sizes it does not have"))
+                   .c_str(),
+               stderr);
+    std::exit(1);  // atexit handlers still remove trace instances
+  } catch (...) {
+  }
+  std::abort();
+}
+
+}  // namespace
+
 int main(int argc, char **argv) {
+  std::set_terminate(on_uncaught_exception);
   using kpp::CliOptions;
   auto options = kpp::parse_cli(argc, argv);
   if (!options) {

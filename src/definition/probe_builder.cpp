@@ -1,6 +1,7 @@
 // ProbeSpec -> sites (function entry, return, offset, source line) ->
 // definitions with fetch-args.
 #include "src/definition/probe_builder.h"
+#include "src/definition/site_check.h"
 
 #include <algorithm>
 
@@ -299,6 +300,8 @@ class Builder {
   }
 
   Result<ResolvedProbe> definition_at(const Site &site) {
+    if (Status checked = check_final_site(debug_, *site.function, site.address, options_.force); !checked)
+      return std::move(checked).error();
     ResolvedProbe probe;
     probe.address = site.address;
     probe.point = site.point;

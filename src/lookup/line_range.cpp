@@ -2,27 +2,29 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 namespace kpp {
 
 namespace {
 
-// No source file has more lines than this (and line + offset stays far from INT_MAX).
-constexpr int max_line_number = 100000000;
-
-// Reads a decimal number at `pos`; nullopt when there is none.
+// Reads a decimal number at `pos`, all its digits (a value past kMaxLine
+// reads as kMaxLine + 1); nullopt when there is none.
 std::optional<int> number_at(std::string_view s, size_t &pos) {
   size_t start = pos;
-  long v = 0;
-  // Every digit is read; the value stops growing past the largest line.
-  for (; pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])); ++pos)
-    if (v <= max_line_number) v = v * 10 + (s[pos] - '0');
+  int64_t v = 0;
+  while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])))
+    v = std::min<int64_t>(v * 10 + (s[pos++] - '0'), int64_t{kMaxLine} + 1);
   if (pos == start) return std::nullopt;
-  return static_cast<int>(std::min<long>(v, max_line_number + 1L));
+  return static_cast<int>(v);  // at most kMaxLine + 1
 }
 
 Error at(std::string_view text, size_t begin, size_t end, const std::string &message) {
   return Error(message).at(std::string(text), {begin, std::max(end, begin + 1)});
+}
+
+Error too_large(std::string_view text, size_t begin, size_t end) {
+  return at(text, begin, end, "line numbers go up to " + std::to_string(kMaxLine));
 }
 
 // The first ':' that is not half of C++'s "::" ("ns::f:3" -> the one before 3)
@@ -75,7 +77,7 @@ Result<LineRange> parse_line_range(std::string_view text) {
   size_t pos = colon + 1;
   auto first = number_at(text, pos);
   if (!first) return at(text, colon + 1, text.size(), "expected a line number after ':'");
-  if (*first > max_line_number) return at(text, colon + 1, pos, "line numbers end at " + std::to_string(max_line_number));
+  if (*first > kMaxLine) return too_large(text, colon + 1, pos);
   r.begin = *first;
   if (pos == text.size()) {
     if (is_file) r.end = r.begin;  // SRC:ALN alone is one line
@@ -87,12 +89,17 @@ Result<LineRange> parse_line_range(std::string_view text) {
   if ((op != '+' && op != '-') || !second)
     return at(text, number_start - 1, text.size(), "expected '+NUM' or '-LAST' after the line number");
   if (pos != text.size()) return at(text, pos, text.size(), "unexpected text after the line range");
-  // Computed wide: BEGIN+NUM near INT_MAX must not wrap into a small line.
-  long long end = op == '+' ? static_cast<long long>(r.begin) + *second : *second;
-  if (end > max_line_number) return at(text, number_start, pos, "the range ends past line " + std::to_string(max_line_number));
-  r.end = static_cast<int>(end);
+  if (op == '-' && *second > kMaxLine) return too_large(text, number_start, pos);
+  r.end = op == '+' ? std::min(r.begin + *second, kMaxLine) : *second;  // both at most kMaxLine + 1: no overflow
   if (*r.end < r.begin) return at(text, number_start, pos, "the range ends before it starts");
   return r;
+}
+
+int last_line_walked(int first, int last, std::optional<int> source_lines, std::optional<int> last_code_line) {
+  int64_t bound = source_lines ? *source_lines
+                  : last_code_line ? *last_code_line
+                                   : int64_t{first} + kLinesWalkedBlind - 1;
+  return static_cast<int>(std::min<int64_t>({last, bound, kMaxLine}));  // kMaxLine: ++line never wraps
 }
 
 }  // namespace kpp

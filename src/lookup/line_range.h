@@ -18,7 +18,20 @@ struct LineRange {
   std::optional<int> end;   // last line, inclusive; none = to the end of the function
 };
 
+// The largest line number a range can name (no source file is this long):
+// a larger ALN/RLN is refused, a "+NUM" that goes past it ends there, so
+// that no sum of line numbers wraps around INT_MAX.
+inline constexpr int kMaxLine = 1 << 24;
+
 // Errors point at the spec with a caret, like probe specs.
 Result<LineRange> parse_line_range(std::string_view text);
+
+// How far -L walks a range whose last line is `last`: no further than the
+// last line that exists, that is the source's last line when the source
+// was found, else the last line with code when that is known; with neither
+// (a SRC:ALN range without its source), at most kLinesWalkedBlind lines, as
+// each line is a search of the line tables. "FILE:1+10000000" is "to the end".
+inline constexpr int kLinesWalkedBlind = 4096;
+int last_line_walked(int first, int last, std::optional<int> source_lines, std::optional<int> last_code_line);
 
 }  // namespace kpp

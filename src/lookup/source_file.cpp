@@ -1,6 +1,11 @@
 #include "src/lookup/source_file.h"
 
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <sstream>
+
+#include "src/util/unique_fd.h"
 
 #include "dwarf/debuginfod.h"
 
@@ -19,6 +24,25 @@ std::vector<std::string> mapped_paths(const std::string &path, const PrefixMap &
   return out;
 }
 
+namespace {
+
+// A source file's bytes. The path comes from the DWARF, which may be
+// hostile: only a regular file of a sane size is read (a FIFO would block,
+// /dev/zero never end). Its error is empty when there is no such file.
+constexpr off_t kMaxSourceBytes = off_t{256} << 20;
+Result<std::string> read_regular_file(const std::string &path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd.valid()) return Error("");
+  struct stat st {};
+  if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return Error("not a regular file");
+  if (st.st_size > kMaxSourceBytes) return Error("larger than 256 MiB");
+  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  if (!pread_fully(fd.get(), bytes.data(), bytes.size(), 0)) return Error("unreadable");
+  return bytes;
+}
+
+}  // namespace
+
 Result<SourceText> read_source(const std::string &recorded_path, const std::string &source_dir,
                                const PrefixMap &prefix_map, const std::string &build_id) {
   std::vector<std::string> candidates = mapped_paths(recorded_path, prefix_map);
@@ -36,12 +60,13 @@ Result<SourceText> read_source(const std::string &recorded_path, const std::stri
   candidates.push_back(recorded_path);
   std::string tried;
   for (const std::string &path : candidates) {
-    std::ifstream in(path);
-    if (!in) {
-      tried += "\n    " + path;
+    auto bytes = read_regular_file(path);
+    if (!bytes) {
+      tried += "\n    " + path + (bytes.error().message.empty() ? "" : " (" + bytes.error().message + ")");
       continue;
     }
     SourceText text{path, {}};
+    std::istringstream in(*bytes);
     for (std::string line; std::getline(in, line);) text.lines.push_back(line);
     return text;
   }

@@ -13,6 +13,7 @@
 #include "src/tracedat/tracedat_layout.h"
 #include "src/tracedat/tracedat_v7.h"
 #include "src/tracedat/trace_cmd_support.h"
+#include "src/util/output_file.h"
 
 namespace kpp {
 
@@ -94,9 +95,9 @@ Result<std::unique_ptr<TraceDatWriter>> TraceDatWriter::create(const std::string
   if (!compression) return std::move(compression).error();
   if (*compression != tracedat::Compression::None && options.file_version != 7)
     return Error("trace.dat version 6 cannot be compressed", "add --file-version 7 to compress");
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Error("cannot create " + path + ": " + std::strerror(errno));
-  std::unique_ptr<TraceDatWriter> writer(new TraceDatWriter(path, fd, options));
+  auto file = create_output_file(path);  // never through a link someone planted (src/util/output_file.h)
+  if (!file) return std::move(file).error();
+  std::unique_ptr<TraceDatWriter> writer(new TraceDatWriter(path, file->release(), options));
   if (std::string w = tracedat::unreadable_compression_warning(options.compression); !w.empty())
     writer->warnings_.push_back(w + "; --compression none writes a file every reader opens");
   return writer;

@@ -40,7 +40,7 @@ struct TraceDatOptions {
 
 class TraceDatWriter : public EventSink {
  public:
-  // Creates (truncates) `path` now, so a bad path fails before tracing
+  // Creates `path` afresh now (create_output_file: never through a link), so a bad path fails before tracing
   // starts. Errors: cannot create the file, unsupported file version or
   // compression, compression asked for version 6.
   static Result<std::unique_ptr<TraceDatWriter>> create(const std::string &path, TraceDatOptions options = {});

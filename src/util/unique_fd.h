@@ -29,6 +29,8 @@ class UniqueFd {
   ~UniqueFd() { reset(); }
 
   int get() const { return fd_; }
+  // Hands the descriptor to a caller that closes it itself.
+  int release() { return std::exchange(fd_, -1); }
   bool valid() const { return fd_ >= 0; }
   void reset() {
     if (fd_ >= 0) ::close(fd_);

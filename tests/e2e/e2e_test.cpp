@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -535,6 +536,88 @@ TEST_F(E2eBadInput, ProgramThatDoesNotExist) {
   std::string missing = fixture_dir + "/no_such_program";
   run_result r = add_expecting_failure(missing, ev("bad") + "walk i");
   EXPECT_TRUE(contains(r.err, missing)) << r.err;
+}
+
+// ---------------------------------------------------------------------------
+// Trust (issue 12 items 2 and 7): files root writes are its own, a cache
+// directory someone else controls is not used, -L ranges are bounded.
+
+// A -L range far past the end of the file looped for ever (and sums near INT_MAX wrapped).
+TEST_F(E2e, HugeLineRangeEndsAtTheEndOfTheFile) {
+  std::string file = std::filesystem::path(fixture_source).filename().string();
+  std::vector<std::string> source = split_lines(read_file(fixture_source));
+  ASSERT_FALSE(source.empty());
+  auto start = std::chrono::steady_clock::now();
+  run_result r = kpp({"-x", fixture_path("gcc_O0"), "-L", file + ":1+10000000"});
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.status, 0) << describe(r);
+  EXPECT_LT(seconds, 10.0);
+  std::vector<std::string> lines = split_lines(r.out);
+  ASSERT_GT(lines.size(), 1u) << r.out;
+  EXPECT_TRUE(contains(lines.back(), source.back())) << "ends with the file's last line, " << source.back() << "\n" << r.out;
+  run_result near_max = kpp({"-x", fixture_path("gcc_O0"), "-L", "walk:1+2147483647"});
+  EXPECT_EQ(near_max.status, 0) << describe(near_max);
+  run_result refused = kpp({"-x", fixture_path("gcc_O0"), "-L", file + ":2147483648"});
+  EXPECT_EQ(refused.status, 1) << describe(refused);
+  EXPECT_TRUE(contains(refused.err, "line numbers go up to 16777216")) << refused.err;
+}
+
+// A trace.dat symlink planted where root records must not make root overwrite its target.
+TEST_F(E2e, RecordRefusesAPlantedSymlinkAndLeavesItsTargetAlone) {
+  std::string dir = "/tmp/kpp-e2e-record-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string victim = dir + "/victim", link = dir + "/trace.dat";
+  std::ofstream(victim) << "secret\n";
+  chmod(victim.c_str(), 0600);
+  std::filesystem::create_symlink(victim, link);
+  run_result add = kpp({"-q", "-x", fixture_path("gcc_O0"), "-a", ev("walk") + "walk"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  run_result record = kpp({"record", "-e", group_ + ":*", "-o", link, "--", fixture_path("gcc_O0")});
+  std::string after = read_file(victim);
+  bool still_link = std::filesystem::is_symlink(link);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(record.status, 1) << describe(record);
+  EXPECT_TRUE(contains(record.err, link) && contains(record.err, "symbolic link")) << record.err;
+  EXPECT_EQ(after, "secret\n");
+  EXPECT_TRUE(still_link);
+}
+
+// Root under sudo -E with another user's XDG_CACHE_HOME, or a cache directory
+// that is a link: nothing is read from it or written into it, -v says why,
+// and the answer is --no-cache's.
+TEST_F(E2e, ACacheDirectoryOfAnotherUserIsNotUsed) {
+  std::string home = "/tmp/kpp-e2e-cache-" + std::to_string(getpid());
+  std::string cache = home + "/kprobe-probe", elsewhere = home + "/elsewhere";
+  std::filesystem::remove_all(home);
+  std::filesystem::create_directories(cache);
+  std::filesystem::create_directories(elsewhere);
+  auto with_home = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/env", "XDG_CACHE_HOME=" + home, kpp_bin});
+    return run_program(args);
+  };
+  std::string spec = "walk i";
+  run_result plain = kpp({"--no-cache", "-x", fixture_path("gcc_O2"), "-D", spec});
+  ASSERT_EQ(plain.status, 0) << describe(plain);
+
+  ASSERT_EQ(chown(cache.c_str(), 65534, 65534), 0);
+  run_result owned = with_home({"-v", "-x", fixture_path("gcc_O2"), "-D", spec});
+  size_t owned_files = std::distance(std::filesystem::directory_iterator(cache), std::filesystem::directory_iterator());
+
+  std::filesystem::remove(cache);
+  std::filesystem::create_directory_symlink(elsewhere, cache);
+  run_result linked = with_home({"-v", "-x", fixture_path("gcc_O2"), "-D", spec});
+  size_t linked_files = std::distance(std::filesystem::directory_iterator(elsewhere), std::filesystem::directory_iterator());
+  std::filesystem::remove_all(home);
+
+  EXPECT_EQ(owned.status, 0) << describe(owned);
+  EXPECT_EQ(owned.out, plain.out);
+  EXPECT_TRUE(contains(owned.err, "cache not used: '" + cache + "' belongs to uid 65534")) << owned.err;
+  EXPECT_EQ(owned_files, 0u) << "nothing written into another user's directory";
+  EXPECT_EQ(linked.status, 0) << describe(linked);
+  EXPECT_EQ(linked.out, plain.out);
+  EXPECT_TRUE(contains(linked.err, "cache not used: '" + cache + "' is a symbolic link")) << linked.err;
+  EXPECT_EQ(linked_files, 0u) << "nothing written through the link";
 }
 
 // ---------------------------------------------------------------------------

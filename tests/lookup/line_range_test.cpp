@@ -98,3 +98,30 @@ TEST(LineRange, CxxQualifiedFunction) {
   EXPECT_EQ(whole->function, "ns::max<int>");
   EXPECT_FALSE(whole->end);
 }
+
+// Issue 12 item 7: "FILE:1+10000000" meant "to the end" and looped for ever;
+// sums of line numbers near INT_MAX wrapped around.
+TEST(LineRange, HugeCountEndsAtTheLargestLine) {
+  auto r = parse_line_range("prog.c:1+10000000000000000000000");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->end, kpp::kMaxLine);
+  auto near_max = parse_line_range("walk:16777000+2147483647");
+  ASSERT_TRUE(near_max);
+  EXPECT_EQ(near_max->end, kpp::kMaxLine) << "no wrap to a negative line";
+}
+
+TEST(LineRange, LineNumbersPastTheLargestAreRefused) {
+  auto r = parse_line_range("prog.c:2147483648");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("line numbers go up to 16777216"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(parse_line_range("prog.c:1-99999999999"));
+}
+
+TEST(LineRange, WalkStopsAtTheLastLineThatExists) {
+  using kpp::last_line_walked;
+  EXPECT_EQ(last_line_walked(1, 10000001, 120, std::nullopt), 120) << "the source's last line";
+  EXPECT_EQ(last_line_walked(1, 10000001, std::nullopt, 37), 37) << "the last line with code";
+  EXPECT_EQ(last_line_walked(5, 10000001, std::nullopt, std::nullopt), 5 + kpp::kLinesWalkedBlind - 1);
+  EXPECT_EQ(last_line_walked(1, 9, 120, 37), 9) << "a range inside the file is walked whole";
+  EXPECT_EQ(last_line_walked(1, 2147483647, std::nullopt, 2147483647), kpp::kMaxLine) << "++line never wraps";
+}

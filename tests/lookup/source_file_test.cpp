@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "src/lookup/source_file.h"
@@ -63,4 +64,19 @@ TEST_F(SourceFile, PrefixMapPathsAreAmongThoseTried) {
   for (std::string tried : {std::string("/elsewhere/fs/nope.c"), (root_ / "tree/fs/nope.c").string(),
                             std::string("/build/x/fs/nope.c")})
     EXPECT_NE(text.error().message.find(tried), std::string::npos) << tried << " in " << text.error().message;
+}
+
+// The recorded path comes from the DWARF, which may be hostile: a FIFO would
+// block -L for ever and /dev/zero never end. Neither is read, at once.
+TEST_F(SourceFile, OnlyRegularFilesAreRead) {
+  fs::path fifo = root_ / "fifo.c";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto from_fifo = kpp::read_source(fifo.string(), "");
+  ASSERT_FALSE(from_fifo);
+  EXPECT_NE(from_fifo.error().message.find(fifo.string() + " (not a regular file)"), std::string::npos)
+      << from_fifo.error().message;
+  auto from_device = kpp::read_source("/dev/zero", "");
+  ASSERT_FALSE(from_device);
+  EXPECT_NE(from_device.error().message.find("/dev/zero (not a regular file)"), std::string::npos)
+      << from_device.error().message;
 }
