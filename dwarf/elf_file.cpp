@@ -68,10 +68,9 @@ Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path) {
   if (!object->binary.getBinary()->isELF())
     return Error("'" + path + "' is not an ELF file");
   auto info = std::make_unique<LlvmDebugInfo>(path, std::move(*object));
-  if (!info->has_debug_info()) {
-    Status attached = info->attach_separate_debug();
-    if (!attached) return std::move(attached).error();
-  }
+  // No DWARF anywhere is a mode, as in perf probe: the symbol tables still
+  // place function entries, returns and offsets (has_dwarf(), dwarf_note()).
+  if (!info->has_debug_info()) (void)info->attach_separate_debug();
   info->set_open_options(DebugInfo::default_options());
   return std::unique_ptr<DebugInfo>(std::move(info));
 }
@@ -151,6 +150,14 @@ void LlvmDebugInfo::read_elf_facts() {
   else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj))
     read_segments_and_notes(e->getELFFile(), segments_, build_id_);
   symbols_ = SymbolTable(obj, *layout_);
+  if (!symbols_.has_functions()) {
+    // A stripped program keeps the symbols it exports (.dynsym).
+    SymbolTable dynamic(obj, *layout_, SymbolSection::Dynamic);
+    if (dynamic.has_functions()) {
+      symbols_ = std::move(dynamic);
+      symbols_are_dynamic_ = true;
+    }
+  }
   symbols_.read_lookups_from(path_, mapping_);
 }
 

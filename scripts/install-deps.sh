@@ -7,7 +7,8 @@ build_pkgs=(cmake g++ make pkg-config llvm-19-dev zlib1g-dev libzstd-dev
             libtracefs-dev libtraceevent-dev libtracecmd-dev libncurses-dev)
 # llvm-19 has llvm-dwp (the split-DWARF .dwp fixtures); binutils has dwp.
 test_pkgs=(libgtest-dev trace-cmd gdb clang libclang-rt-14-dev tmux python3 llvm-19 binutils
-           qemu-system-x86 busybox-static cpio e2fsprogs kmod linux-perf time)
+           qemu-system-x86 busybox-static cpio e2fsprogs kmod linux-perf time
+           libc6-dbg python3.11 python3.11-dbg libstdc++6-12-dbg)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--tests" ] && want+=("${test_pkgs[@]}")
