@@ -155,18 +155,19 @@ class Resolver {
     return std::string(registers[n - 1]);
   }
 
-  // @SYM(+|-OFF) without DWARF: a kprobe names the symbol, the kernel knows
-  // its address; a uprobe fetches from its offset in the file.
+  // @SYM(+|-OFF) by the symbol table, fetched as a global DWARF places
+  // (fetch_format.h: a uprobe by its offset from the probe's mapping). A
+  // kprobe on a symbol the file does not have is left to the kernel's
+  // kallsyms.
   Result<std::string> symbol_fetch(const std::string &symbol, int64_t offset) {
-    std::string sign = offset < 0 ? "-" : "+";
-    uint64_t magnitude = offset < 0 ? 0 - static_cast<uint64_t>(offset) : static_cast<uint64_t>(offset);
-    if (!site_.formatter.uprobe) return "@" + symbol + (offset ? sign + std::to_string(magnitude) : "");
     auto found = site_.debug.symbol_addresses({symbol});
-    if (found.empty()) return Error("no symbol '" + symbol + "' in '" + site_.debug.path() + "'");
+    if (found.empty()) {
+      if (!site_.formatter.uprobe)
+        return "@" + symbol + (offset ? (offset < 0 ? "-" : "+") + std::to_string(offset < 0 ? -offset : offset) : "");
+      return Error("no symbol '" + symbol + "' in '" + site_.debug.path() + "'");
+    }
     uint64_t address = found.begin()->second + static_cast<uint64_t>(offset);
-    auto file_offset = site_.debug.file_offset(address);
-    if (!file_offset) return std::move(file_offset).error();
-    return "@+" + hex(*file_offset);
+    return site_.formatter.format(dwarf::value_of(Place::at_address(address)));
   }
 
   // The value's field and its terms (see ValueFixup::term), all named
