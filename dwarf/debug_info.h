@@ -113,6 +113,8 @@ class DebugInfo {
   // Without DWARF, one line naming where it was looked for; else empty.
   virtual std::string dwarf_note() const { return {}; }
   virtual std::string build_id() const = 0;     // hex, empty when absent
+  // A shared library (ET_DYN without a program interpreter): it runs only inside a program.
+  virtual bool is_shared_library() const { return false; }
 
   // The out-of-line definitions of `name` (several for same-named statics)
   // and, with InlineCopies::Include, every copy inlined into other functions

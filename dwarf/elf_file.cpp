@@ -29,13 +29,16 @@ std::string hex(ArrayRef<uint8_t> bytes) {
 
 template <class ELFT>
 void read_segments_and_notes(const object::ELFFile<ELFT> &elf, std::vector<LoadSegment> &segments,
-                             std::string &build_id) {
+                             std::string &build_id, bool &library) {
   auto headers = elf.program_headers();
   if (!headers) {
     consumeError(headers.takeError());
     return;
   }
+  // A shared object without a program interpreter: a library (a PIE program has one).
+  library = elf.getHeader().e_type == ELF::ET_DYN;
   for (const auto &ph : *headers) {
+    if (ph.p_type == ELF::PT_INTERP) library = false;
     if (ph.p_type == ELF::PT_LOAD) {
       segments.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz});
     } else if (ph.p_type == ELF::PT_NOTE && build_id.empty()) {
@@ -144,11 +147,11 @@ void LlvmDebugInfo::read_elf_facts() {
   const object::ObjectFile &obj = *binary_.getBinary();
   if (const auto *elf = dyn_cast<object::ELFObjectFileBase>(&obj)) machine_ = elf->getEMachine();
   if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&obj))
-    read_segments_and_notes(e->getELFFile(), segments_, build_id_);
+    read_segments_and_notes(e->getELFFile(), segments_, build_id_, is_library_);
   else if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&obj))
-    read_segments_and_notes(e->getELFFile(), segments_, build_id_);
+    read_segments_and_notes(e->getELFFile(), segments_, build_id_, is_library_);
   else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj))
-    read_segments_and_notes(e->getELFFile(), segments_, build_id_);
+    read_segments_and_notes(e->getELFFile(), segments_, build_id_, is_library_);
   symbols_ = SymbolTable(obj, *layout_);
   if (!symbols_.has_functions()) {
     // A stripped program keeps the symbols it exports (.dynsym).

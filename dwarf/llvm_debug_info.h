@@ -52,6 +52,7 @@ class LlvmDebugInfo final : public DebugInfo {
   uint16_t machine() const override { return machine_; }
   bool is_kernel() const override;
   std::string build_id() const override { return build_id_; }
+  bool is_shared_library() const override { return is_library_; }
 
   std::vector<Function> find_functions(const std::string &name, const std::string &file,
                                        InlineCopies inlines) override;
@@ -208,6 +209,7 @@ class LlvmDebugInfo final : public DebugInfo {
   uint16_t machine_ = 0;
   mutable std::optional<bool> is_kernel_;  // has linux_banner; asked on first use
   std::string build_id_;
+  bool is_library_ = false;
   // The program's .symtab, else the separate debug file's, else the
   // program's .dynsym (symbols_are_dynamic_). Sorts itself, or reads its
   // sorted copy, on first use.

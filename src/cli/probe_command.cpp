@@ -68,7 +68,9 @@ void print_added(const std::vector<ResolvedSpec> &specs, const ProbeTarget &targ
                      p.long_event.c_str(), p.long_event.size());
     }
   }
-  std::string run = target.path.empty() ? "sleep 1" : target.path;
+  // A library runs inside programs: the example runs one (and traces every process meanwhile, as perf's -a).
+  bool runs_itself = !target.path.empty() && !(target.debug && target.debug->is_shared_library());
+  std::string run = runs_itself ? target.path : "sleep 1";
   std::fprintf(stderr,
                "\nYou can now use it with kprobe-probe, trace-cmd or perf, such as:\n\n"
                "\tkprobe-probe trace -e %s -- %s\n\n",

@@ -1,5 +1,6 @@
 #include "src/spec/cxx_point.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>

@@ -578,6 +578,23 @@ TEST_F(E2e, NoDwarfProbesBySymbolWithRawFetchArgs) {
   for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(events[i], expected[i]) << "hit #" << i;
 }
 
+// After an add the suggested command runs a program: the probed one, or
+// for a library one that is not the library; flags may come before the
+// subcommand.
+TEST_F(E2e, TheSuggestedTraceRunsAProgramAndTakesFlagsFirst) {
+  std::string lib = fixture_dir + "/libkpp_shared.so";
+  run_result on_lib = kpp({"-x", lib, "-a", ev("shift") + "shift_by o"});
+  ASSERT_EQ(on_lib.status, 0) << describe(on_lib);
+  EXPECT_TRUE(contains(on_lib.err, "kprobe-probe trace -e " + group_ + ":shift -- sleep 1")) << on_lib.err;
+  std::string fx = symbols_fixture();
+  run_result on_program = kpp({"-x", fx, "-a", ev("sum") + "checksum seed=%si:s64"});
+  ASSERT_EQ(on_program.status, 0) << describe(on_program);
+  EXPECT_TRUE(contains(on_program.err, "kprobe-probe trace -e " + group_ + ":sum -- " + fx + "\n")) << on_program.err;
+  run_result trace = kpp({"-v", "trace", "-e", group_ + ":sum", "--json", "--", fx});
+  ASSERT_EQ(trace.status, 0) << describe(trace);
+  EXPECT_EQ(json_events(trace.out, group_).size(), 3u) << trace.out;
+}
+
 TEST_F(E2e, NoDwarfRefusesWhatNeedsItAndSaysWhy) {
   std::string fx = symbols_fixture();
   run_result line = kpp({"-x", fx, "-D", "checksum:2"});
@@ -672,6 +689,28 @@ TEST_F(E2e, LibcAliasesReachTheirFunctionsDwarf) {
   run_result refused = kpp({"-x", libc, "-D", "malloc@no_such_file.c"});
   EXPECT_EQ(refused.status, 1) << describe(refused);
   EXPECT_FALSE(std::regex_search(refused.err, std::regex("did you mean:.*\\bmalloc\\b(,|$)"))) << refused.err;
+}
+
+// libstdc++ as Debian ships it: its debug build (libstdc++6-12-dbg, DWARF)
+// and the system's library (no DWARF: demangled .dynsym names).
+TEST_F(E2e, LibstdcxxNamesAsPrintedAreAcceptedBack) {
+  const std::string debug_build = "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6";
+  const std::string system_lib = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
+  if (access(debug_build.c_str(), R_OK) != 0) GTEST_SKIP() << "no " << debug_build << " (libstdc++6-12-dbg)";
+  for (const std::string &lib : {debug_build, system_lib}) {
+    run_result d = kpp({"-x", lib, "-D", "std::__throw_length_error(char const*) %di"});
+    ASSERT_EQ(d.status, 0) << lib << ": " << describe(d);
+    EXPECT_EQ(split_lines(d.out).size(), 1u) << d.out;
+    EXPECT_TRUE(contains(d.out, " arg1=%di")) << d.out;
+  }
+  run_result funcs = kpp({"-x", debug_build, "--funcs=std::__throw_*"});
+  ASSERT_EQ(funcs.status, 0) << describe(funcs);
+  std::vector<std::string> names = split_lines(funcs.out);
+  EXPECT_GE(names.size(), 5u) << funcs.out;
+  for (const std::string &name : names) {
+    run_result d = kpp({"-x", debug_build, "-D", name});
+    EXPECT_EQ(d.status, 0) << name << ": " << describe(d);
+  }
 }
 
 TEST_F(E2e, LibcMallocByItsAliasReadsTheSizeAsked) {
@@ -1039,6 +1078,39 @@ TEST_P(E2eCxx, LineListsAMethodBySource) {
   ASSERT_EQ(r.status, 0) << describe(r);
   EXPECT_TRUE(contains(r.out, "<area@" + std::string(KPP_E2E_CXX_SOURCE) + ":0>")) << r.out;
   EXPECT_TRUE(contains(r.out, "return static_cast<long>(w) * h * scale;")) << r.out;
+}
+
+// Every name -F prints is a FUNC, as printed: parameter lists with spaces,
+// a template instance's return type, const methods.
+TEST_P(E2eCxx, EveryNameFuncsPrintsIsAcceptedBack) {
+  run_result funcs = kpp({"-x", fixture(), "-F"});
+  ASSERT_EQ(funcs.status, 0) << describe(funcs);
+  std::vector<std::string> names = split_lines(funcs.out);
+  EXPECT_NE(std::find(names.begin(), names.end(), "int shapes::biggest<int>(int, int)"), names.end()) << funcs.out;
+  EXPECT_NE(std::find(names.begin(), names.end(), "shapes::Box::area(int) const"), names.end()) << funcs.out;
+  for (const std::string &name : names) {
+    run_result d = kpp({"-x", fixture(), "-D", name});
+    EXPECT_EQ(d.status, 0) << name << ": " << describe(d);
+    EXPECT_EQ(split_lines(d.out).size(), 1u) << name << " names one function: " << d.out;
+  }
+  // With an argument after it, and quoted as the manual says.
+  run_result with_arg = kpp({"-x", fixture(), "-D", "shapes::Box::area(int) const scale"});
+  ASSERT_EQ(with_arg.status, 0) << describe(with_arg);
+  EXPECT_TRUE(contains(with_arg.out, " scale=")) << with_arg.out;
+  run_result quoted = kpp({"-x", fixture(), "-D", "'shapes::twice(long)' v"});
+  ASSERT_EQ(quoted.status, 0) << describe(quoted);
+  EXPECT_TRUE(contains(quoted.out, " v=")) << quoted.out;
+}
+
+// -V spells types as C++ does (and gdb prints them).
+TEST_P(E2eCxx, VarsSpellsTypesAsCxx) {
+  run_result r = kpp({"-x", fixture(), "-V", "shapes::labelled_area", "--externs"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "const shapes::Box &\tbox\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "const char *\tlabel\n")) << r.out;
+  EXPECT_FALSE(contains(r.out, "const const")) << r.out;
+  // The const array, where the build keeps it (gcc -O0 does).
+  if (GetParam() == "gcc_O0") EXPECT_TRUE(contains(r.out, "const char[13]\tkShapeLabel\n")) << r.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, E2eCxx, ::testing::ValuesIn(cxx_builds()),
