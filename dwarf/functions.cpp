@@ -49,9 +49,15 @@ bool has_optimized_variables(const DWARFDie &die) {
 
 // gcc records its options in DW_AT_producer ("GNU C17 12.2.0 -mtune=generic
 // -g -O2"); an -O other than -O0 means there is no prologue to skip, even in
-// a function whose variables give no sign of it (clang records no options).
+// a function whose variables give no sign of it (clang records no options);
+// neither is there in assembly.
 bool producer_says_optimized(const DWARFDie &die) {
   DWARFDie unit = die.getDwarfUnit()->getUnitDIE();
+  // Code written in assembly (glibc's string functions) has no prologue a
+  // compiler made: its first row is no place to skip to.
+  auto language = unit.find(llvm::dwarf::DW_AT_language);
+  auto code = language ? language->getAsUnsignedConstant() : std::nullopt;
+  if (code && (*code == llvm::dwarf::DW_LANG_Mips_Assembler || *code == llvm::dwarf::DW_LANG_Assembly)) return true;
   std::optional<const char *> text = llvm::dwarf::toString(unit.find(llvm::dwarf::DW_AT_producer));
   if (!text || !*text) return false;
   std::string_view p(*text);

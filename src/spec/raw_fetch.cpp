@@ -130,7 +130,7 @@ class RawParser {
       return Ok{};
     }
     size_t n = 0;
-    while (n < rest.size() && (is_word(rest[n]) || rest[n] == '.')) ++n;
+    while (n < rest.size() && is_word(rest[n])) ++n;
     if (n == 0 || is_digit(rest[0]))
       return raw_error(at, at + text.size(), "symbol name expected after '@'", "write a global as @counter");
     fetch.base = RawFetch::Base::Symbol;
@@ -158,9 +158,12 @@ bool is_raw_fetch(std::string_view body) {
     size_t digits = body.find_first_of("0123456789");
     return body == "$stack" || (digits != std::string_view::npos && (digits == 4 || digits == 6));
   }
-  // @ADDR, and a symbol with an offset (a variable's chain has no '+').
-  return body.size() > 1 && body[0] == '@' &&
-         (is_digit(body[1]) || body.find_first_of("+-", 1) != std::string_view::npos);
+  // @ADDR, and a symbol with an offset ("@counter+8"; "@p->next" is a global's chain).
+  if (body.size() < 2 || body[0] != '@') return false;
+  if (is_digit(body[1])) return true;
+  size_t n = 1;
+  while (n < body.size() && is_word(body[n])) ++n;
+  return n + 1 < body.size() && (body[n] == '+' || body[n] == '-') && is_digit(body[n + 1]);
 }
 
 Result<RawFetch> parse_raw_fetch(std::string_view body) { return RawParser(body).run(); }

@@ -13,8 +13,10 @@
 namespace kpp {
 namespace {
 
+using test::arrow;
 using test::meaning;
 using test::reg;
+using test::sym;
 using test::var;
 
 ProbeArg raw(std::string text, std::string type = {}, std::string name = {}) {
@@ -40,6 +42,8 @@ std::vector<Case> cases() {
        {.point = {.function = "f"}, .args = {raw("-16(%bp)", "s32"), raw("+u8(+0(%si))", "u64")}}},
       {"f $stack $stack3 $arg2:x32", {.point = {.function = "f"}, .args = {raw("$stack"), raw("$stack3"), raw("$arg2", "x32")}}},
       {"f @0x4020:s64 @g_calls+8", {.point = {.function = "f"}, .args = {raw("@0x4020", "s64"), raw("@g_calls+8")}}},
+      {"f @g->next @h-1",
+       {.point = {.function = "f"}, .args = {sym("g", {arrow("next")}), raw("@h-1")}}},
       {"f%return +0($retval):string", {.point = {.function = "f", .is_return = true}, .args = {raw("+0($retval)", "string")}}},
       // C++ names as printed: spaces in brackets, return types, qualifiers, operators.
       {"std::__throw_length_error(char const*)", {.point = {.function = "std::__throw_length_error(char const*)"}}},
