@@ -215,7 +215,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   if (result.empty()) {
     const auto &demangled = demangled_symbols();
     bool has_cxx = std::any_of(demangled.begin(), demangled.end(), [](const auto &d) { return d.has_value(); });
-    if (has_cxx || is_cxx_query(name)) return find_cxx_functions(parse_cxx_query(name), file, inlines);
+    if (has_cxx || is_cxx_query(name)) result = find_cxx_functions(parse_cxx_query(name), file, inlines);
   }
   // Symbols first: a function symbol that no DWARF describes (written in
   // assembly, or from a unit built without -g) is still a function.

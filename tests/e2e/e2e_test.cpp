@@ -676,7 +676,8 @@ TEST_F(E2e, LibcAliasesReachTheirFunctionsDwarf) {
     run_result own = kpp({"-x", libc, "-D", a.function + " " + a.args});
     ASSERT_EQ(alias.status, 0) << describe(alias);
     ASSERT_EQ(own.status, 0) << describe(own);
-    EXPECT_EQ(definition_body(alias.out), definition_body(own.out)) << a.name;
+    // The entry of the function (its own name may add inlined copies of it).
+    EXPECT_EQ(definition_body(split_lines(alias.out).at(0)), definition_body(split_lines(own.out).at(0))) << a.name;
     EXPECT_TRUE(contains(alias.out, "/" + a.name + " ")) << "the event is named as typed: " << alias.out;
   }
   // Versioned names: the default memcpy (GLIBC_2.14) and the old one are two functions.
