@@ -218,8 +218,12 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
     if (has_cxx || is_cxx_query(name)) result = find_cxx_functions(parse_cxx_query(name), file, inlines);
   }
   // Symbols first: a function symbol that no DWARF describes (written in
-  // assembly, or from a unit built without -g) is still a function.
-  if (result.empty() && file.empty()) result = function_symbols(name);
+  // assembly, or from a unit built without -g) is still a function; not
+  // when its DWARF is in .dwo files that are missing (that is the news).
+  if (result.empty() && file.empty()) {
+    std::vector<Function> bare = function_symbols(name);
+    if (!bare.empty() && missing_split_dwarf().empty()) result = std::move(bare);
+  }
   std::sort(result.begin(), result.end(), [](const Function &a, const Function &b) { return a.entry < b.entry; });
   return result;
 }

@@ -17,9 +17,10 @@ namespace kpp {
 namespace {
 
 Span point_span(const ProbeSpec &spec) {
-  // The probe point is the first word of the spec (after any EVENT=).
-  size_t end = spec.text.find_first_of(" \t");
-  if (end == std::string::npos) end = spec.text.size();
+  // The probe point is what comes before the first argument (after any
+  // EVENT=): a C++ name as printed has spaces in it.
+  size_t end = spec.args.empty() ? spec.text.size() : spec.args.front().span.begin;
+  while (end > 0 && (spec.text[end - 1] == ' ' || spec.text[end - 1] == '\t')) --end;
   size_t begin = spec.text.find('=');
   begin = (begin == std::string::npos || begin > end) ? 0 : begin + 1;
   return {begin, end};
