@@ -22,6 +22,7 @@ constexpr size_t kMaxPointWords = 12;
 struct Word {
   size_t begin = 0, end = 0;
   bool has_paren = false;  // a '(' outside any bracket: a parameter list
+  bool balanced = true;    // its brackets close
 };
 
 // The word at text[i]: up to white space outside quotes and brackets.
@@ -29,6 +30,7 @@ Word scan_word(std::string_view text, size_t i) {
   Word w{i, i, false};
   int depth = 0;
   char quote = 0;
+  bool name_done = false;  // past '@', '+', '%' or ':' (parse_point.cpp's rule)
   while (i < text.size()) {
     char c = text[i];
     if (quote) {
@@ -47,26 +49,38 @@ Word scan_word(std::string_view text, size_t i) {
       // A lazy pattern is raw text up to the next white space.
       while (i < text.size() && !is_space(text[i])) ++i;
       break;
-    } else if (size_t op = operator_name_end(text, i); op != i) {
+    } else if (size_t op = name_done ? i : operator_name_end(text, i); op != i) {
       i = op;
       continue;
+    } else if (name_done) {
+      // Brackets of a file name or a line are plain characters.
     } else if (c == '(' || c == '<' || c == '{') {
       if (c == '(' && depth == 0) w.has_paren = true;
       ++depth;
     } else if ((c == ')' || c == '>' || c == '}') && depth > 0) {
       --depth;
+    } else if (depth == 0 && (c == '@' || c == '+' || c == '%' || (c == ':' && text.substr(i, 2) != "::"))) {
+      name_done = true;
+    } else if (c == ':') {
+      ++i;  // "::" is part of the name
     }
     ++i;
   }
   w.end = std::min(i, text.size());
+  w.balanced = depth == 0;
   return w;
 }
 
 // A return type's word: a C++ type's characters only (an argument such as
 // `p->name`, `x=%di` or `$retval` has others).
 bool type_word(std::string_view w) {
-  for (char c : w)
-    if (!is_word_char(c) && std::string_view(":<>*&, ").find(c) == std::string_view::npos) return false;
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (w.substr(i, 2) == "::") {
+      ++i;
+      continue;
+    }
+    if (!is_word_char(w[i]) && std::string_view("<>*&, ").find(w[i]) == std::string_view::npos) return false;
+  }
   return !w.empty();
 }
 
@@ -78,7 +92,11 @@ bool name_word(std::string_view w) {
   return w.substr(0, paren).find_first_of("=$%@+") == std::string_view::npos;
 }
 
-bool qualifier(std::string_view w) { return w == "const" || w == "volatile" || w == "&" || w == "&&"; }
+// A qualifier after a parameter list, maybe followed by the point's rest ("const%return").
+bool qualifier(std::string_view w) {
+  w = w.substr(0, w.find_first_of("@%+:"));
+  return w == "const" || w == "volatile" || w == "&" || w == "&&";
+}
 
 }  // namespace
 
@@ -119,7 +137,12 @@ size_t point_token_end(std::string_view text, size_t begin) {
   auto word = [&](size_t k) { return text.substr(words[k].begin, words[k].end - words[k].begin); };
   auto with_qualifiers = [&](size_t k) {
     size_t end = words[k].end;
-    while (++k < words.size() && qualifier(word(k))) end = words[k].end;
+    if (!word(k).ends_with(')')) return end;
+    while (++k < words.size() && qualifier(word(k))) {
+      end = words[k].end;
+      if (!qualifier(word(k).substr(0, word(k).find_first_of("@%+:")))) break;
+      if (word(k).find_first_of("@%+:") != std::string_view::npos) break;  // the point goes on after it
+    }
     return end;
   };
   if (words[0].has_paren) return with_qualifiers(0);
@@ -129,7 +152,7 @@ size_t point_token_end(std::string_view text, size_t begin) {
   if (size_t eq = first.find('='); eq != std::string_view::npos) first.remove_prefix(eq + 1);
   if (!type_word(first)) return words[0].end;
   for (size_t k = 1; k < words.size(); ++k) {
-    if (words[k].has_paren && name_word(word(k))) return with_qualifiers(k);
+    if (words[k].has_paren && words[k].balanced && name_word(word(k))) return with_qualifiers(k);
     if (!type_word(word(k))) break;
   }
   return words[0].end;

@@ -49,6 +49,9 @@ Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end)
   size_t quote_col = 0;
   int depth = 0;
   size_t head = 0;  // where the name starts in out.chars: after EVENT=
+  // Brackets and operators are a C++ name's, before the name ends at '@',
+  // '+', '%' or ':' (a file "@(x).c" has no brackets to balance).
+  bool name_done = false;
   for (size_t i = begin; i < end; ++i) {
     char c = spec[i];
     if (c == '\\') {
@@ -69,21 +72,22 @@ Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end)
       // that form works too.
       out.chars.push_back({c, i, true, depth > 0});
       out.chars.push_back({c, ++i, true, depth > 0});
-    } else if (size_t op = operator_name_end(spec.substr(0, end), i); op != i) {
+    } else if (size_t op = name_done ? i : operator_name_end(spec.substr(0, end), i); op != i) {
       // "operator+=", "operator()": its characters are the name's.
       for (; i < op; ++i)
         if (!std::isspace(static_cast<unsigned char>(spec[i]))) out.chars.push_back({spec[i], i, true, depth > 0});
       --i;
-    } else if (c == '(' || c == '<' || c == '{') {
+    } else if (!name_done && (c == '(' || c == '<' || c == '{')) {
       ++depth;
       out.chars.push_back({c, i, true, true});
     } else if ((c == ')' || c == '>' || c == '}') && depth > 0) {
       --depth;
       out.chars.push_back({c, i, true, true});
     } else if (depth > 0) {
-      if (!std::isspace(static_cast<unsigned char>(c)) || out.chars.back().c != ' ')
-        out.chars.push_back({std::isspace(static_cast<unsigned char>(c)) ? ' ' : c, i, true, true});
+      out.chars.push_back({c, i, true, true});  // spaces too: the C++ matcher ignores them
     } else if (std::isspace(static_cast<unsigned char>(c))) {
+      // A return type dropped: the name starts again.
+      if (out.chars.empty() || out.chars.back().c != ')') name_done = false;
       point_space(out.chars, head);
     } else if (c == ';') {
       out.lazy_col = i;
@@ -92,6 +96,7 @@ Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end)
     } else {
       out.chars.push_back({c, i, false});
       if (c == '=' && head == 0) head = out.chars.size();
+      name_done |= std::string_view("@+%:").find(c) != std::string_view::npos;
     }
   }
   if (quote != 0)

@@ -62,7 +62,7 @@ std::vector<Case> cases() {
       {"ns::V::operator()(int) x", {.point = {.function = "ns::V::operator()(int)"}, .args = {var("x")}}},
       {"bool ns::operator< <int>(ns::A<int> const&)", {.point = {.function = "ns::operator<<int>(ns::A<int> const&)"}}},
       {"operator new(unsigned long)", {.point = {.function = "operatornew(unsigned long)"}}},
-      {"f(int,   long)", {.point = {.function = "f(int, long)"}}},
+      {"f(int,   long)", {.point = {.function = "f(int,   long)"}}},
       // What is no C++ name stays as it was.
       {"walk;truth_walk(p,* i", {.point = {.function = "walk", .lazy_pattern = "truth_walk(p,*"}, .args = {var("i")}}},
       {"walk p x=+0(%di)", {.point = {.function = "walk"}, .args = {var("p"), raw("+0(%di)", "", "x")}}},
