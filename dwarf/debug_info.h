@@ -85,8 +85,9 @@ class DebugInfo {
   // Opens an ELF file and its DWARF. A file without .debug_info has its
   // DWARF read from a separate debug file when one is found (build-id or
   // .gnu_debuglink, under $KPP_DEBUG_ROOT or /usr/lib/debug: see
-  // dwarf/debug_link.h). Errors: unreadable file, not ELF, no .debug_info
-  // anywhere (the message lists the paths tried and how to get debug info).
+  // dwarf/debug_link.h); when none is, the file is opened without DWARF
+  // (has_dwarf()): its symbol tables still name functions. Errors:
+  // unreadable file, not ELF.
   static Result<std::unique_ptr<DebugInfo>> open(const std::string &path);
   static Result<std::unique_ptr<DebugInfo>> open(const std::string &path, const OpenOptions &options);
   // The options open(path) uses: the CLI sets them once from --no-cache, so
@@ -105,7 +106,15 @@ class DebugInfo {
   virtual const std::string &debug_path() const { return path(); }
   virtual uint16_t machine() const = 0;         // ELF e_machine
   virtual bool is_kernel() const = 0;           // a vmlinux (has linux_banner)
+  // Whether the file (or its separate debug file) has DWARF. Without it
+  // only the symbol tables answer: find_functions() gives their function
+  // symbols, and the queries of lines, variables and types find nothing.
+  virtual bool has_dwarf() const { return true; }
+  // Without DWARF, one line naming where it was looked for; else empty.
+  virtual std::string dwarf_note() const { return {}; }
   virtual std::string build_id() const = 0;     // hex, empty when absent
+  // A shared library (ET_DYN without a program interpreter): it runs only inside a program.
+  virtual bool is_shared_library() const { return false; }
 
   // The out-of-line definitions of `name` (several for same-named statics)
   // and, with InlineCopies::Include, every copy inlined into other functions

@@ -29,13 +29,16 @@ std::string hex(ArrayRef<uint8_t> bytes) {
 
 template <class ELFT>
 void read_segments_and_notes(const object::ELFFile<ELFT> &elf, std::vector<LoadSegment> &segments,
-                             std::string &build_id) {
+                             std::string &build_id, bool &library) {
   auto headers = elf.program_headers();
   if (!headers) {
     consumeError(headers.takeError());
     return;
   }
+  // A shared object without a program interpreter: a library (a PIE program has one).
+  library = elf.getHeader().e_type == ELF::ET_DYN;
   for (const auto &ph : *headers) {
+    if (ph.p_type == ELF::PT_INTERP) library = false;
     if (ph.p_type == ELF::PT_LOAD) {
       segments.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz});
     } else if (ph.p_type == ELF::PT_NOTE && build_id.empty()) {
@@ -68,10 +71,9 @@ Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path) {
   if (!object->binary.getBinary()->isELF())
     return Error("'" + path + "' is not an ELF file");
   auto info = std::make_unique<LlvmDebugInfo>(path, std::move(*object));
-  if (!info->has_debug_info()) {
-    Status attached = info->attach_separate_debug();
-    if (!attached) return std::move(attached).error();
-  }
+  // No DWARF anywhere is a mode, as in perf probe: the symbol tables still
+  // place function entries, returns and offsets (has_dwarf(), dwarf_note()).
+  if (!info->has_debug_info()) (void)info->attach_separate_debug();
   info->set_open_options(DebugInfo::default_options());
   return std::unique_ptr<DebugInfo>(std::move(info));
 }
@@ -145,12 +147,20 @@ void LlvmDebugInfo::read_elf_facts() {
   const object::ObjectFile &obj = *binary_.getBinary();
   if (const auto *elf = dyn_cast<object::ELFObjectFileBase>(&obj)) machine_ = elf->getEMachine();
   if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&obj))
-    read_segments_and_notes(e->getELFFile(), segments_, build_id_);
+    read_segments_and_notes(e->getELFFile(), segments_, build_id_, is_library_);
   else if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&obj))
-    read_segments_and_notes(e->getELFFile(), segments_, build_id_);
+    read_segments_and_notes(e->getELFFile(), segments_, build_id_, is_library_);
   else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj))
-    read_segments_and_notes(e->getELFFile(), segments_, build_id_);
+    read_segments_and_notes(e->getELFFile(), segments_, build_id_, is_library_);
   symbols_ = SymbolTable(obj, *layout_);
+  if (!symbols_.has_functions()) {
+    // A stripped program keeps the symbols it exports (.dynsym).
+    SymbolTable dynamic(obj, *layout_, SymbolSection::Dynamic);
+    if (dynamic.has_functions()) {
+      symbols_ = std::move(dynamic);
+      symbols_are_dynamic_ = true;
+    }
+  }
   symbols_.read_lookups_from(path_, mapping_);
 }
 

@@ -49,9 +49,15 @@ bool has_optimized_variables(const DWARFDie &die) {
 
 // gcc records its options in DW_AT_producer ("GNU C17 12.2.0 -mtune=generic
 // -g -O2"); an -O other than -O0 means there is no prologue to skip, even in
-// a function whose variables give no sign of it (clang records no options).
+// a function whose variables give no sign of it (clang records no options);
+// neither is there in assembly.
 bool producer_says_optimized(const DWARFDie &die) {
   DWARFDie unit = die.getDwarfUnit()->getUnitDIE();
+  // Code written in assembly (glibc's string functions) has no prologue a
+  // compiler made: its first row is no place to skip to.
+  auto language = unit.find(llvm::dwarf::DW_AT_language);
+  auto code = language ? language->getAsUnsignedConstant() : std::nullopt;
+  if (code && (*code == llvm::dwarf::DW_LANG_Mips_Assembler || *code == llvm::dwarf::DW_LANG_Assembly)) return true;
   std::optional<const char *> text = llvm::dwarf::toString(unit.find(llvm::dwarf::DW_AT_producer));
   if (!text || !*text) return false;
   std::string_view p(*text);
@@ -162,18 +168,39 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
 
 std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, const std::string &file,
                                                     InlineCopies inlines) {
+  // FUNC@VERSION ("memcpy@GLIBC_2.14", parsed as FUNC@SRC): a versioned
+  // symbol when no source file can be meant.
+  if (!file.empty() && file.find('/') == std::string::npos && !symbols_.functions_named(name + "@" + file).empty())
+    return find_functions(name + "@" + file, "", inlines);
+  // Without DWARF the symbol tables are all there is: by name, else (a C++
+  // name) by demangled name.
+  if (!has_dwarf()) {
+    if (!file.empty()) return {};
+    std::vector<Function> found = function_symbols(name);
+    if (found.empty() && is_cxx_query(name)) {
+      CxxQuery query = parse_cxx_query(name);
+      const auto &demangled = demangled_symbols();
+      const std::vector<ElfSymbol> &functions = symbols_.functions();
+      for (size_t i = 0; i < functions.size(); ++i)
+        if (demangled[i] && cxx_name_matches(query, *demangled[i])) found.push_back(function_of_symbol(functions[i], name));
+    }
+    return found;
+  }
   std::vector<Function> result;
   std::set<uint64_t> seen;
-  auto add = [&](DWARFDie die) {
+  // `symbol_at`: the address of the symbol named `name` that led to `die`.
+  auto add = [&](DWARFDie die, std::optional<uint64_t> symbol_at = std::nullopt) {
     if (!die.isValid() || !seen.insert(handle_of(die)).second) return;
     auto fn = function_from_die(die);
-    // By source name, or (C++) by the mangled name the symbol table shows.
-    if (!fn || (fn->name != name && fn->symbol != name && linkage_name(die) != name)) return;
+    // By source name, or (C++) by the mangled name the symbol table shows,
+    // or by an alias: a symbol of that name where the function starts
+    // (glibc's malloc is __libc_malloc's).
+    if (!fn || (fn->name != name && fn->symbol != name && linkage_name(die) != name && fn->entry != symbol_at)) return;
     if (!file.empty() && !path_ends_with(fn->decl_file, file)) return;
     result.push_back(std::move(*fn));
   };
-  for (const ElfSymbol &sym : symbols_.functions_named(name))
-    add(enclosing_subprogram(dies_at(sym.address).FunctionDIE));
+  std::vector<ElfSymbol> symbols = symbols_.functions_named(name);
+  for (const ElfSymbol &sym : symbols) add(enclosing_subprogram(dies_at(sym.address).FunctionDIE), sym.address);
   // The symbol table finds out-of-line bodies cheaply; inlined copies, and
   // functions without a symbol (a stripped symbol table), need a scan.
   bool need_subprograms = result.empty();
@@ -188,23 +215,32 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   if (result.empty()) {
     const auto &demangled = demangled_symbols();
     bool has_cxx = std::any_of(demangled.begin(), demangled.end(), [](const auto &d) { return d.has_value(); });
-    if (has_cxx || is_cxx_query(name)) return find_cxx_functions(parse_cxx_query(name), file, inlines);
+    if (has_cxx || is_cxx_query(name)) result = find_cxx_functions(parse_cxx_query(name), file, inlines);
+  }
+  // Symbols first: a function symbol that no DWARF describes (written in
+  // assembly, or from a unit built without -g) is still a function; not
+  // when its DWARF is in .dwo files that are missing (that is the news).
+  if (result.empty() && file.empty()) {
+    std::vector<Function> bare = function_symbols(name);
+    if (!bare.empty() && missing_split_dwarf().empty()) result = std::move(bare);
   }
   std::sort(result.begin(), result.end(), [](const Function &a, const Function &b) { return a.entry < b.entry; });
   return result;
 }
 
+Function LlvmDebugInfo::function_of_symbol(const ElfSymbol &sym, const std::string &name) {
+  Function fn;
+  fn.name = name;
+  fn.symbol = sym.name;
+  fn.entry = fn.frame_entry = sym.address;
+  fn.ranges.push_back({sym.address, sym.address + std::max<uint64_t>(sym.size, 1)});
+  fn.optimized = true;  // no prologue to find: a return probe sits on the entry
+  return fn;
+}
+
 std::vector<Function> LlvmDebugInfo::function_symbols(const std::string &name) {
   std::vector<Function> found;
-  for (const ElfSymbol &sym : symbols_.functions_named(name)) {
-    Function fn;
-    fn.name = name;
-    fn.symbol = sym.name;
-    fn.entry = fn.frame_entry = sym.address;
-    fn.ranges.push_back({sym.address, sym.address + std::max<uint64_t>(sym.size, 1)});
-    fn.optimized = true;  // no prologue to find: a return probe sits on the entry
-    found.push_back(std::move(fn));
-  }
+  for (const ElfSymbol &sym : symbols_.functions_named(name)) found.push_back(function_of_symbol(sym, name));
   return found;
 }
 
@@ -264,6 +300,8 @@ std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &nam
     else
       names.emplace(source_name_of_symbol(functions[i].name));
   }
+  // The name refused is no suggestion (a name whose symbol exists but was not found).
+  names.erase(name);
   return closest_names(name, std::vector<std::string>(names.begin(), names.end()), max);
 }
 

@@ -52,6 +52,7 @@ class LlvmDebugInfo final : public DebugInfo {
   uint16_t machine() const override { return machine_; }
   bool is_kernel() const override;
   std::string build_id() const override { return build_id_; }
+  bool is_shared_library() const override { return is_library_; }
 
   std::vector<Function> find_functions(const std::string &name, const std::string &file,
                                        InlineCopies inlines) override;
@@ -88,6 +89,8 @@ class LlvmDebugInfo final : public DebugInfo {
 
   // Whether the file has a .debug_info (its units are not read yet).
   bool has_debug_info() const;
+  bool has_dwarf() const override { return no_dwarf_note_.empty(); }
+  std::string dwarf_note() const override { return no_dwarf_note_; }
   // Gives back the pages of the files' mappings read so far (see
   // dwarf/mapped_object.h): after open, after the index scan.
   void drop_mapped_pages() {
@@ -96,7 +99,7 @@ class LlvmDebugInfo final : public DebugInfo {
   }
   // For a program without DWARF: finds its separate debug file (build-id,
   // .gnu_debuglink) and reads the DWARF from it (dwarf/separate_debug.cpp).
-  // The error lists every path tried.
+  // The error lists every path tried; dwarf_note() names them after a failure.
   Status attach_separate_debug();
 
   // The CFA rule at `pc`, from .eh_frame, else .debug_frame (dwarf/cfa.cpp).
@@ -130,6 +133,8 @@ class LlvmDebugInfo final : public DebugInfo {
                                        bool instances = false);
   // find_functions for a C++ name (cxx_names.h): symbols and DIEs by their demangled names.
   std::vector<Function> find_cxx_functions(const CxxQuery &query, const std::string &file, InlineCopies inlines);
+  // The function a symbol table knows alone: its symbol's extent, no DWARF.
+  static Function function_of_symbol(const ElfSymbol &sym, const std::string &name);
   // functions_' names demangled (nullopt: not a C++ function), made on first use.
   const std::vector<std::optional<DemangledFunction>> &demangled_symbols();
   // The index of every function with code, built or loaded on first use
@@ -210,7 +215,13 @@ class LlvmDebugInfo final : public DebugInfo {
   uint16_t machine_ = 0;
   mutable std::optional<bool> is_kernel_;  // has linux_banner; asked on first use
   std::string build_id_;
-  mutable SymbolTable symbols_;  // sorts itself, or reads its sorted copy, on first use  // the program's, else the separate debug file's
+  bool is_library_ = false;
+  // The program's .symtab, else the separate debug file's, else the
+  // program's .dynsym (symbols_are_dynamic_). Sorts itself, or reads its
+  // sorted copy, on first use.
+  mutable SymbolTable symbols_;
+  bool symbols_are_dynamic_ = false;
+  std::string no_dwarf_note_;  // set when no DWARF was found: where it was looked for
   std::optional<std::vector<std::optional<DemangledFunction>>> demangled_symbols_;
   // Data symbols reached through the GOT: (start, size, slot), by start; read at first use.
   struct GotEntry {

@@ -109,25 +109,30 @@ Status LlvmDebugInfo::attach_separate_debug() {
           debug_binary_ = std::move(binary->binary);
           debug_mapping_ = binary->mapping;
           debug_path_ = candidate.path;
-          // A fully stripped program has no .symtab; the debug file keeps one.
-          if (!symbols_.has_functions()) {
-            symbols_ = SymbolTable(*debug_binary_.getBinary(), *layout_);
-            symbols_.read_lookups_from(debug_path_, debug_mapping_);
+          // A fully stripped program has no .symtab (at most the exported
+          // .dynsym); the debug file keeps the whole table.
+          if (symbols_are_dynamic_ || !symbols_.has_functions()) {
+            SymbolTable full(*debug_binary_.getBinary(), *layout_);
+            if (full.has_functions()) {
+              symbols_ = std::move(full);
+              symbols_.read_lookups_from(debug_path_, debug_mapping_);
+              symbols_are_dynamic_ = false;
+            }
           }
           return Ok{};
         }
       }
     }
-    tried += "\n    " + candidate.path + " (" + why + ")";
+    tried += (tried.empty() ? "" : ", ") + candidate.path + " (" + why + ")";
   }
-  std::string message = "'" + path_ + "' has no debug information (.debug_info)";
-  if (tried.empty())
-    message += ", and neither a build-id nor a .gnu_debuglink to find a separate debug file by";
-  else
-    message += ", and no separate debug file was found; tried:" + tried;
-  return Error(message, "rebuild it with -g, or install its debug symbols (the -dbg/-dbgsym package; "
-                        "KPP_DEBUG_ROOT names a debug tree other than /usr/lib/debug), or name debuginfod "
-                        "servers in DEBUGINFOD_URLS");
+  // Without DWARF the symbol tables still serve: a note, not an error.
+  no_dwarf_note_ = "'" + path_ + "' has no DWARF (no .debug_info; " +
+                   (tried.empty() ? std::string("neither a build-id nor a .gnu_debuglink to find a debug file by")
+                                  : "debug files tried: " + tried) +
+                   ")";
+  return Error(no_dwarf_note_, "rebuild it with -g, or install its debug symbols (the -dbg/-dbgsym package; "
+                               "KPP_DEBUG_ROOT names a debug tree other than /usr/lib/debug), or name debuginfod "
+                               "servers in DEBUGINFOD_URLS");
 }
 
 }  // namespace kpp::dwarf

@@ -38,19 +38,24 @@ bool symbol_tables_fit(const object::ObjectFile &obj) {
   return true;
 }
 
+// Code a probe can be placed on: a function, or an indirect function's
+// resolver (STT_GNU_IFUNC: glibc's memcpy, strlen...), which perf probe
+// counts as a function too.
+bool is_code(uint8_t type) { return type == ELF::STT_FUNC || type == ELF::STT_GNU_IFUNC; }
+
 }  // namespace
 
 std::string_view SymbolTable::Raw::name_view() const { return {name, strnlen(name, name_room)}; }
 
 template <class ELFT>
-void SymbolTable::read_table(const object::ELFFile<ELFT> &elf) {
+void SymbolTable::read_table(const object::ELFFile<ELFT> &elf, unsigned section_type) {
   auto sections = elf.sections();
   if (!sections) {
     consumeError(sections.takeError());
     return;
   }
   for (const auto &sh : *sections) {
-    if (sh.sh_type != ELF::SHT_SYMTAB) continue;
+    if (sh.sh_type != section_type) continue;
     auto symbols = elf.symbols(&sh);
     auto strings = elf.getStringTableForSymtab(sh);
     if (!symbols || !strings) {
@@ -77,18 +82,44 @@ void SymbolTable::read_table(const object::ELFFile<ELFT> &elf) {
   }
 }
 
-SymbolTable::SymbolTable(const object::ObjectFile &object, const SectionLayout &layout) : layout_(&layout) {
+SymbolTable::SymbolTable(const object::ObjectFile &object, const SectionLayout &layout, SymbolSection which)
+    : layout_(&layout) {
   // Without a readable symbol table, functions are found in the DWARF alone.
   if (!symbol_tables_fit(object)) return;
-  if (const auto *elf = dyn_cast<object::ELFObjectFileBase>(&object)) machine_ = elf->getEMachine();
-  if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&object)) read_table(e->getELFFile());
-  else if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&object)) read_table(e->getELFFile());
-  else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&object)) read_table(e->getELFFile());
-  else if (const auto *e = dyn_cast<object::ELF32BEObjectFile>(&object)) read_table(e->getELFFile());
+  unsigned type = which == SymbolSection::Dynamic ? ELF::SHT_DYNSYM : ELF::SHT_SYMTAB;
+  const auto *elf = dyn_cast<object::ELFObjectFileBase>(&object);
+  if (elf) machine_ = elf->getEMachine();
+  if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&object)) read_table(e->getELFFile(), type);
+  else if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&object)) read_table(e->getELFFile(), type);
+  else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&object)) read_table(e->getELFFile(), type);
+  else if (const auto *e = dyn_cast<object::ELF32BEObjectFile>(&object)) read_table(e->getELFFile(), type);
+  if (which != SymbolSection::Dynamic || !elf || entry_count_ == 0) return;
+  // LLVM gives one version per symbol after the null one at index 0.
+  auto versions = elf->readDynsymVersions();
+  if (!versions) {
+    consumeError(versions.takeError());
+    return;
+  }
+  if (versions->size() + 1 != entry_count_) return;
+  versions_.resize(entry_count_);
+  for (size_t i = 0; i < versions->size(); ++i)
+    if (!(*versions)[i].Name.empty()) versions_[i + 1] = ((*versions)[i].IsVerDef ? "@@" : "@") + (*versions)[i].Name;
+}
+
+std::string_view SymbolTable::version_of(const Raw &raw) const {
+  std::string_view with_at;
+  if (!versions_.empty()) {
+    if (raw.index < versions_.size()) with_at = versions_[raw.index];
+  } else if (raw.name_room > 0) {
+    std::string_view name = raw.name_view();
+    if (size_t at = name.find('@', 1); at != std::string_view::npos) with_at = name.substr(at);
+  }
+  while (with_at.starts_with('@')) with_at.remove_prefix(1);
+  return with_at;
 }
 
 std::optional<uint64_t> SymbolTable::address_of(const Raw &raw) const {
-  bool function = raw.type == ELF::STT_FUNC, data = raw.type == ELF::STT_OBJECT || raw.type == ELF::STT_COMMON;
+  bool function = is_code(raw.type), data = raw.type == ELF::STT_OBJECT || raw.type == ELF::STT_COMMON;
   if (!function && !data) return std::nullopt;
   uint64_t address = raw.value;
   if (machine_ == ELF::EM_ARM && function) address &= ~uint64_t{1};  // the Thumb bit is not part of the address
@@ -106,13 +137,13 @@ std::optional<ElfSymbol> SymbolTable::accept(const Raw &raw) const {
   auto address = address_of(raw);
   if (!address) return std::nullopt;
   uint64_t section = raw.section >= ELF::SHN_LORESERVE ? 0 : raw.section;
-  return ElfSymbol{raw.name_view(), *address, raw.size, section, raw.type == ELF::STT_FUNC};
+  return ElfSymbol{raw.name_view(), version_of(raw), *address, raw.size, section, is_code(raw.type)};
 }
 
 bool SymbolTable::has_functions() const {
   bool found = false;
   walk([&](const Raw &raw) {
-    if (raw.type == ELF::STT_FUNC) found = address_of(raw).has_value();
+    if (is_code(raw.type)) found = address_of(raw).has_value();
     return !found;
   });
   return found;
@@ -204,13 +235,21 @@ void SymbolTable::use_cache(const std::string &directory, const IndexKey &key, u
   cache_.reset();
   if (sorted_ || entry_count_ == 0 || directory.empty()) return;
   cache_ = Cache{{}, key, max_bytes};
-  cache_->key.identity += " symbols v1 " + std::to_string(entry_count_);
+  cache_->key.identity += std::string(versions_.empty() ? " symbols v2 " : " dynamic symbols v2 ") + std::to_string(entry_count_);
   cache_->file = cache_file(directory, cache_->key, ".sym");
 }
 
 std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
   std::vector<ElfSymbol> found;
   if (name.empty()) return found;
+  if (size_t at = name.find('@', 1); at != std::string_view::npos) {
+    // A versioned name: the symbols of its source name with that version.
+    std::string_view version = name.substr(at);
+    while (version.starts_with('@')) version.remove_prefix(1);
+    for (const ElfSymbol &sym : functions_named(name.substr(0, at)))
+      if (sym.version == version) found.push_back(sym);
+    return found;
+  }
   auto named = [&](std::string_view symbol) { return symbol == name || source_name_of_symbol(symbol) == name; };
   // A probe asks for its function's symbols more than once (the bodies, then
   // whether the kernel holds the name twice).
@@ -219,7 +258,7 @@ std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
     // The name itself, or its source name followed by a compiler's suffix.
     std::vector<uint32_t> at = offsets_of({name}, std::string_view("\0.@", 3))[0];
     walk([&](const Raw &raw) {
-      if (raw.type != ELF::STT_FUNC || !std::binary_search(at.begin(), at.end(), raw.name_offset)) return true;
+      if (!is_code(raw.type) || !std::binary_search(at.begin(), at.end(), raw.name_offset)) return true;
       if (auto sym = accept_looked_up(raw); sym && named(sym->name)) found.push_back(*sym);
       return true;
     });
@@ -234,7 +273,7 @@ std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
   indexes.erase(std::unique(indexes.begin(), indexes.end()), indexes.end());
   for (uint32_t index : indexes) {
     Raw raw = looked_up(index);
-    if (raw.type != ELF::STT_FUNC) continue;
+    if (!is_code(raw.type)) continue;
     if (auto sym = accept(raw); sym && named(sym->name)) found.push_back(*sym);
   }
   std::stable_sort(found.begin(), found.end(), [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; });
@@ -280,7 +319,7 @@ std::vector<std::string_view> SymbolTable::function_source_names() const {
   std::vector<std::string_view> names;
   names.reserve(entry_count_ / 2);
   walk([&](const Raw &raw) {
-    if (raw.type == ELF::STT_FUNC && address_of(raw)) names.push_back(source_name_of_symbol(raw.name_view()));
+    if (is_code(raw.type) && address_of(raw)) names.push_back(source_name_of_symbol(raw.name_view()));
     return true;
   });
   return names;
@@ -476,7 +515,7 @@ void SymbolTable::add_names(const Raw &raw, std::vector<Slot> &by_name) const {
   if (raw.name_room == 0 || *raw.name == '\0') return;
   std::string_view own = raw.name_view();
   by_name.push_back({fnv1a(own), raw.index, 0});
-  if (raw.type == ELF::STT_FUNC)
+  if (is_code(raw.type))
     if (std::string_view source = source_name_of_symbol(own); source != own) by_name.push_back({fnv1a(source), raw.index, 0});
 }
 

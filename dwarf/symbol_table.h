@@ -37,26 +37,39 @@ namespace kpp::dwarf {
 
 struct ElfSymbol {
   std::string_view name;  // in the symbol table's strings (the object file stays mapped)
+  // The symbol's version ("GLIBC_2.14"): after the '@' or "@@" of a .symtab
+  // name, from .gnu.version for a .dynsym entry; empty when unversioned.
+  std::string_view version;
   uint64_t address = 0;
   uint64_t size = 0;
   uint64_t section = 0;  // ELF section index (kernel probes anchor within one section)
   bool function = false;
 };
 
+// Which of a file's symbol tables to read.
+enum class SymbolSection {
+  Static,   // .symtab: every symbol (gone from a stripped program)
+  Dynamic,  // .dynsym: the exported ones, which stripping keeps
+};
+
 class SymbolTable {
  public:
   SymbolTable() = default;
-  // The first SHT_SYMTAB of `object` (nothing when it has none, or one that
-  // does not fit in the file). `layout` gives a .ko's section bases; both
+  // The first SHT_SYMTAB (or, for Dynamic, SHT_DYNSYM, with the versions
+  // .gnu.version gives) of `object`: nothing when it has none, or one that
+  // does not fit in the file. `layout` gives a .ko's section bases; both
   // must outlive the table.
-  SymbolTable(const llvm::object::ObjectFile &object, const SectionLayout &layout);
+  SymbolTable(const llvm::object::ObjectFile &object, const SectionLayout &layout,
+              SymbolSection which = SymbolSection::Static);
 
   // Whether there is at least one function symbol (a stripped program has none).
   bool has_functions() const;
   // Whether a symbol of any type is named `name`.
   bool contains(std::string_view name);
   // The function symbols whose name, or source name (compiler suffixes cut:
-  // "walk.isra.0" for "walk"), is `name`, by address.
+  // "walk.isra.0" for "walk"), is `name`, by address. A versioned `name`
+  // ("memcpy@GLIBC_2.14", "@@" alike) is a symbol of that source name and
+  // version.
   std::vector<ElfSymbol> functions_named(std::string_view name);
   // The address of the first symbol of any type (NOTYPE section markers
   // included) named each of `names`; nullopt for those not there.
@@ -143,7 +156,11 @@ class SymbolTable {
   // accept() reading the name with pread in file mode.
   std::optional<ElfSymbol> accept_looked_up(const Raw &raw) const;
   template <class ELFT>
-  void read_table(const llvm::object::ELFFile<ELFT> &elf);
+  void read_table(const llvm::object::ELFFile<ELFT> &elf, unsigned section_type);
+  // .dynsym's versions, by table index ("" for none), and whether each is
+  // the default one (written "@@"): read once, at construction.
+  std::vector<std::string> versions_;
+  std::string_view version_of(const Raw &raw) const;
   // A function or data symbol at its address (Thumb bit cleared, a .ko's
   // section base added); nullopt for other symbols and those without one.
   std::optional<ElfSymbol> accept(const Raw &raw) const;

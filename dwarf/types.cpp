@@ -1,5 +1,5 @@
-// Types: what a value is (integer, pointer, aggregate), how big, how C spells
-// it, and where members sit.
+// Types: what a value is (integer, pointer, aggregate), how big, how C and
+// C++ spell it, and where members sit.
 #include <algorithm>
 
 #include <llvm/BinaryFormat/Dwarf.h>
@@ -50,19 +50,77 @@ std::vector<std::optional<uint64_t>> array_dims(const DWARFDie &array) {
 
 }  // namespace
 
+namespace {
+
+bool is_cxx_unit(const DWARFDie &die) {
+  DWARFUnit *unit = die.getDwarfUnit();
+  if (!unit) return false;
+  auto language = unit->getUnitDIE().find(llvm::dwarf::DW_AT_language);
+  auto code = language ? language->getAsUnsignedConstant() : std::nullopt;
+  return code && *code <= 0xffff && llvm::dwarf::isCPlusPlus(static_cast<llvm::dwarf::SourceLanguage>(*code));
+}
+
+// The namespaces and classes around a C++ type: "std::", "shapes::Box::".
+std::string cxx_scope_of(const DWARFDie &die) {
+  std::string scope;
+  int depth = 0;
+  for (DWARFDie parent = die.getParent(); parent.isValid() && depth < max_type_depth; parent = parent.getParent(), ++depth) {
+    auto tag = parent.getTag();
+    if (tag != llvm::dwarf::DW_TAG_namespace && tag != llvm::dwarf::DW_TAG_structure_type &&
+        tag != llvm::dwarf::DW_TAG_class_type && tag != llvm::dwarf::DW_TAG_union_type)
+      break;
+    const char *name = parent.getName(DINameKind::ShortName);
+    scope = std::string(name ? name : "(anonymous namespace)") + "::" + scope;
+  }
+  return scope;
+}
+
+bool is_pointer_like(const DWARFDie &die) {
+  auto tag = die.getTag();
+  return tag == llvm::dwarf::DW_TAG_pointer_type || tag == llvm::dwarf::DW_TAG_reference_type ||
+         tag == llvm::dwarf::DW_TAG_rvalue_reference_type;
+}
+
+}  // namespace
+
+// As C and C++ spell the type (and gdb prints it): "const char *",
+// "char * const", "const char[14]" (a const array is an array of const),
+// "const Point &"; C++'s aggregates by their qualified names
+// ("std::vector<int, std::allocator<int> >"), C's with their keyword.
 std::string LlvmDebugInfo::type_name(DWARFDie type, int depth) {
   if (!type.isValid()) return "void";
   if (depth > max_type_depth) return "?";
   const char *name = type.getName(DINameKind::ShortName);
   DWARFDie inner = type.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_type);
+  auto aggregate = [&](const char *keyword) {
+    if (name && is_cxx_unit(type)) return cxx_scope_of(type) + name;
+    return std::string(keyword) + (name ? name : "{...}");
+  };
   switch (type.getTag()) {
     case llvm::dwarf::DW_TAG_pointer_type: return type_name(inner, depth + 1) + " *";
-    case llvm::dwarf::DW_TAG_const_type: return "const " + type_name(inner, depth + 1);
-    case llvm::dwarf::DW_TAG_volatile_type: return "volatile " + type_name(inner, depth + 1);
-    case llvm::dwarf::DW_TAG_structure_type: return std::string("struct ") + (name ? name : "{...}");
-    case llvm::dwarf::DW_TAG_class_type: return std::string("class ") + (name ? name : "{...}");
-    case llvm::dwarf::DW_TAG_union_type: return std::string("union ") + (name ? name : "{...}");
-    case llvm::dwarf::DW_TAG_enumeration_type: return std::string("enum ") + (name ? name : "{...}");
+    case llvm::dwarf::DW_TAG_reference_type: return type_name(inner, depth + 1) + " &";
+    case llvm::dwarf::DW_TAG_rvalue_reference_type: return type_name(inner, depth + 1) + " &&";
+    case llvm::dwarf::DW_TAG_const_type:
+    case llvm::dwarf::DW_TAG_volatile_type: {
+      std::string qualifier = type.getTag() == llvm::dwarf::DW_TAG_const_type ? "const" : "volatile";
+      if (inner.isValid() && is_pointer_like(inner)) return type_name(inner, depth + 1) + " " + qualifier;
+      if (inner.isValid() && inner.getTag() == llvm::dwarf::DW_TAG_array_type) {
+        // The qualifier belongs to the elements, which may carry it already.
+        std::string element = type_name(inner.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_type), depth + 1);
+        if (!element.starts_with(qualifier + " ")) element = qualifier + " " + element;
+        std::string dims;
+        for (const auto &n : array_dims(inner)) dims += "[" + (n ? std::to_string(*n) : "") + "]";
+        return element + dims;
+      }
+      std::string named = type_name(inner, depth + 1);
+      return named.starts_with(qualifier + " ") ? named : qualifier + " " + named;
+    }
+    case llvm::dwarf::DW_TAG_structure_type: return aggregate("struct ");
+    case llvm::dwarf::DW_TAG_class_type: return aggregate("class ");
+    case llvm::dwarf::DW_TAG_union_type: return aggregate("union ");
+    case llvm::dwarf::DW_TAG_enumeration_type: return aggregate("enum ");
+    case llvm::dwarf::DW_TAG_typedef:
+      return name ? (is_cxx_unit(type) ? cxx_scope_of(type) + name : std::string(name)) : "?";
     case llvm::dwarf::DW_TAG_array_type: {
       std::string dims;
       for (const auto &n : array_dims(type)) dims += "[" + (n ? std::to_string(*n) : "") + "]";

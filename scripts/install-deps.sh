@@ -12,7 +12,7 @@ build_pkgs=(cmake g++ make pkg-config llvm-19-dev zlib1g-dev libzstd-dev
 # llvm-19 has llvm-dwp (the split-DWARF .dwp fixtures); binutils has dwp.
 test_pkgs=(libgtest-dev trace-cmd gdb clang libclang-rt-14-dev tmux python3 llvm-19 binutils
            qemu-system-x86 busybox-static cpio e2fsprogs kmod linux-perf time
-           prometheus debuginfod)
+           prometheus debuginfod libc6-dbg)
 
 # SDT markers (tests/sdt): <sys/sdt.h> for the fixtures, and Debian binaries that ship markers
 # (python3.11's with semaphores, libstdc++'s throw/catch). postgresql-15's are tested when it is there.

@@ -144,28 +144,54 @@ std::optional<CliOptions::Command> subcommand(const char *word) {
   return std::nullopt;
 }
 
+// Whether the option word `arg` ("-v", "-vq", "--verbose") is made of flags
+// alone: no letter of it takes a value.
+bool flags_only(const char *arg, const char *shorts) {
+  if (arg[1] == '-') {
+    for (const option *o = long_options; o->name; ++o)
+      if (!std::strcmp(arg + 2, o->name)) return o->has_arg == no_argument;
+    return false;
+  }
+  for (const char *c = arg + 1; *c; ++c) {
+    const char *spec = std::strchr(shorts, *c);
+    if (!spec || spec[1] == ':') return false;
+  }
+  return true;
+}
+
+// Where the subcommand word is: first, or after flags ("kprobe-probe -v
+// trace ..." as "trace -v ..."); argc when there is none. After an option
+// with a value it is not looked for: "-x prog live" probes a function
+// named live, as it always has.
+int subcommand_at(int argc, char **argv, const char *shorts) {
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i];
+    if (arg[0] != '-' || arg[1] == '\0') return subcommand(arg) ? i : argc;
+    if (!flags_only(arg, shorts)) return argc;
+  }
+  return argc;
+}
+
+constexpr const char *kShortOptions = "+a:d:l::D:x:k:m:s:fnqvhe:o:F::V:L:";
+
 }  // namespace
 
 Result<CliOptions> parse_cli(int argc, char **argv) {
   CliOptions o;
-  int first = 1;
-  if (argc > 1) {
-    if (auto cmd = subcommand(argv[1])) {
-      o.command = *cmd;
-      first = 2;
-    }
-  }
+  int at = subcommand_at(argc, argv, kShortOptions);
+  if (at < argc) o.command = *subcommand(argv[at]);
   // getopt_long permutes; "+" stops at the first non-option so that
   // "-- COMMAND ARGS" and bare specs are left for us.
   std::vector<char *> args{argv[0]};
-  for (int i = first; i < argc; ++i) args.push_back(argv[i]);
+  for (int i = 1; i < argc; ++i)
+    if (i != at) args.push_back(argv[i]);
   args.push_back(nullptr);
   int n = static_cast<int>(args.size()) - 1;
   optind = 1;
   opterr = 0;
   int c;
   // report takes its FILE anywhere ("report f.dat --json"): let getopt permute.
-  const char *shorts = "+a:d:l::D:x:k:m:s:fnqvhe:o:F::V:L:";
+  const char *shorts = kShortOptions;
   if (o.command == CliOptions::Command::Report) ++shorts;
   std::vector<int> seen;  // every option given, for check_option_scope()
   while ((c = getopt_long(n, args.data(), shorts, long_options, nullptr)) != -1) {

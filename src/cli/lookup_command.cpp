@@ -203,6 +203,10 @@ Status run_lookup_command(const CliOptions &options) {
   }
   auto target = open_probe_target(options);
   if (!target) return std::move(target).error();
+  if (!target->debug->has_dwarf() && (!options.vars.empty() || !options.lines.empty()))
+    return Error(std::string(options.lines.empty() ? "-V lists variables from DWARF" : "-L lists lines from DWARF line tables") +
+                     ", which '" + target->debug->path() + "' does not have",
+                 "install the program's debug symbols, or rebuild it with -g");
   if (options.funcs && !options.sdt)
     if (Status s = list_functions(options, *target->debug); !s) return s;
   for (const std::string &text : options.vars)

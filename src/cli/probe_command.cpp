@@ -17,7 +17,7 @@ namespace kpp {
 namespace {
 
 // "Added new events:" and the lines --list would print for them, as perf does.
-void print_added(const Plan &plan) {
+void print_added(const Plan &plan, bool library) {
   size_t count = 0;
   for (const PlanEvent &e : plan.events())
     if (e.role == PlanEvent::Role::Probe) count += e.sites.size();
@@ -32,7 +32,9 @@ void print_added(const Plan &plan) {
       std::fprintf(stderr, "  (event name shortened: '%s' is %zu bytes, the kernel takes at most 63)\n",
                    e.long_event.c_str(), e.long_event.size());
   }
-  std::string run = plan.target_path().empty() ? "sleep 1" : plan.target_path();
+  // A library runs inside programs: the example runs one (and traces every process meanwhile, as perf's -a).
+  bool runs_itself = !plan.target_path().empty() && !library;
+  std::string run = runs_itself ? plan.target_path() : "sleep 1";
   std::fprintf(stderr,
                "\nYou can now use it with kprobe-probe, trace-cmd or perf, such as:\n\n"
                "\tkprobe-probe trace -e %s -- %s\n\n",
@@ -63,7 +65,7 @@ Status add_or_define(const CliOptions &options) {
     if (Status written = install(*planned, *engine, installed); !written) return written;
     installed.keep();
   }
-  if (!options.quiet) print_added(*planned);
+  if (!options.quiet) print_added(*planned, target->debug && target->debug->is_shared_library());
   return Ok{};
 }
 

@@ -111,6 +111,10 @@ Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf)
     if (!lookups && sdt::all_sdt_specs(options.definition.empty() ? options.add : options.definition)) return target;
     auto debug = dwarf::DebugInfo::open(resolved);
     if (!debug) return std::move(debug).error();
+    // No DWARF is a mode (as in perf probe), worth one line: what works, and where DWARF was looked for.
+    if (!(*debug)->has_dwarf() && !options.quiet)
+      std::fprintf(stderr, "kprobe-probe: note: %s: probes by symbol (FUNC, FUNC+OFF, FUNC%%return, 0xADDR), raw fetch args\n",
+                   (*debug)->dwarf_note().c_str());
     // A stripped program's DWARF may come from a separate debug file: say which.
     if (options.verbose && (*debug)->debug_path() != (*debug)->path())
       std::fprintf(stderr, "kprobe-probe: debug information from '%s'\n", (*debug)->debug_path().c_str());

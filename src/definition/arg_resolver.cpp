@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "src/spec/raw_fetch.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -59,7 +60,8 @@ class Resolver {
       case ProbeArg::Kind::Retval: {
         if (!site_.is_return)
           return Error("$retval is only available in a return probe", "probe '" + site_.function.name + "%return'");
-        if (!arg.type.empty() && !is_bare_integer_type(arg.type))
+        // Without DWARF there is no type to give it: the kernel's default (u64), as perf probe leaves it.
+        if (!site_.debug.has_dwarf() || (!arg.type.empty() && !is_bare_integer_type(arg.type)))
           return std::vector<FetchArg>{{name, "$retval", arg.type}};
         // A scalar from the raw DWARF of the function's unit when it can
         // (a return probe then reads no other unit), else through LLVM.
@@ -84,12 +86,25 @@ class Resolver {
         if (!sized) return std::move(sized).error();
         return std::vector<FetchArg>{{name, "%" + arg.base, *sized}};
       }
+      case ProbeArg::Kind::Raw: {
+        auto fetch = raw_fetch(arg);
+        if (!fetch) return std::move(fetch).error();
+        return std::vector<FetchArg>{{name, *fetch, arg.type}};
+      }
       case ProbeArg::Kind::Params:
       case ProbeArg::Kind::Vars:
+        if (!site_.debug.has_dwarf()) return needs_dwarf(arg);
         return expand(arg.kind == ProbeArg::Kind::Params);
       case ProbeArg::Kind::Variable:
       case ProbeArg::Kind::Symbol:
         break;
+    }
+    if (!site_.debug.has_dwarf()) {
+      if (arg.kind == ProbeArg::Kind::Variable || !arg.chain.empty()) return needs_dwarf(arg);
+      // @SYM: the symbol table has its address, not its type.
+      auto fetch = symbol_fetch(arg.base, 0);
+      if (!fetch) return std::move(fetch).error();
+      return std::vector<FetchArg>{{name, *fetch, arg.type}};
     }
     if (site_.is_return)
       return Error("a return probe cannot read the variable '" + arg.base + "': the function's frame is gone",
@@ -107,6 +122,78 @@ class Resolver {
     auto fields = named(name, std::move(*fetch), std::move(terms));
     if (!fields) return Error(fields.error().message, "name the argument yourself: 'N=" + arg.base + "...'");
     return fields;
+  }
+
+  Error needs_dwarf(const ProbeArg &arg) const {
+    return Error("'" + arg.text + "' is read by name, which needs DWARF: " + site_.debug.dwarf_note(),
+                 "use the kernel's fetch args (%di, +8(%sp), $stack1, $argN at an entry, @SYM), or install the "
+                 "program's debug symbols");
+  }
+
+  // A raw fetch arg (src/spec/raw_fetch.h) in this probe's terms: what the
+  // kernel has for uprobes and kprobes alike goes as it is; a uprobe has no
+  // $argN (the calling convention's register is read instead) and no @SYM
+  // (the symbol's offset in the file is).
+  Result<std::string> raw_fetch(const ProbeArg &arg) {
+    auto fetch = parse_raw_fetch(arg.base);
+    if (!fetch) return std::move(fetch).error();
+    std::string base;
+    switch (fetch->base) {
+      case RawFetch::Base::Register: base = "%" + fetch->name; break;
+      case RawFetch::Base::Stack: base = "$stack"; break;
+      case RawFetch::Base::StackEntry: base = "$stack" + std::to_string(fetch->number); break;
+      case RawFetch::Base::Address: base = "@" + hex(fetch->number); break;
+      case RawFetch::Base::Retval:
+        if (!site_.is_return)
+          return Error("$retval is only available in a return probe", "probe '" + site_.function.name + "%return'");
+        base = "$retval";
+        break;
+      case RawFetch::Base::Arg: {
+        auto argument = argument_fetch(fetch->number);
+        if (!argument) return std::move(argument).error();
+        base = *argument;
+        break;
+      }
+      case RawFetch::Base::Symbol: {
+        auto symbol = symbol_fetch(fetch->name, fetch->offset);
+        if (!symbol) return std::move(symbol).error();
+        base = *symbol;
+        break;
+      }
+    }
+    return wrap_raw_loads(*fetch, base);
+  }
+
+  // $argN: the kernel reads it at a kernel function's entry; for a uprobe,
+  // the register the calling convention passes it in, valid at the entry.
+  Result<std::string> argument_fetch(uint64_t n) {
+    std::string text = "$arg" + std::to_string(n);
+    if (!site_.formatter.uprobe) return text;
+    if (site_.is_return || site_.pc != site_.function.entry)
+      return Error(text + " is an argument as the function receives it: only at its entry (" + site_.function.name +
+                       " or " + site_.function.name + "+0) can " + text + " be read",
+                   "name the parameter (with DWARF), or probe the entry");
+    const auto &registers = site_.formatter.regs.arg_regs;
+    if (n > registers.size())
+      return Error(text + ": " + std::string(site_.formatter.regs.name) + " passes the first " +
+                   std::to_string(registers.size()) + " arguments in registers, and uprobes read $argN from them",
+                   "read a stack argument with +OFF($stack) or $stackN");
+    return std::string(registers[n - 1]);
+  }
+
+  // @SYM(+|-OFF) by the symbol table, fetched as a global DWARF places
+  // (fetch_format.h: a uprobe by its offset from the probe's mapping). A
+  // kprobe on a symbol the file does not have is left to the kernel's
+  // kallsyms.
+  Result<std::string> symbol_fetch(const std::string &symbol, int64_t offset) {
+    auto found = site_.debug.symbol_addresses({symbol});
+    if (found.empty()) {
+      if (!site_.formatter.uprobe)
+        return "@" + symbol + (offset ? (offset < 0 ? "-" : "+") + std::to_string(offset < 0 ? -offset : offset) : "");
+      return Error("no symbol '" + symbol + "' in '" + site_.debug.path() + "'");
+    }
+    uint64_t address = found.begin()->second + static_cast<uint64_t>(offset);
+    return site_.formatter.format(dwarf::value_of(Place::at_address(address)));
   }
 
   // The value's field and its terms (see ValueFixup::term), all named

@@ -83,6 +83,7 @@ Result<ResolvedSpec> build_btf_probe(const ProbeSpec &spec, const btf::Btf &btf,
       }
       case ProbeArg::Kind::Comm: def.args.push_back({name, "$comm", arg.type.empty() ? "string" : arg.type}); continue;
       case ProbeArg::Kind::Register: def.args.push_back({name, "%" + arg.base, arg.type}); continue;
+      case ProbeArg::Kind::Raw: def.args.push_back({name, arg.base, arg.type}); continue;  // kprobes take it as written
       case ProbeArg::Kind::Params:
         if (p.is_return) return at_arg(Error("a return probe cannot read parameters; use $retval"), spec, arg);
         for (size_t k = 0; k < fn->params.size() && k < regs.arg_regs.size(); ++k)

@@ -19,9 +19,10 @@ namespace kpp {
 namespace {
 
 Span point_span(const ProbeSpec &spec) {
-  // The probe point is the first word of the spec (after any EVENT=).
-  size_t end = spec.text.find_first_of(" \t");
-  if (end == std::string::npos) end = spec.text.size();
+  // The probe point is what comes before the first argument (after any
+  // EVENT=): a C++ name as printed has spaces in it.
+  size_t end = spec.args.empty() ? spec.text.size() : spec.args.front().span.begin;
+  while (end > 0 && (spec.text[end - 1] == ' ' || spec.text[end - 1] == '\t')) --end;
   size_t begin = spec.text.find('=');
   begin = (begin == std::string::npos || begin > end) ? 0 : begin + 1;
   return {begin, end};
@@ -57,6 +58,7 @@ class Builder {
       return Error("'" + debug_.path() + "' is for ELF machine " + std::to_string(debug_.machine()) +
                    ", which kprobe-probe has no register table for");
     const ProbePoint &p = spec_.point;
+    if (auto refused = needs_dwarf(); refused) return std::move(*refused);
     std::vector<Site> sites;
     if (p.address) {
       auto site = address_site(*p.address);
@@ -134,6 +136,19 @@ class Builder {
     return Error(message, hint).at(spec_.text, point_span(spec_));
   }
 
+  // Without DWARF (dwarf_note() says where it was looked for) a probe is
+  // placed by the symbol tables: FUNC, FUNC+OFF, FUNC%return and 0xADDR, as
+  // perf probe places them. Lines, source files and lazy patterns need the
+  // line tables, and are refused here with that reason.
+  std::optional<Error> needs_dwarf() {
+    if (debug_.has_dwarf()) return std::nullopt;
+    const ProbePoint &p = spec_.point;
+    const char *what = p.line ? "a line number" : !p.lazy_pattern.empty() ? "a lazy pattern" : p.function.empty() && !p.address ? "a source file" : nullptr;
+    if (!what) return std::nullopt;
+    return fail(std::string(what) + " needs DWARF line tables: " + debug_.dwarf_note(),
+                "probe FUNC, FUNC+OFF, FUNC%return or 0xADDR, or install the program's debug symbols");
+  }
+
   bool returns_only_retval() const {
     return std::all_of(spec_.args.begin(), spec_.args.end(),
                        [](const ProbeArg &a) { return a.kind == ProbeArg::Kind::Retval && a.type.empty(); });
@@ -143,6 +158,8 @@ class Builder {
     std::string where = options_.target_path.empty() ? "the kernel" : "'" + debug_.path() + "'";
     std::string message = "no function '" + spec_.point.function + "'" +
                           (spec_.point.file.empty() ? "" : " in " + spec_.point.file) + " in " + where;
+    // Without DWARF the symbol tables were all there was to search.
+    if (!debug_.has_dwarf()) message += " (by its symbol tables: " + debug_.dwarf_note() + ")";
     // A program whose split DWARF is missing knows its functions' names
     // (the symbol table) but nothing else: that, not a typo, is the news.
     if (std::string missing = debug_.missing_split_dwarf(); !missing.empty()) return fail(message, missing);
@@ -183,10 +200,15 @@ class Builder {
       if (!inside) return fail("offset +" + std::to_string(*p.offset) + " is outside " + fn.name);
       // A probe in the middle of an instruction corrupts it (x86 kprobes
       // check; uprobes and other architectures do not).
-      if (!options_.force && !debug_.is_instruction_start(fn, address))
+      if (!options_.force && !debug_.is_instruction_start(fn, address)) {
+        if (!debug_.has_dwarf() && debug_.instruction_oracle() == "the line table")
+          return fail("offset +" + std::to_string(*p.offset) + " of " + fn.name + " (" + hex(address) +
+                          ") cannot be checked to start an instruction without a line table: " + debug_.dwarf_note(),
+                      "give -f if you know it does (perf probe does not check)");
         return fail("offset +" + std::to_string(*p.offset) + " of " + fn.name + " (" + hex(address) +
                         ") is not where an instruction starts, by " + debug_.instruction_oracle(),
                     "use an offset of a line start (kprobe-probe -D 'FUNC:LINE' shows them), or -f if you know it is one");
+      }
       return std::vector<Site>{{&fn, address, fn.name + "+" + std::to_string(*p.offset) + file_suffix(fn)}};
     }
     if (!p.lazy_pattern.empty()) return pattern_sites_in(fn);
@@ -252,7 +274,18 @@ class Builder {
   // A raw address: its function gives the variables and the name.
   Result<Site> address_site(uint64_t address) {
     auto place = debug_.source_of(address);
-    if (!place) return fail("no function covers address " + hex(address));
+    // Without DWARF there (no DWARF at all, or code written in assembly),
+    // the function symbol that holds the address.
+    if (!place) {
+      auto symbol = debug_.symbolize(address);
+      if (symbol)
+        for (const dwarf::Function &fn : debug_.function_symbols(symbol->first))
+          if (fn.entry == address - symbol->second) {
+            functions_.push_back(fn);
+            return Site{&functions_.back(), address, fn.name + "+" + std::to_string(symbol->second)};
+          }
+      return fail("no function covers address " + hex(address));
+    }
     auto fns = debug_.find_functions(place->function, "", dwarf::InlineCopies::Include);
     for (const dwarf::Function &fn : fns) {
       for (const dwarf::AddressRange &r : fn.ranges) {

@@ -1,5 +1,5 @@
 // ARG := [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm
-//        | %REG[:TYPE] | @SYM[->m|.m|[i]]...[:TYPE]
+//        | %REG[:TYPE] | @SYM[->m|.m|[i]]...[:TYPE] | RAWFETCH[:TYPE] (raw_fetch.h)
 //
 // As perf's parse_perf_probe_arg: NAME ends at the first '=', TYPE starts at
 // the first ':' after it, and a chain is walked left to right.
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "src/spec/arg_type.h"
+#include "src/spec/raw_fetch.h"
 #include "src/spec/spec_support.h"
 #include "src/spec/spec_parts.h"
 
@@ -74,6 +75,16 @@ constexpr Special kSpecials[] = {
 
 // Fills arg.kind, arg.base and arg.chain from VAR / $x / %REG / @SYM text.
 Status parse_body(std::string_view spec, std::string_view body, size_t col, ProbeArg &arg) {
+  if (is_raw_fetch(body)) {
+    auto raw = parse_raw_fetch(body);
+    if (!raw) {
+      Span at = raw.error().span.value_or(Span{0, body.size()});
+      return spec_error(spec, col + at.begin, col + at.end, raw.error().message, raw.error().hint);
+    }
+    arg.kind = ProbeArg::Kind::Raw;
+    arg.base = std::string(body);
+    return Ok{};
+  }
   if (body[0] == '$') {
     size_t n = 1 + ident_length(body, 1);
     for (const Special &s : kSpecials) {
@@ -88,7 +99,7 @@ Status parse_body(std::string_view spec, std::string_view body, size_t col, Prob
     }
     return spec_error(spec, col, col + n,
                       "unknown special variable '" + std::string(body.substr(0, n)) +
-                          "': expected $retval, $params, $vars or $comm");
+                          "': expected $retval, $params, $vars, $comm, $stack, $stackN or $argN");
   }
   size_t base_at = (body[0] == '%' || body[0] == '@') ? 1 : 0;
   size_t n = 0;

@@ -6,10 +6,12 @@
 // point and keeps its text raw; the token is a source file only if it has no
 // '+', '@' or '%' and a '.' before its ':' or ';'; then one check per
 // forbidden combination, each with its own message.
+#include <cctype>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "src/spec/cxx_point.h"
 #include "src/spec/spec_support.h"
 #include "src/spec/spec_parts.h"
 
@@ -17,11 +19,13 @@ namespace kpp::spec_detail {
 namespace {
 
 // One character of the point after removing escapes and quotes. `literal`
-// characters (escaped or quoted) are never special.
+// characters (escaped, quoted, inside a C++ name's brackets or operator
+// name) are never special; `nested` ones are inside (...), <...> or {...}.
 struct PointChar {
   char c;
   size_t col;
   bool literal;
+  bool nested = false;
 };
 
 struct ScannedPoint {
@@ -30,10 +34,24 @@ struct ScannedPoint {
   std::string lazy;              // the raw text after ';' (escapes kept, as perf does)
 };
 
+// Spaces outside brackets in a C++ name as printed (cxx_point.h): after its
+// parameter list they lead to a qualifier (" const"), dropped as the
+// matcher drops every space; before it they end a return type, which names
+// nothing and is dropped with them (from `head`, where the name starts).
+void point_space(std::vector<PointChar> &chars, size_t head) {
+  if (!chars.empty() && chars.back().c == ')') return;
+  if (chars.size() > head) chars.resize(head);
+}
+
 Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end) {
   ScannedPoint out;
   char quote = 0;
   size_t quote_col = 0;
+  int depth = 0;
+  size_t head = 0;  // where the name starts in out.chars: after EVENT=
+  // Brackets and operators are a C++ name's, before the name ends at '@',
+  // '+', '%' or ':' (a file "@(x).c" has no brackets to balance).
+  bool name_done = false;
   for (size_t i = begin; i < end; ++i) {
     char c = spec[i];
     if (c == '\\') {
@@ -41,10 +59,10 @@ Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end)
         return spec_error(spec, i, i + 1, "a backslash at the end of the probe point escapes nothing",
                           "escape a special character as '\\@', or write '\\\\' for a backslash");
       ++i;
-      out.chars.push_back({spec[i], i, true});
+      out.chars.push_back({spec[i], i, true, depth > 0});
     } else if (quote != 0) {
       if (c == quote) quote = 0;
-      else out.chars.push_back({c, i, true});
+      else out.chars.push_back({c, i, true, depth > 0});
     } else if (c == '\'' || c == '"') {
       quote = c;
       quote_col = i;
@@ -52,14 +70,33 @@ Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end)
       // C++'s scope operator ("ns::Cls::method") is part of the name: a
       // line number follows a single ':'. perf needs it escaped ("ns\:\:f");
       // that form works too.
-      out.chars.push_back({c, i, true});
-      out.chars.push_back({c, ++i, true});
+      out.chars.push_back({c, i, true, depth > 0});
+      out.chars.push_back({c, ++i, true, depth > 0});
+    } else if (size_t op = name_done ? i : operator_name_end(spec.substr(0, end), i); op != i) {
+      // "operator+=", "operator()": its characters are the name's.
+      for (; i < op; ++i)
+        if (!std::isspace(static_cast<unsigned char>(spec[i]))) out.chars.push_back({spec[i], i, true, depth > 0});
+      --i;
+    } else if (!name_done && (c == '(' || c == '<' || c == '{')) {
+      ++depth;
+      out.chars.push_back({c, i, true, true});
+    } else if ((c == ')' || c == '>' || c == '}') && depth > 0) {
+      --depth;
+      out.chars.push_back({c, i, true, true});
+    } else if (depth > 0) {
+      out.chars.push_back({c, i, true, true});  // spaces too: the C++ matcher ignores them
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      // A return type dropped: the name starts again.
+      if (out.chars.empty() || out.chars.back().c != ')') name_done = false;
+      point_space(out.chars, head);
     } else if (c == ';') {
       out.lazy_col = i;
       out.lazy = std::string(spec.substr(i + 1, end - i - 1));
       return out;
     } else {
       out.chars.push_back({c, i, false});
+      if (c == '=' && head == 0) head = out.chars.size();
+      name_done |= std::string_view("@+%:").find(c) != std::string_view::npos;
     }
   }
   if (quote != 0)
@@ -278,7 +315,7 @@ Status parse_point_token(std::string_view spec, size_t begin, size_t end, ProbeS
                    (colon < chars.size() || scanned->lazy_col);
   if (file_spec) {
     file_spec = false;
-    for (size_t i = from; i < colon; ++i) file_spec |= chars[i].c == '.';
+    for (size_t i = from; i < colon; ++i) file_spec |= chars[i].c == '.' && !chars[i].nested;
   }
 
   PointParts parts;

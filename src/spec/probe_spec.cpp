@@ -1,9 +1,11 @@
-// parse_probe_spec: split the spec on whitespace (as perf's argv_split), parse
-// the first token as the point and the rest as arguments.
+// parse_probe_spec: split the spec on whitespace (as perf's argv_split; the
+// spaces of a C++ name as printed do not split it), parse the first token as
+// the point and the rest as arguments.
 #include "src/spec/probe_spec.h"
 
 #include <cctype>
 
+#include "src/spec/cxx_point.h"
 #include "src/spec/spec_support.h"
 #include "src/spec/spec_parts.h"
 
@@ -21,6 +23,8 @@ std::vector<Span> split_tokens(std::string_view text) {
   while (i < text.size()) {
     while (i < text.size() && is_space(text[i])) ++i;
     size_t start = i;
+    // The point may be a C++ name with spaces, as -F prints it (cxx_point.h).
+    if (tokens.empty()) i = spec_detail::point_token_end(text, start);
     while (i < text.size() && !is_space(text[i])) ++i;
     if (i > start) tokens.push_back(Span{start, i});
   }

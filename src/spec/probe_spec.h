@@ -6,6 +6,7 @@
 //   [[GROUP:]EVENT=]%[sdt_]PROVIDER:NAME | sdt_PROVIDER:NAME | %NAME | PROVIDER:NAME [argN ...]
 //   ARG := [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm
 //          | %REG[:TYPE] | @SYM[->m|.m|[i]]...[:TYPE]
+//          | [NAME=]RAWFETCH[:TYPE]   (+OFF(%REG), $stackN, $argN, @ADDR...: raw_fetch.h)
 //
 // This is the user-level model; what the kernel is given is a
 // TraceDefinition (src/definition). Building one never touches the system.
@@ -39,6 +40,7 @@ struct ProbeArg {
     Comm,      // $comm: the current task's name
     Register,  // %REG, given raw to the kernel
     Symbol,    // @SYM: a global by name
+    Raw,       // the kernel's fetch-arg syntax (src/spec/raw_fetch.h): `base` holds it, "+8(%di)"
   };
   Kind kind = Kind::Variable;
   std::string name;               // explicit NAME=, else empty
