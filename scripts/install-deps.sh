@@ -7,7 +7,10 @@ build_pkgs=(cmake g++ make pkg-config llvm-19-dev zlib1g-dev libzstd-dev
             libtracefs-dev libtraceevent-dev libtracecmd-dev libncurses-dev)
 # llvm-19 has llvm-dwp (the split-DWARF .dwp fixtures); binutils has dwp.
 test_pkgs=(libgtest-dev trace-cmd gdb clang libclang-rt-14-dev tmux python3 llvm-19 binutils
-           qemu-system-x86 busybox-static cpio e2fsprogs kmod linux-perf time)
+           qemu-system-x86 busybox-static cpio e2fsprogs kmod linux-perf time
+           python3.11 python3.11-dbg libc6-dbg libstdc++6-12-dbg systemtap-sdt-dev)
+# Real Debian packages as probe targets: python3.11 (LTO+PGO; DWARF by build-id from -dbg),
+# glibc's and libstdc++'s debug files, and <sys/sdt.h> for marker fixtures.
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--tests" ] && want+=("${test_pkgs[@]}")
