@@ -138,7 +138,7 @@ Status show_lines(const CliOptions &options, ProbeTarget &target, const std::str
     for (int line = first; line <= last; ++line)
       for (auto &[site, fn] : debug.file_line_sites(range->file, line)) {
         code[line].push_back(site.address);
-        if (file.empty()) file = fn.decl_file;
+        if (file.empty()) file = site.file;  // the line's file, not that of the function it was inlined into
       }
     if (file.empty()) return Error("no code at " + text + " in '" + debug.path() + "'");
     header = "<" + file + ":" + std::to_string(first) + ">";

@@ -33,14 +33,7 @@ std::string SourceLookup::point_of(const TraceDefinition &def) {
   auto address = debug->address_of_file_offset(def.offset);
   auto place = address ? debug->source_of(*address) : std::nullopt;
   if (!place) return fallback;
-  // As perf does: the function alone at its entry, else the line relative to
-  // the function's first line.
-  std::string point = place->function;
-  if (*address != place->function_entry && place->line > 0 && !def.is_return)
-    point += ":" + std::to_string(place->line - place->function_line);
-  point += perf_file_suffix(place->file);
-  if (def.is_return) point += "%return";
-  return point;
+  return perf_point(*place, *address, def.is_return);
 }
 
 std::string format_list_line(const TraceDefinition &def, const std::string &point) {
