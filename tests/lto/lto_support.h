@@ -39,10 +39,9 @@ bool have_gdb();
 
 // gdb as the oracle of a line probe's sites on `program` (link-time
 // addresses): every site is one of the places where gdb breaks on
-// `line` of `file` (its basename), the first of those is a site, and
-// there gdb's `info line` says that line starts. (gdb breaks on a line
-// once per stretch of its code, we once per run of its rows: ours may be
-// fewer.) Skips the test when gdb is not installed.
+// `line` of `file` (its basename) or one where gdb's `info line` says that
+// line starts, the first place gdb breaks on is a site, and there gdb says
+// the line starts. Skips the test when gdb is not installed.
 void expect_sites_agree_with_gdb(const std::string &program, const std::vector<uint64_t> &sites, const std::string &file,
                                  int line);
 
