@@ -20,6 +20,9 @@ enum LiveLongOnly { opt_keep = 1200 };
 // Options of kernel probes.
 enum KernelLongOnly { opt_maxactive = 1300, opt_enable, opt_disable };
 
+// Options of hist.
+enum HistLongOnly { opt_by = 1500, opt_sum, opt_latency };
+
 // Options of names and sources.
 enum NameLongOnly { opt_demangle = 1400, opt_no_demangle, opt_demangle_kernel, opt_prefix_map };
 
@@ -62,6 +65,9 @@ const option long_options[] = {
     {"no-demangle", no_argument, nullptr, opt_no_demangle},
     {"demangle-kernel", no_argument, nullptr, opt_demangle_kernel},
     {"prefix-map", required_argument, nullptr, opt_prefix_map},
+    {"by", required_argument, nullptr, opt_by},
+    {"sum", required_argument, nullptr, opt_sum},
+    {"latency", required_argument, nullptr, opt_latency},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -71,6 +77,7 @@ std::optional<CliOptions::Command> subcommand(const char *word) {
   if (!std::strcmp(word, "record")) return CliOptions::Command::Record;
   if (!std::strcmp(word, "report")) return CliOptions::Command::Report;
   if (!std::strcmp(word, "live")) return CliOptions::Command::Live;
+  if (!std::strcmp(word, "hist")) return CliOptions::Command::Hist;
   return std::nullopt;
 }
 
@@ -120,6 +127,9 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
       case 'e': o.events.push_back(optarg); break;
       case 'o': o.output = optarg; o.output_given = true; break;
       case opt_keep: o.keep = true; break;
+      case opt_by: o.hist_by.push_back(optarg); break;
+      case opt_sum: o.hist_sum.push_back(optarg); break;
+      case opt_latency: o.hist_latency = optarg; break;
       case opt_enable: o.enable.push_back(optarg); break;
       case opt_disable: o.disable.push_back(optarg); break;
       case opt_maxactive: {
@@ -191,7 +201,7 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
   std::vector<std::string> rest(args.begin() + optind, args.begin() + n);
   bool after_dashes = optind > 1 && std::strcmp(args[optind - 1], "--") == 0;
   if (o.command == CliOptions::Command::Trace || o.command == CliOptions::Command::Record ||
-      o.command == CliOptions::Command::Live) {
+      o.command == CliOptions::Command::Live || o.command == CliOptions::Command::Hist) {
     if (!rest.empty() && !after_dashes)
       return Error("unexpected '" + rest.front() + "'", "give the command to trace after '--'");
     o.command_line = rest;
@@ -218,6 +228,9 @@ const char *usage_text() {
        kprobe-probe report FILE [--json]      print a trace.dat's events as trace does
        kprobe-probe live [-e GROUP:EVENT | [-x PROG] --add PROBE...] [-o trace.dat] [--keep] [-- COMMAND...]
                                               watch probes fire in the terminal
+       kprobe-probe hist -e GROUP:EVENT --by FIELD[.log2|.hex|.sym|.execname]... [--sum FIELD]
+                         [--filter EXPR] [--duration S] [--json]   count per key in the kernel
+       kprobe-probe hist --latency FUNC [--duration S] [--json]    FUNC's latency, log2 µs
        kprobe-probe demo                      the bundled demo
 
 PROBE: [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return] [ARG ...]  or  SRC:ALN [ARG ...]

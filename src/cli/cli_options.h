@@ -12,7 +12,7 @@
 namespace kpp {
 
 struct CliOptions {
-  enum class Command { Probe, Demo, Trace, Record, Report, Live, Help, Version };
+  enum class Command { Probe, Demo, Trace, Record, Report, Live, Hist, Help, Version };
   Command command = Command::Probe;
 
   // probe (perf probe's options)
@@ -54,6 +54,11 @@ struct CliOptions {
   std::vector<std::string> command_line; // after "--"
   int file_version = 6;                  // --file-version 6|7 (record)
   std::string compression;               // --compression zstd|zlib|none (record, version 7)
+
+  // hist
+  std::vector<std::string> hist_by;      // --by FIELD[.MOD] (repeatable)
+  std::vector<std::string> hist_sum;     // --sum FIELD (repeatable)
+  std::string hist_latency;              // --latency FUNC
 
   // live
   bool keep = false;                      // --keep: leave the probes live added

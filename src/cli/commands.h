@@ -14,5 +14,6 @@ Status run_record_command(const CliOptions &options);  // record
 Status run_report_command(const CliOptions &options);  // report
 Status run_demo_command(const CliOptions &options);    // demo
 Status run_live_command(const CliOptions &options);    // live
+Status run_hist_command(const CliOptions &options);    // hist
 
 }  // namespace kpp

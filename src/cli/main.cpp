@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
     case CliOptions::Command::Report: status = kpp::run_report_command(*options); break;
     case CliOptions::Command::Demo: status = kpp::run_demo_command(*options); break;
     case CliOptions::Command::Live: status = kpp::run_live_command(*options); break;
+    case CliOptions::Command::Hist: status = kpp::run_hist_command(*options); break;
   }
   if (!status) {
     std::fputs(kpp::format_error(status.error()).c_str(), stderr);

@@ -81,7 +81,7 @@ TraceInstance::TraceInstance(tracefs_instance *inst, std::string name, std::stri
 
 TraceInstance::TraceInstance(TraceInstance &&o) noexcept
     : inst_(o.inst_), name_(std::move(o.name_)), tracing_dir_(std::move(o.tracing_dir_)),
-      enabled_(std::move(o.enabled_)) {
+      enabled_(std::move(o.enabled_)), triggers_(std::move(o.triggers_)) {
   o.inst_ = nullptr;
   registry_replace(&o, inst_ ? this : nullptr);
 }
@@ -93,6 +93,7 @@ TraceInstance &TraceInstance::operator=(TraceInstance &&o) noexcept {
   name_ = std::move(o.name_);
   tracing_dir_ = std::move(o.tracing_dir_);
   enabled_ = std::move(o.enabled_);
+  triggers_ = std::move(o.triggers_);
   o.inst_ = nullptr;
   registry_replace(&o, nullptr);
   if (inst_) registry_replace(nullptr, this);
@@ -102,6 +103,18 @@ TraceInstance &TraceInstance::operator=(TraceInstance &&o) noexcept {
 TraceInstance::~TraceInstance() { (void)close(); }
 
 Result<std::vector<EventId>> TraceInstance::enable(const std::string &pattern) {
+  auto matches = match(pattern);
+  if (!matches) return matches;
+  for (const auto &m : *matches) {
+    if (tracefs_event_enable(inst_, exact_regex(m.system).c_str(), exact_regex(m.name).c_str()) != 0)
+      return Error("cannot enable " + m.system + ":" + m.name + " in instance " + name_ + ": " +
+                   std::strerror(errno));
+    if (std::find(enabled_.begin(), enabled_.end(), m) == enabled_.end()) enabled_.push_back(m);
+  }
+  return matches;
+}
+
+Result<std::vector<EventId>> TraceInstance::match(const std::string &pattern) const {
   if (!inst_) return Error("trace instance is closed");
   std::string sys_pat = pattern, ev_pat = "*";
   bool bare = true;
@@ -126,13 +139,50 @@ Result<std::vector<EventId>> TraceInstance::enable(const std::string &pattern) {
   if (matches.empty())
     return Error("no event matches '" + pattern + "'",
                  "list events with: kprobe-probe --list, or ls " + tracing_dir_ + "/events");
-  for (const auto &m : matches) {
-    if (tracefs_event_enable(inst_, exact_regex(m.system).c_str(), exact_regex(m.name).c_str()) != 0)
-      return Error("cannot enable " + m.system + ":" + m.name + " in instance " + name_ + ": " +
-                   std::strerror(errno));
-    if (std::find(enabled_.begin(), enabled_.end(), m) == enabled_.end()) enabled_.push_back(m);
-  }
   return matches;
+}
+
+bool TraceInstance::has_event_file(const EventId &event, const std::string &file) const {
+  if (!inst_) return false;
+  return tracefs_event_file_exists(inst_, event.system.c_str(), event.name.c_str(), file.c_str());
+}
+
+Status TraceInstance::add_trigger(const EventId &event, const std::string &trigger) {
+  if (!inst_) return Error("trace instance is closed");
+  if (trigger.find_first_of("\n\r") != std::string::npos) return Error("a trigger must be one line");
+  // Triggers are appended: the file's other triggers (there are none in our
+  // own instance, but a kernel may add its own) stay.
+  if (tracefs_event_file_append(inst_, event.system.c_str(), event.name.c_str(), "trigger", trigger.c_str()) < 0)
+    return Error("the kernel refused the trigger on " + event.system + ":" + event.name + ": " + trigger,
+                 "see " + tracing_dir_ + "/error_log");
+  triggers_.push_back({event, trigger});
+  return Ok{};
+}
+
+Result<std::string> TraceInstance::read_event_file(const EventId &event, const std::string &file) const {
+  if (!inst_) return Error("trace instance is closed");
+  int size = 0;
+  char *text = tracefs_event_file_read(inst_, event.system.c_str(), event.name.c_str(), file.c_str(), &size);
+  if (!text) return Error("cannot read " + file + " of " + event.system + ":" + event.name + " in instance " + name_);
+  std::string out(text, static_cast<size_t>(std::max(size, 0)));
+  std::free(text);
+  return out;
+}
+
+Status TraceInstance::remove_triggers() {
+  if (!inst_) return Ok{};
+  std::string failed;
+  // Newest first: a trigger that feeds another (onmatch into a synthetic
+  // event's histogram) goes after the one it feeds.
+  for (auto it = triggers_.rbegin(); it != triggers_.rend(); ++it) {
+    std::string remove = "!" + it->second;
+    if (tracefs_event_file_append(inst_, it->first.system.c_str(), it->first.name.c_str(), "trigger",
+                                  remove.c_str()) < 0)
+      failed += " " + it->first.system + ":" + it->first.name;
+  }
+  triggers_.clear();
+  if (!failed.empty()) return Error("cannot remove the trigger of" + failed + " in instance " + name_);
+  return Ok{};
 }
 
 Status TraceInstance::set_filter(const std::string &expr) {
@@ -206,6 +256,8 @@ Status TraceInstance::disable_all() {
 
 Status TraceInstance::close() {
   if (!inst_) return Ok{};
+  // A trigger keeps its event soft-enabled; the instance cannot go while it is there.
+  Status untriggered = remove_triggers();
   Status disabled = disable_all();
   // Stop the buffer too, so nothing more is written while the rmdir happens.
   tracefs_trace_off(inst_);
@@ -218,6 +270,7 @@ Status TraceInstance::close() {
     return Error("cannot remove tracefs instance '" + name_ + "': " + std::strerror(err),
                  "close every reader of its per-CPU files first, then: rmdir " + tracing_dir_ +
                      "/instances/" + name_);
+  if (!untriggered) return untriggered;
   if (!disabled) return disabled;
   return Ok{};
 }

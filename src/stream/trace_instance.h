@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/util/result.h"
@@ -50,6 +51,19 @@ class TraceInstance {
   // taken as an event name in any system. Error if nothing matches.
   // Returns the events it enabled.
   Result<std::vector<EventId>> enable(const std::string &pattern);
+  // The events `pattern` names (the forms enable() takes), without enabling them.
+  Result<std::vector<EventId>> match(const std::string &pattern) const;
+
+  // Whether the event has `file` in this instance ("hist" exists only where
+  // the kernel has CONFIG_HIST_TRIGGERS).
+  bool has_event_file(const EventId &event, const std::string &file) const;
+  // Appends a trigger ("hist:keys=...") to the event's trigger file in this
+  // instance; it is removed by remove_triggers() and by close(), on every path.
+  Status add_trigger(const EventId &event, const std::string &trigger);
+  // Removes every trigger add_trigger() added, newest first.
+  Status remove_triggers();
+  // The text of one of the event's files in this instance ("hist").
+  Result<std::string> read_event_file(const EventId &event, const std::string &file) const;
 
   // Sets a tracefs event filter on every event this instance enabled.
   // Error names the event and quotes the kernel's complaint.
@@ -90,6 +104,7 @@ class TraceInstance {
   std::string name_;
   std::string tracing_dir_;
   std::vector<EventId> enabled_;
+  std::vector<std::pair<EventId, std::string>> triggers_;  // (event, trigger) in the order added
 };
 
 // Default instance name: "kprobe-probe-<pid>".

@@ -5,6 +5,9 @@
 #   fetch-kernel.sh            the version linux-image-cloud-amd64 depends on now
 #   KPP_GUEST_KERNEL=6.1.0-57-cloud-amd64 fetch-kernel.sh     a pinned version
 #   KPP_GUEST_CACHE=/some/dir  cache root (default /var/tmp/kprobe-probe-guest)
+#   KPP_GUEST_SUITE=bookworm-backports fetch-kernel.sh   the cloud kernel of another suite
+#                              of the same mirror (bookworm-backports: 6.12), through a
+#                              private apt configuration (the machine's own is not changed)
 #
 # Cache layout, <root>/<version>/:
 #   vmlinuz  config                       boot files of the image package
@@ -22,24 +25,39 @@
 set -euo pipefail
 
 cache_root=${KPP_GUEST_CACHE:-/var/tmp/kprobe-probe-guest}
+# Another suite's kernels (and its private apt state) in a folder of their own, so the
+# default's "newest cached version" never picks one of them.
+[ -z "${KPP_GUEST_SUITE:-}" ] || cache_root=$cache_root/suite-$KPP_GUEST_SUITE
 # The module whose debug .ko we keep for module-probe tests: small, loadable in a
 # bare guest, and a module (not built in) in Debian's cloud config.
 debug_module=${KPP_GUEST_DEBUG_MODULE:-loop}
 
 die() { echo "fetch-kernel: $*" >&2; exit 1; }
 
+# apt-get/apt-cache with the machine's configuration, or, for another suite, with a
+# private one (private-apt.sh): its own source list, package lists and archive cache.
+apt_opts=()
+if [ -n "${KPP_GUEST_SUITE:-}" ]; then
+  private_apt=$(dirname "${BASH_SOURCE[0]}")/private-apt.sh
+  mapfile -t apt_opts < <("$private_apt" "$KPP_GUEST_SUITE" "$cache_root/apt") ||
+    die "no private apt configuration for $KPP_GUEST_SUITE (see above)"
+  [ ${#apt_opts[@]} -gt 0 ] || die "no private apt configuration for $KPP_GUEST_SUITE"
+fi
+
 # Which kernel: the package the meta package depends on in the local apt lists (no
 # network); only when the lists do not know the meta package do we run apt-get update.
 resolve_version() {
   local dep
-  dep=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null |
+  dep=$(apt-cache "${apt_opts[@]}" depends linux-image-cloud-amd64 2>/dev/null |
         sed -n 's/^ *Depends: linux-image-\(.*-cloud-amd64\)$/\1/p' | head -n1)
   printf '%s' "$dep"
 }
 
 # apt-cache takes about half a second to load its cache; remember its answer until the
 # package lists change (apt-get update rewrites the lists directory).
-lists_stamp() { stat -c %Y /var/lib/apt/lists 2>/dev/null || echo none; }
+lists_dir=/var/lib/apt/lists
+[ -z "${KPP_GUEST_SUITE:-}" ] || lists_dir=$cache_root/apt/lists
+lists_stamp() { stat -c %Y "$lists_dir" 2>/dev/null || echo none; }
 resolved_file=$cache_root/resolved-version
 
 if [ -n "${KPP_GUEST_KERNEL:-}" ]; then
@@ -58,7 +76,7 @@ else
       exit 0
     fi
     echo "fetch-kernel: apt does not know linux-image-cloud-amd64; running apt-get update" >&2
-    apt-get update -qq >&2 || die "apt-get update failed (is the Debian mirror reachable?)"
+    apt-get "${apt_opts[@]}" update -qq >&2 || die "apt-get update failed (is the Debian mirror reachable?)"
     kver=$(resolve_version)
     [ -n "$kver" ] || die "apt-cache finds no linux-image-*-cloud-amd64 that linux-image-cloud-amd64 depends on"
   fi
@@ -91,7 +109,7 @@ dbg_pkg=linux-image-$kver-dbg
 echo "fetch-kernel: downloading $image_pkg and $dbg_pkg (about 310 MB) into $cache_root" >&2
 # (As root apt-get would drop to the _apt user, which cannot write into our 0700
 # temp dir; the sandbox buys nothing for a download we only unpack.)
-(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$image_pkg" "$dbg_pkg" >&2) ||
+(cd "$tmp" && apt-get "${apt_opts[@]}" download -q -o APT::Sandbox::User=root "$image_pkg" "$dbg_pkg" >&2) ||
   die "apt-get download $image_pkg $dbg_pkg failed (run apt-get update, check the mirror)"
 image_deb=$(ls "$tmp"/linux-image-"$kver"_*.deb 2>/dev/null | head -n1)
 dbg_deb=$(ls "$tmp"/linux-image-"$kver"-dbg_*.deb 2>/dev/null | head -n1)
@@ -138,7 +156,13 @@ mv "$out/unpack-dbg/usr/lib/debug/boot/System.map-$kver" "$out/System.map" ||
   die "$dbg_pkg has no usr/lib/debug/boot/System.map-$kver"
 dbg_ko=$(find "$out/unpack-dbg/usr/lib/debug/lib/modules" -name "$debug_module.ko*" 2>/dev/null | head -n1)
 [ -n "$dbg_ko" ] || die "$dbg_pkg has no debug .ko for $mod_path"
-mv "$dbg_ko" "$out/debug/modules/"
+# Kept unpacked (debug packages of newer kernels may compress it): readelf and the
+# tool read it as it is.
+case $dbg_ko in
+  *.xz) xz -dc "$dbg_ko" >"$out/debug/modules/$debug_module.ko" || die "cannot unpack $dbg_ko" ;;
+  *.zst) zstd -qdc "$dbg_ko" >"$out/debug/modules/$debug_module.ko" || die "cannot unpack $dbg_ko" ;;
+  *) mv "$dbg_ko" "$out/debug/modules/" ;;
+esac
 echo "$mod_path" >"$out/debug-module"
 dpkg-deb -f "$image_deb" Version >"$out/VERSION"
 rm -rf "$out/unpack-image" "$out/unpack-dbg"

@@ -5,11 +5,21 @@
 # and with perf's hex types for unsigned values (x32) read as ours (u32): both print the
 # same bits. Multi-site specs compare as sorted sets of lines.
 # Exit 0 when every spec perf resolves gives the same definitions; the figures are printed.
+#
+# KPP_GUEST_SUITE=bookworm-backports: the same on that suite's vmlinux (6.12) with that
+# suite's perf (unpacked by fetch-suite-perf.sh, the installed perf is not replaced).
 K=${1:?usage: perf_compare.sh KPROBE_PROBE}
-DIR=$(ls -d "${KPP_GUEST_CACHE:-/var/tmp/kprobe-probe-guest}"/*/debug 2>/dev/null | sort | tail -n1)
+cache=${KPP_GUEST_CACHE:-/var/tmp/kprobe-probe-guest}
+perf=perf
+if [ -n "${KPP_GUEST_SUITE:-}" ]; then
+  cache=$cache/suite-$KPP_GUEST_SUITE
+  perf=$("$(dirname "$0")/fetch-suite-perf.sh") || { echo "SKIP: no perf from $KPP_GUEST_SUITE (see above)"; exit 77; }
+fi
+DIR=$(ls -d "$cache"/*/debug 2>/dev/null | sort -V | tail -n1)
 V=$DIR/vmlinux
-[ -r "$V" ] || { echo "SKIP: no cached guest vmlinux (run tests/guest/fetch-kernel.sh)"; exit 77; }
-command -v perf >/dev/null || { echo "SKIP: no perf (scripts/install-deps.sh --tests installs linux-perf)"; exit 77; }
+[ -r "$V" ] || { echo "SKIP: no cached guest vmlinux in $cache (run tests/guest/fetch-kernel.sh)"; exit 77; }
+command -v "$perf" >/dev/null || { echo "SKIP: no perf (scripts/install-deps.sh --tests installs linux-perf)"; exit 77; }
+echo "perf_compare: $("$perf" --version) on $V"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -28,7 +38,7 @@ while IFS= read -r spec; do
   why=
   case $spec in known:*) why=${spec#* -- }; spec=${spec#known: }; spec=${spec% -- *} ;; esac
   n=$((n + 1))
-  perf probe -q -k "$V" -D "$spec" >"$tmp/perf" 2>"$tmp/perf.err"
+  "$perf" probe -q -k "$V" -D "$spec" >"$tmp/perf" 2>"$tmp/perf.err"
   prc=$?
   # perf prints definitions only (one a line) with -q; anything else is an error.
   "$K" -q -k "$V" -D "$spec" >"$tmp/ours" 2>"$tmp/ours.err"

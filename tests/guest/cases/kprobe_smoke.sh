@@ -22,8 +22,9 @@ echo "--- instance trace (dd lines):"
 grep ' dd-' /tmp/trace
 
 # Lines look like "  dd-71  [001] ..... 1.23: vfs_read: (vfs_read+0x0/0x1a0) count=7"
+# (6.12 places a probe on a function's entry after its endbr64: vfs_read+0x4)
 # and "  dd-71  [001] ..... 1.23: vfs_read_ret: (ksys_read+0x6b/0xf0 <- vfs_read) ret=7".
-grep -Eq '^ *dd-[0-9]+ .* vfs_read: \(vfs_read\+0x0/0x[0-9a-f]+\) count=7$' /tmp/trace ||
+grep -Eq '^ *dd-[0-9]+ .* vfs_read: \(vfs_read\+0x[04]/0x[0-9a-f]+\) count=7$' /tmp/trace ||
   kpp_fail "no vfs_read event with count=7 from dd"
 kpp_ok "kprobe vfs_read saw dd's count=7"
 grep -Eq '^ *dd-[0-9]+ .* vfs_read_ret: \(.* <- vfs_read\) ret=7$' /tmp/trace ||

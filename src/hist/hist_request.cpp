@@ -1,0 +1,87 @@
+#include "src/hist/hist_request.h"
+
+#include <cctype>
+
+namespace kpp {
+
+namespace {
+
+bool is_identifier(const std::string &s) {
+  if (s.empty() || s.size() > 64) return false;
+  if (!std::isalpha(static_cast<unsigned char>(s[0])) && s[0] != '_') return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+// Entries the kernel keeps per histogram (its default is 2048; one key per
+// process name or per log2 bucket needs far fewer, but several keys multiply).
+constexpr int kHistSize = 8192;
+
+}  // namespace
+
+std::string HistKey::trigger_key() const {
+  // Kernels before 6.x have no per-event comm field to key on; the pid's
+  // execname is there on every kernel with hist triggers, and rows of one
+  // name are added up afterwards (merge_by_comm).
+  if (field == "comm") return "common_pid.execname";
+  switch (kind) {
+    case Kind::Plain: return field;
+    case Kind::Log2: return field + ".log2";
+    case Kind::Hex: return field + ".hex";
+    case Kind::Sym: return field + ".sym";
+    case Kind::Execname: return field + ".execname";
+  }
+  return field;
+}
+
+std::string HistKey::column() const { return kind == Kind::Log2 ? field + ".log2" : field; }
+
+std::string HistKey::printed_name() const { return field == "comm" ? "common_pid" : field; }
+
+Result<HistKey> parse_hist_key(const std::string &text) {
+  HistKey key;
+  std::string field = text;
+  size_t dot = text.find('.');
+  if (dot != std::string::npos) {
+    field = text.substr(0, dot);
+    std::string mod = text.substr(dot + 1);
+    if (mod == "log2") key.kind = HistKey::Kind::Log2;
+    else if (mod == "hex") key.kind = HistKey::Kind::Hex;
+    else if (mod == "sym") key.kind = HistKey::Kind::Sym;
+    else if (mod == "execname") key.kind = HistKey::Kind::Execname;
+    else
+      return Error("--by " + text + ": unknown modifier '." + mod + "'",
+                   "modifiers: .log2 .hex .sym .execname");
+  }
+  if (Status s = check_hist_field("--by", field); !s) return std::move(s).error();
+  key.field = field;
+  return key;
+}
+
+Status check_hist_field(const std::string &option, const std::string &field) {
+  if (!is_identifier(field))
+    return Error(option + " '" + field + "': not a field name",
+                 "fields are the event's argument names, or comm, common_pid, common_cpu");
+  return Ok{};
+}
+
+Status check_hist_filter(const std::string &filter) {
+  // The filter goes into the trigger line as it is and the kernel parses it;
+  // it must stay one line.
+  for (char c : filter)
+    if (c == '\n' || c == '\r' || c == '\0') return Error("--filter: the expression must be one line");
+  return Ok{};
+}
+
+std::string hist_trigger(const HistRequest &request) {
+  std::string t = "hist:keys=";
+  for (size_t i = 0; i < request.keys.size(); ++i) t += (i ? "," : "") + request.keys[i].trigger_key();
+  t += ":vals=hitcount";
+  for (const std::string &s : request.sums) t += "," + s;
+  t += ":sort=hitcount.descending:size=" + std::to_string(kHistSize);
+  if (!request.filter.empty()) t += " if " + request.filter;
+  return t;
+}
+
+}  // namespace kpp

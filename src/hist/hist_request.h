@@ -1,0 +1,47 @@
+// What `kprobe-probe hist` asks the kernel for, and the hist trigger that says it.
+//
+// The kernel aggregates in place (CONFIG_HIST_TRIGGERS): a trigger
+// "hist:keys=...:vals=...:sort=hitcount.descending" on an event counts and sums
+// per key without a single event reaching user space. This file only builds and
+// checks the trigger text; writing it is hist_session's job.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "src/util/result.h"
+
+namespace kpp {
+
+// One --by: a field of the event and how the kernel should bucket or show it.
+struct HistKey {
+  enum class Kind { Plain, Log2, Hex, Sym, Execname };
+  std::string field;          // as the user wrote it ("comm", "count", "common_pid")
+  Kind kind = Kind::Plain;
+  // The key as the trigger spells it: "count.log2", "common_pid.execname".
+  std::string trigger_key() const;
+  // The name this key has in our table and JSON ("count.log2", "comm").
+  std::string column() const;
+  // The name the kernel prints for it in the hist file ("count", "common_pid").
+  std::string printed_name() const;
+};
+
+struct HistRequest {
+  std::vector<HistKey> keys;      // --by, in order; at least one
+  std::vector<std::string> sums;  // --sum FIELD
+  std::string filter;             // --filter EXPR (the kernel's filter syntax)
+};
+
+// Parses "FIELD[.log2|.hex|.sym|.execname]". Field names are C identifiers
+// (what the kernel's format files have): anything else never reaches tracefs.
+Result<HistKey> parse_hist_key(const std::string &text);
+// Checks a --sum field name the same way.
+Status check_hist_field(const std::string &option, const std::string &field);
+// A --filter must be one line (the kernel parses the rest).
+Status check_hist_filter(const std::string &filter);
+
+// "hist:keys=K1,K2:vals=hitcount,S1:sort=hitcount.descending:size=N [if FILTER]".
+// The same text with a leading '!' removes the trigger.
+std::string hist_trigger(const HistRequest &request);
+
+}  // namespace kpp

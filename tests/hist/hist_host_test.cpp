@@ -1,0 +1,43 @@
+// hist on this machine's kernel: where it has no hist triggers (the hosts we
+// build on: CONFIG_HIST_TRIGGERS is off) the command says so, points to the
+// user-space alternatives, exits 1 and leaves no instance behind.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "tests/stream/uprobe_helper.h"
+
+namespace kpp {
+namespace {
+
+TEST(HistHost, WithoutHistTriggersItSaysSoAndLeavesNothing) {
+  if (std::string why = test::kernel_skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  test::FixtureUprobe probe(test::fixture_path(), "hist");
+  ASSERT_TRUE(probe.ok()) << probe.error();
+  std::string hist_file = "/sys/kernel/tracing/events/" + probe.group() + "/hit/hist";
+  if (access(hist_file.c_str(), F_OK) == 0)
+    GTEST_SKIP() << "this kernel has hist triggers; the guest case kprobe_probe_hist covers them";
+  auto before = test::tracefs_instance_names();
+  int status = 0;
+  std::string out = test::run_capture(std::string(KPP_BINARY) + " hist -e " + probe.group() +
+                                          ":hit --by comm --duration 1 2>&1",
+                                      &status);
+  EXPECT_EQ(WEXITSTATUS(status), 1) << out;
+  EXPECT_NE(out.find("no hist triggers (CONFIG_HIST_TRIGGERS is off)"), std::string::npos) << out;
+  EXPECT_NE(out.find("kprobe-probe live -e " + probe.group() + ":hit"), std::string::npos) << out;
+  EXPECT_EQ(test::tracefs_instance_names(), before);
+}
+
+TEST(HistHost, BadKeysAreRefusedBeforeTracefsIsTouched) {
+  int status = 0;
+  std::string out = test::run_capture(std::string(KPP_BINARY) + " hist -e x:y --by 'count.bogus' 2>&1", &status);
+  EXPECT_EQ(WEXITSTATUS(status), 1) << out;
+  EXPECT_NE(out.find("unknown modifier '.bogus'"), std::string::npos) << out;
+  out = test::run_capture(std::string(KPP_BINARY) + " hist --latency no_such_function_xyz 2>&1", &status);
+  EXPECT_EQ(WEXITSTATUS(status), 1) << out;
+  EXPECT_NE(out.find("--latency no_such_function_xyz: no entry and return probes"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace kpp

@@ -1,0 +1,55 @@
+#include "src/hist/hist_request.h"
+
+#include <gtest/gtest.h>
+
+#include "src/hist/latency.h"
+
+namespace kpp {
+namespace {
+
+HistRequest request_of(std::vector<std::string> by, std::vector<std::string> sums = {}, std::string filter = {}) {
+  HistRequest r;
+  for (const auto &b : by) r.keys.push_back(*parse_hist_key(b));
+  r.sums = std::move(sums);
+  r.filter = std::move(filter);
+  return r;
+}
+
+TEST(HistRequest, TriggerNamesKeysValuesAndSortsByCount) {
+  EXPECT_EQ(hist_trigger(request_of({"count.log2"}, {"count"})),
+            "hist:keys=count.log2:vals=hitcount,count:sort=hitcount.descending:size=8192");
+  EXPECT_EQ(hist_trigger(request_of({"fd", "common_pid.execname"}, {}, "count > 4")),
+            "hist:keys=fd,common_pid.execname:vals=hitcount:sort=hitcount.descending:size=8192 if count > 4");
+}
+
+// 6.1 refuses "keys=common_comm" and "keys=comm" (seen in the guest): a comm
+// is asked of the kernel as the pid's execname and merged afterwards.
+TEST(HistRequest, CommIsThePidsExecname) {
+  HistKey k = *parse_hist_key("comm");
+  EXPECT_EQ(k.trigger_key(), "common_pid.execname");
+  EXPECT_EQ(k.printed_name(), "common_pid");
+  EXPECT_EQ(k.column(), "comm");
+}
+
+TEST(HistRequest, RefusesWhatIsNotAFieldOrModifier) {
+  EXPECT_FALSE(parse_hist_key("count.bogus"));
+  EXPECT_FALSE(parse_hist_key("a:b"));
+  EXPECT_FALSE(parse_hist_key("x if 1"));
+  EXPECT_FALSE(parse_hist_key(""));
+  EXPECT_FALSE(check_hist_field("--sum", "count\nhist:keys=x"));
+  EXPECT_FALSE(check_hist_filter("a == 1\n!hist:keys=x"));
+  EXPECT_TRUE(check_hist_filter("count > 4 && fd == 3"));
+}
+
+TEST(HistLatency, EntrySavesTimeReturnFiresTheSyntheticEvent) {
+  LatencyTriggers t = latency_triggers(EventId{"probe", "vfs_read"}, "42");
+  EXPECT_EQ(t.synthetic_definition, "kpp_lat_42 u64 lat_us");
+  EXPECT_EQ(t.entry_trigger, "hist:keys=common_pid:kpp_ts0=common_timestamp.usecs");
+  EXPECT_EQ(t.return_trigger,
+            "hist:keys=common_pid:kpp_lat=common_timestamp.usecs-$kpp_ts0:onmatch(probe.vfs_read)"
+            ".trace(kpp_lat_42,$kpp_lat)");
+  EXPECT_EQ(hist_trigger(t.histogram), "hist:keys=lat_us.log2:vals=hitcount:sort=hitcount.descending:size=8192");
+}
+
+}  // namespace
+}  // namespace kpp
