@@ -42,7 +42,7 @@ enum class InlineCopies { Include, Exclude };
 // An address where a source line begins (a probe site).
 struct LineSite {
   uint64_t address = 0;
-  std::string file;
+  std::string file;  // the whole path of the line's file, as the line table names it
   int line = 0;
 };
 
@@ -139,7 +139,10 @@ class DebugInfo {
   // The lines of `fn` that have code, for "did you mean" on a line without code.
   virtual std::vector<int> lines_with_code(const Function &fn) = 0;
   // Every address where `line` of a file whose path ends with `file` begins,
-  // with the functions that contain them.
+  // with the function source_of() names there: the one whose source text
+  // has the line (an inlined copy when the line's code was inlined, under
+  // LTO often into another file's function), or the caller at an inlined
+  // copy's first instruction.
   virtual std::vector<std::pair<LineSite, Function>> file_line_sites(const std::string &file, int line) = 0;
 
   // Variables and parameters visible at `pc` inside `fn`, innermost scope first.
@@ -175,7 +178,11 @@ class DebugInfo {
   // Every statement row of `fn`'s own file in its ranges, by address, for -L and -V --range.
   virtual std::vector<LineSite> line_rows(const Function &fn) = 0;
 
-  // The function and line at `address`, when DWARF covers it.
+  // The function and line at `address`, when DWARF covers it: of the
+  // functions whose code is there (inlined copies too), the one whose source
+  // text has the first statement the line table starts there (at the first
+  // instruction of an inlined copy, the call in its caller, as perf and gdb
+  // say); line 0 when none of them has a line there.
   virtual std::optional<SourcePlace> source_of(uint64_t address) = 0;
   // The link-time address at file offset `offset` (the inverse of file_offset).
   virtual std::optional<uint64_t> address_of_file_offset(uint64_t offset) = 0;

@@ -7,6 +7,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 
+#include "dwarf/die_links.h"
 #include "dwarf/llvm_debug_info.h"
 #include "dwarf/names.h"
 
@@ -74,54 +75,44 @@ std::string linkage_name(const DWARFDie &die) {
 
 }  // namespace
 
-// DWARFDie::getDeclFile() in LLVM 19 returns "" for some subprograms of
-// gcc 12's DWARF 5; reading the file index and the unit's line table
-// ourselves works for all of them.
-std::string LlvmDebugInfo::decl_file_of(DWARFDie die, DILineInfoSpecifier::FileLineInfoKind kind) {
-  auto index = die.findRecursively(llvm::dwarf::DW_AT_decl_file);
-  if (!index) return {};
-  auto value = index->getAsUnsignedConstant();
+// The file that `attribute` (DW_AT_decl_file, DW_AT_call_file) of `die`
+// names: an index into the line table of the unit that holds the attribute,
+// which for a concrete copy is its abstract origin's unit, another one under
+// LTO. (DWARFDie::getDeclFile() in LLVM 19 reads the index against the
+// wrong unit there, and returns "" for some subprograms of gcc 12's DWARF 5.)
+std::string LlvmDebugInfo::source_file_of(DWARFDie die, llvm::dwarf::Attribute attribute) {
+  DWARFDie holder = attribute_holder(die, attribute);
+  if (!holder.isValid()) return {};
+  auto index = holder.find(attribute)->getAsUnsignedConstant();
   // A split unit's line table is its skeleton's, in the program.
-  DWARFUnit *unit = die.getDwarfUnit() ? die.getDwarfUnit()->getLinkedUnit() : nullptr;
+  DWARFUnit *unit = holder.getDwarfUnit()->getLinkedUnit();
   const DWARFDebugLine::LineTable *table = unit ? dwarf().getLineTableForUnit(unit) : nullptr;
   std::string name;
-  if (value && table) table->getFileNameByIndex(*value, unit->getCompilationDir(), kind, name);
+  if (index && table)
+    table->getFileNameByIndex(*index, unit->getCompilationDir(), DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
+                              name);
   return name;
 }
 
 std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
-  uint64_t low = 0, high = 0, section = 0;
-  if (!die.getLowAndHighPC(low, high, section)) {
-    auto ranges = die.getAddressRanges();
-    if (!ranges || ranges->empty()) {
-      if (!ranges) consumeError(ranges.takeError());
-      return std::nullopt;
-    }
-    low = ranges->front().LowPC;
-  }
+  std::optional<uint64_t> low = code_entry(die);
+  if (!low) return std::nullopt;
   Function fn;
   fn.inlined = die.getTag() == llvm::dwarf::DW_TAG_inlined_subroutine;
-  fn.frame_entry = low;
-  if (fn.inlined) {
-    // The first instruction of the copy, where its parameters are set.
-    if (auto entry_pc = die.find(llvm::dwarf::DW_AT_entry_pc))
-      if (auto a = entry_pc->getAsAddress()) low = *a;
-    // Entry values are those of the function the copy was inlined into.
-    DWARFDie frame = enclosing_subprogram(die);
-    uint64_t frame_low = 0, frame_high = 0, section = 0;
-    if (frame.isValid() && frame.getLowAndHighPC(frame_low, frame_high, section)) fn.frame_entry = frame_low;
-  }
+  fn.frame_entry = *low;
+  // Entry values are those of the function the copy was inlined into.
+  if (fn.inlined) fn.frame_entry = code_entry(enclosing_subprogram(die)).value_or(*low);
   const char *name = die.getSubroutineName(DINameKind::ShortName);
   fn.name = name ? name : "";
-  fn.decl_file = decl_file_of(die, DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath);
+  fn.decl_file = source_file_of(die, llvm::dwarf::DW_AT_decl_file);
   fn.decl_line = static_cast<int>(die.getDeclLine());
-  fn.entry = low;
+  fn.entry = *low;
   if (auto ranges = die.getAddressRanges()) {
     for (const auto &r : *ranges) fn.ranges.push_back({r.LowPC, r.HighPC});
   } else {
     consumeError(ranges.takeError());
   }
-  if (auto sym = symbolize(low); sym && sym->second == 0 && !fn.inlined) fn.symbol = sym->first;
+  if (auto sym = symbolize(*low); sym && sym->second == 0 && !fn.inlined) fn.symbol = sym->first;
   fn.die_offset = handle_of(die);
   fn.optimized = producer_says_optimized(die) || has_optimized_variables(die);
   return fn;
@@ -190,7 +181,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   std::set<uint64_t> seen;
   // `symbol_at`: the address of the symbol named `name` that led to `die`.
   auto add = [&](DWARFDie die, std::optional<uint64_t> symbol_at = std::nullopt) {
-    if (!die.isValid() || !seen.insert(handle_of(die)).second) return;
+    if (!die.isValid() || inlined_into_itself(die) || !seen.insert(handle_of(die)).second) return;
     auto fn = function_from_die(die);
     // By source name, or (C++) by the mangled name the symbol table shows,
     // or by an alias: a symbol of that name where the function starts
@@ -261,7 +252,7 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
   std::vector<Function> result;
   std::set<uint64_t> seen;
   auto add = [&](DWARFDie die) {
-    if (!die.isValid() || !seen.insert(handle_of(die)).second) return;
+    if (!die.isValid() || inlined_into_itself(die) || !seen.insert(handle_of(die)).second) return;
     // The linkage name is on the declaration (a method's in its class, an
     // inlined copy's on its abstract origin): getName follows both.
     std::optional<DemangledFunction> have = demangle_function(linkage_name(die));

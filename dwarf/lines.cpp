@@ -29,7 +29,7 @@ std::vector<LlvmDebugInfo::LineRow> LlvmDebugInfo::rows_of(const Function &fn) {
   DWARFUnit *unit = die.getDwarfUnit()->getLinkedUnit();  // a split unit's lines are its skeleton's
   const DWARFDebugLine::LineTable *table = dwarf().getLineTableForUnit(unit);
   if (!table) return rows;
-  std::string decl_file = decl_file_of(die, DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath);
+  std::string decl_file = source_file_of(die, llvm::dwarf::DW_AT_decl_file);
   std::map<uint64_t, bool> file_matches;  // file index -> same file as the function
   auto in_function = [&](uint64_t a) {
     return std::any_of(fn.ranges.begin(), fn.ranges.end(), [a](const AddressRange &r) { return r.contains(a); });
@@ -44,7 +44,7 @@ std::vector<LlvmDebugInfo::LineRow> LlvmDebugInfo::rows_of(const Function &fn) {
     seq_start = false;
     if (!in_function(row.Address.Address)) continue;
     auto [it, fresh] = file_matches.try_emplace(row.File, false);
-    if (fresh) it->second = file_of_row(unit, table, row.File) == decl_file;
+    if (fresh) it->second = same_source_file(file_of_row(unit, table, row.File), decl_file);
     rows.push_back({row.Address.Address, static_cast<int>(row.Line), row.IsStmt != 0, row.PrologueEnd != 0, it->second, starts});
   }
   std::stable_sort(rows.begin(), rows.end(), [](const LineRow &a, const LineRow &b) { return a.address < b.address; });
@@ -134,6 +134,7 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const 
     if (!table) continue;
     std::map<uint64_t, std::string> matching;  // file index -> path, for files that end with `file`
     std::vector<std::pair<uint64_t, int>> stmt_rows;
+    std::map<uint64_t, std::string> path_at;  // address -> the path of the file whose `line` starts there
     for (const DWARFDebugLine::Row &row : table->Rows) {
       if (row.EndSequence || !row.IsStmt) {
         if (row.EndSequence) stmt_rows.emplace_back(row.Address.Address, -1);
@@ -145,6 +146,7 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const 
         it = matching.emplace(row.File, path_ends_with(path, file) ? path : std::string()).first;
       }
       stmt_rows.emplace_back(row.Address.Address, it->second.empty() ? -1 : static_cast<int>(row.Line));
+      if (!it->second.empty() && static_cast<int>(row.Line) == line) path_at.try_emplace(row.Address.Address, it->second);
     }
     std::vector<uint64_t> starts = run_starts(stmt_rows, line);
     // A unit without the line gives its rows and its table's pages back: a
@@ -159,28 +161,16 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const 
       dwarf().clearLineTableForUnit(unit);
     }
     for (uint64_t address : starts) {
-      DWARFDie die = dies_at(address).FunctionDIE;
-      while (die.isValid() && die.getTag() != llvm::dwarf::DW_TAG_subprogram) die = die.getParent();
-      if (!die.isValid()) continue;
-      auto fn = function_from_die(die);
+      // The function -l will name there: the one whose text has the line,
+      // an inlined copy when its code was inlined (under LTO, often into
+      // another file's function), or the caller at a copy's first instruction.
+      auto owner = owner_of_address(address);
+      auto fn = owner ? function_from_die(owner->function) : std::nullopt;
       if (!fn) continue;
-      result.push_back({LineSite{address, file, line}, std::move(*fn)});
+      result.push_back({LineSite{address, path_at[address], line}, std::move(*fn)});
     }
   }
   return result;
-}
-
-std::optional<SourcePlace> LlvmDebugInfo::source_of(uint64_t address) {
-  // The innermost function at the address: an inlined copy is reported as
-  // itself, as perf probe reports it.
-  DWARFDie die = dies_at(address).FunctionDIE;
-  if (!die.isValid()) return std::nullopt;
-  auto fn = function_from_die(die);
-  if (!fn) return std::nullopt;
-  SourcePlace place{fn->name, fn->entry, fn->decl_line, fn->decl_file, 0};
-  DILineInfo info = dwarf().getLineInfoForAddress({address, object::SectionedAddress::UndefSection});
-  if (info.Line != 0) place.line = static_cast<int>(info.Line);
-  return place;
 }
 
 }  // namespace kpp::dwarf

@@ -126,7 +126,9 @@ class LlvmDebugInfo final : public DebugInfo {
   // the laid-out addresses); nullopt when no section with contents holds it.
   std::optional<std::string_view> code_bytes(uint64_t begin, uint64_t end);
   std::optional<Function> function_from_die(llvm::DWARFDie die);
-  std::string decl_file_of(llvm::DWARFDie die, llvm::DILineInfoSpecifier::FileLineInfoKind kind);
+  // The whole path of the file `attribute` (DW_AT_decl_file, DW_AT_call_file) of `die` names, read in
+  // the unit that holds the attribute (dwarf/die_origin.h); empty when there is none.
+  std::string source_file_of(llvm::DWARFDie die, llvm::dwarf::Attribute attribute);
   // Subprograms with code (and, when asked, inlined copies) named `name`, by a scan of every unit;
   // with `instances`, also those named `name<...>` (a template's instances).
   std::vector<llvm::DWARFDie> scan_for(const std::string &name, bool subprograms, bool inline_copies,
@@ -174,6 +176,20 @@ class LlvmDebugInfo final : public DebugInfo {
   struct LineRow { uint64_t address; int line; bool is_stmt; bool prologue_end; bool same_file; bool seq_start; };
   std::vector<LineRow> rows_of(const Function &fn);
   std::string file_of_row(llvm::DWARFUnit *unit, const llvm::DWARFDebugLine::LineTable *table, uint64_t file_index);
+  // The functions whose code is at `address`, outermost first: the
+  // out-of-line subprogram, then each inlined copy that holds the address
+  // (dwarf/source_places.cpp). Empty when no subprogram covers it.
+  std::vector<llvm::DWARFDie> function_chain_at(uint64_t address);
+  // Which of `chain` has `line` of `file` in its source text; nullopt: none.
+  std::optional<size_t> line_owner(const std::vector<llvm::DWARFDie> &chain, const std::string &file, int line);
+  // The function whose source line starts at `address`, and that line
+  // (0: none of the functions there has a line there): what source_of()
+  // and file_line_sites() describe an address by.
+  struct AddressOwner {
+    llvm::DWARFDie function;
+    int line = 0;
+  };
+  std::optional<AddressOwner> owner_of_address(uint64_t address);
   // Where the variable described by `die` lives at `pc`.
   // `block_entry` is the entry of the (possibly inlined) function whose body declares it.
   Result<Place> locate(llvm::DWARFDie die, llvm::DWARFDie function, uint64_t pc, uint64_t block_entry);

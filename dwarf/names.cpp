@@ -18,6 +18,51 @@ bool path_ends_with(const std::string &path, const std::string &suffix) {
          (!suffix.empty() && suffix.front() == '/');
 }
 
+std::string lexically_normal(std::string_view path) {
+  bool absolute = !path.empty() && path.front() == '/';
+  std::vector<std::string_view> parts;
+  size_t leading_ups = 0;  // ".." that climb above the start of a relative path
+  for (size_t at = 0; at <= path.size();) {
+    size_t slash = path.find('/', at);
+    if (slash == std::string_view::npos) slash = path.size();
+    std::string_view part = path.substr(at, slash - at);
+    at = slash + 1;
+    if (part.empty() || part == ".") continue;
+    if (part != "..") {
+      parts.push_back(part);
+    } else if (!parts.empty()) {
+      parts.pop_back();
+    } else if (!absolute) {
+      ++leading_ups;  // kept: "../x" is not "x"
+    }
+  }
+  std::string out = absolute ? "/" : "";
+  for (size_t i = 0; i < leading_ups; ++i) out += "../";
+  for (size_t i = 0; i < parts.size(); ++i) out += std::string(parts[i]) + (i + 1 < parts.size() ? "/" : "");
+  if (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+bool same_source_file(std::string_view a, std::string_view b) {
+  if (a == b) return true;
+  if (a.empty() || b.empty()) return false;
+  std::string x = lexically_normal(a), y = lexically_normal(b);
+  if (x == y) return true;
+  bool x_relative = x.front() != '/', y_relative = y.front() != '/';
+  if (!x_relative && !y_relative) return false;
+  // A relative name that climbs ("../Python/ceval.c") names the file by
+  // what follows its climb: where it climbed from is not known.
+  auto below = [](std::string p) {
+    while (p.rfind("../", 0) == 0) p.erase(0, 3);
+    return p;
+  };
+  auto ends_with = [&](const std::string &whole, const std::string &relative) {
+    std::string tail = below(relative);
+    return !tail.empty() && tail != ".." && path_ends_with(whole, tail);
+  };
+  return (x_relative && ends_with(y, x)) || (y_relative && ends_with(x, y));
+}
+
 namespace {
 size_t edit_distance(const std::string &a, const std::string &b) {
   std::vector<size_t> row(b.size() + 1);

@@ -5,6 +5,7 @@
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 
+#include "dwarf/die_links.h"
 #include "dwarf/llvm_debug_info.h"
 
 namespace kpp::dwarf {
@@ -89,12 +90,7 @@ std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t p
       innermost_function = i;
   if (innermost_function > 0) {
     // An inlined copy inside `fn`: its entry is its entry_pc, else its low pc.
-    const DWARFDie &copy = scopes[innermost_function];
-    uint64_t low = 0, high = 0, section = 0;
-    if (auto entry_pc = copy.find(llvm::dwarf::DW_AT_entry_pc); entry_pc && entry_pc->getAsAddress())
-      block_entry = *entry_pc->getAsAddress();
-    else if (copy.getLowAndHighPC(low, high, section))
-      block_entry = low;
+    block_entry = code_entry(scopes[innermost_function]).value_or(block_entry);
   } else if (!fn.inlined) {
     block_entry = fn.frame_entry;  // the out-of-line function's first instruction
   }

@@ -161,8 +161,8 @@ Status show_lines(const CliOptions &options, ProbeTarget &target, const std::str
       for (auto &[site, fn] : debug.file_line_sites(range->file, line)) {
         code[line].push_back(site.address);
         if (!file.empty()) continue;
-        file = fn.decl_file;
-        if (auto text = read_source(file, options.source, options.prefix_map))
+        file = site.file;  // the line's file, not that of the function it was inlined into
+        if (auto text = read_source(file, options.source, options.prefix_map, debug.build_id()))
           last = last_line_walked(first, wanted, static_cast<int>(text->lines.size()), std::nullopt);
       }
     if (file.empty()) return Error("no code at " + text + " in '" + debug.path() + "'");

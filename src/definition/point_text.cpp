@@ -11,4 +11,14 @@ std::string perf_file_suffix(const std::string &path) {
   return "@" + (slash == std::string::npos ? tail : tail.substr(slash + 1));
 }
 
+std::string perf_point(const dwarf::SourcePlace &place, uint64_t address, bool is_return) {
+  // As perf writes a place (synthesize_perf_probe_point): the function, the
+  // line relative to its first line unless that is 0, "%return", "@FILE".
+  std::string point = place.function;
+  int relative = place.line > 0 ? place.line - place.function_line : 0;
+  if (address != place.function_entry && relative != 0 && !is_return) point += ":" + std::to_string(relative);
+  if (is_return) point += "%return";
+  return point + perf_file_suffix(place.file);
+}
+
 }  // namespace kpp

@@ -4,6 +4,7 @@
 #include "src/definition/site_check.h"
 
 #include <algorithm>
+#include <set>
 
 #include "arch/arch.h"
 #include "src/definition/arg_resolver.h"
@@ -101,16 +102,16 @@ class Builder {
       if (functions_.empty()) return fail("no code at " + p.file + ":" + std::to_string(p.line) + " in '" + debug_.path() + "'");
       for (size_t i = 0; i < functions_.size(); ++i) {
         const dwarf::Function &fn = functions_[i];
-        sites.push_back({&fn, past_prologue(fn, line_addresses_[i]), line_point(fn, p.line)});
+        uint64_t address = past_prologue(fn, line_addresses_[i]);
+        sites.push_back({&fn, address, line_point(fn, p.line, address)});
       }
     }
     if (sites.empty())
       return fail("'" + p.function + "' is only inlined, so it has no " + (p.is_return ? "return" : "entry offset") +
                       " to probe",
                   "probe a line of it, or of the function it is inlined into");
-    if (sites.size() > options_.max_probes)
-      return fail("'" + spec_.text + "' expands to " + std::to_string(sites.size()) + " probe sites, more than --max-probes " +
-                  std::to_string(options_.max_probes));
+    drop_repeated_addresses(sites);
+    if (sites.size() > options_.max_probes) return too_many_sites(sites);
 
     // A site whose arguments cannot be read (an inlined copy where the
     // value was folded away, say) is left out with a warning, as long as
@@ -149,6 +150,26 @@ class Builder {
                 "probe FUNC, FUNC+OFF, FUNC%return or 0xADDR, or install the program's debug symbols");
   }
 
+  // One address is one site, however many DIEs or units lead to it (a
+  // function's DIE in several units, an inlined copy found twice): a second
+  // probe there would count every call twice, and the kernel refuses the
+  // same definition twice. The first (the out-of-line body, by entry order) stays.
+  static void drop_repeated_addresses(std::vector<Site> &sites) {
+    std::set<uint64_t> seen;
+    std::erase_if(sites, [&](const Site &site) { return !seen.insert(site.address).second; });
+  }
+
+  Error too_many_sites(const std::vector<Site> &sites) {
+    size_t copies = std::count_if(sites.begin(), sites.end(), [](const Site &s) { return s.function->inlined; });
+    std::string message = "'" + spec_.text + "' expands to " + std::to_string(sites.size()) +
+                          " probe sites, more than --max-probes " + std::to_string(options_.max_probes);
+    size_t bodies = sites.size() - copies;
+    if (copies > 0) message += " (" + std::to_string(copies) + " of them in inlined copies)";
+    if (copies == 0 || bodies == 0 || options_.no_inlines) return fail(message, "raise --max-probes");
+    return fail(message, "--no-inlines probes only the out-of-line bod" + std::string(bodies == 1 ? "y" : "ies") + " (" +
+                             std::to_string(bodies) + " site" + (bodies == 1 ? "" : "s") + "); or raise --max-probes");
+  }
+
   bool returns_only_retval() const {
     return std::all_of(spec_.args.begin(), spec_.args.end(),
                        [](const ProbeArg &a) { return a.kind == ProbeArg::Kind::Retval && a.type.empty(); });
@@ -181,7 +202,10 @@ class Builder {
   }
 
   std::string file_suffix(const dwarf::Function &fn) { return perf_file_suffix(fn.decl_file); }
-  std::string line_point(const dwarf::Function &fn, int absolute_line) {
+  // A line site as --list will show it (perf_point): where inlining puts
+  // several functions' lines at one address, the one DWARF says starts there.
+  std::string line_point(const dwarf::Function &fn, int absolute_line, uint64_t address) {
+    if (auto place = debug_.source_of(address); place && place->line > 0) return perf_point(*place, address, false);
     return fn.name + ":" + std::to_string(absolute_line - fn.decl_line) + file_suffix(fn);
   }
 
@@ -216,8 +240,10 @@ class Builder {
 
     int absolute = fn.decl_line + p.line;
     std::vector<Site> sites;
-    for (const dwarf::LineSite &ls : debug_.line_sites_in(fn, absolute))
-      sites.push_back({&fn, past_prologue(fn, ls.address), line_point(fn, absolute)});
+    for (const dwarf::LineSite &ls : debug_.line_sites_in(fn, absolute)) {
+      uint64_t address = past_prologue(fn, ls.address);
+      sites.push_back({&fn, address, line_point(fn, absolute, address)});
+    }
     if (sites.empty()) {
       std::vector<std::string> near;
       for (int l : debug_.lines_with_code(fn))
@@ -240,8 +266,10 @@ class Builder {
     for (int line : code) {
       if (line < fn.decl_line || line > static_cast<int>(source->lines.size())) continue;
       if (!lazy_match(source->lines[line - 1], spec_.point.lazy_pattern)) continue;
-      for (const dwarf::LineSite &ls : debug_.line_sites_in(fn, line))
-        sites.push_back({&fn, past_prologue(fn, ls.address), line_point(fn, line)});
+      for (const dwarf::LineSite &ls : debug_.line_sites_in(fn, line)) {
+        uint64_t address = past_prologue(fn, ls.address);
+        sites.push_back({&fn, address, line_point(fn, line, address)});
+      }
     }
     if (sites.empty())
       return fail("no line of " + fn.name + " with code matches the pattern '" + spec_.point.lazy_pattern + "'",
@@ -265,9 +293,10 @@ class Builder {
     for (auto &f : found) functions_.push_back(f.second);
     // Pointers into functions_ only once it has stopped growing.
     std::vector<Site> sites;
-    for (size_t i = 0; i < found.size(); ++i)
-      sites.push_back({&functions_[i], past_prologue(functions_[i], found[i].first.address),
-                       line_point(functions_[i], found[i].first.line)});
+    for (size_t i = 0; i < found.size(); ++i) {
+      uint64_t address = past_prologue(functions_[i], found[i].first.address);
+      sites.push_back({&functions_[i], address, line_point(functions_[i], found[i].first.line, address)});
+    }
     return sites;
   }
 

@@ -33,13 +33,7 @@ std::string SourceLookup::point_of(const TraceDefinition &def) {
   auto address = debug->address_of_file_offset(def.offset);
   auto place = address ? debug->source_of(*address) : std::nullopt;
   if (!place) return fallback;
-  // As perf writes a place (synthesize_perf_probe_point): the function, the
-  // line relative to its first line unless that is 0, "%return", "@FILE".
-  std::string point = place->function;
-  int relative = place->line > 0 ? place->line - place->function_line : 0;
-  if (*address != place->function_entry && relative != 0 && !def.is_return) point += ":" + std::to_string(relative);
-  if (def.is_return) point += "%return";
-  return point + perf_file_suffix(place->file);
+  return perf_point(*place, *address, def.is_return);
 }
 
 std::string format_list_line(const TraceDefinition &def, const std::string &point, bool kernel_names) {

@@ -53,6 +53,34 @@ TEST(PathEndsWith, SuffixStartingWithSlashIsItsOwnBoundary) {
   EXPECT_FALSE(path_ends_with("/build/src/myapp/prog.c", "/app/prog.c"));
 }
 
+TEST(LexicallyNormal, TakesOutDotAndDotDotComponents) {
+  using dwarf::lexically_normal;
+  EXPECT_EQ(lexically_normal("./build-static/../Python/ceval.c"), "Python/ceval.c");
+  EXPECT_EQ(lexically_normal("/build/pkg/build-static/../Python/ceval.c"), "/build/pkg/Python/ceval.c");
+  EXPECT_EQ(lexically_normal("../Python//ceval.c"), "../Python/ceval.c");
+  EXPECT_EQ(lexically_normal("a/b/../../../c.c"), "../c.c");
+  EXPECT_EQ(lexically_normal("/../c.c"), "/c.c");
+  EXPECT_EQ(lexically_normal("/"), "/");
+  EXPECT_EQ(lexically_normal(""), "");
+}
+
+// Python 3.11's LTO units name ceval.c from another directory than the
+// unit it was compiled in (Debian's python3.11-dbg, issue 14).
+TEST(SameSourceFile, ComparesUnitsNamesOfOneFile) {
+  using dwarf::same_source_file;
+  EXPECT_TRUE(same_source_file("./build-static/../Python/ceval.c",
+                               "/build/reproducible-path/python3.11-3.11.2/build-static/../Python/ceval.c"));
+  EXPECT_TRUE(same_source_file("/build/reproducible-path/python3.11-3.11.2/build-static/../Python/ceval.c",
+                               "./build-static/../Python/ceval.c"));
+  EXPECT_TRUE(same_source_file("../Python/ceval.c", "/src/Python/ceval.c"));
+  EXPECT_TRUE(same_source_file("/src/a/./x.c", "/src/a/x.c"));
+  EXPECT_FALSE(same_source_file("./build-static/../Python/ceval.c", "/src/Objects/ceval.c"));
+  EXPECT_FALSE(same_source_file("/src/a/x.c", "/other/a/x.c"));  // two absolute paths: the same only when equal
+  EXPECT_FALSE(same_source_file("x.c", "/src/ax.c"));              // whole components only
+  EXPECT_FALSE(same_source_file("..", "/src/x.c"));
+  EXPECT_FALSE(same_source_file("", "/src/x.c"));
+}
+
 TEST(ClosestNames, FindsAOneLetterTypoFirst) {
   std::vector<std::string> functions{"walk_tree_all", "main", "walk_tree", "free_tree", "usage"};
   auto names = closest_names("walk_tre", functions, 5);

@@ -22,83 +22,16 @@
 #include <string>
 #include <vector>
 
-#include "mini_json.h"
-#include "subprocess.h"
+#include "uprobe_support.h"
 
 namespace {
 
-const std::string kpp_bin = KPP_BIN;
+using namespace uprobe_test;
+
 const std::string fixture_dir = KPP_E2E_FIXTURE_DIR;
 const std::string fixture_source = KPP_E2E_FIXTURE_SOURCE;
 const std::string demo_source = KPP_DEMO_SOURCE;
 constexpr uid_t nobody_uid = 65534;
-
-std::string tracing_dir() {
-  for (const char *d : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"})
-    if (access((std::string(d) + "/uprobe_events").c_str(), F_OK) == 0) return d;
-  return "";
-}
-
-std::string read_file(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> split_lines(const std::string &text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-bool contains(const std::string &haystack, const std::string &needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-run_result kpp(std::vector<std::string> args, const run_options &opt = {}) {
-  args.insert(args.begin(), kpp_bin);
-  return run_program(args, opt);
-}
-
-std::string describe(const run_result &r) {
-  return "exit " + std::to_string(r.status) + (r.signaled ? " (killed by a signal)" : "") + "\n--- stdout:\n" + r.out +
-         "--- stderr:\n" + r.err;
-}
-
-// The lines of uprobe_events that belong to GROUP ("p:GROUP/EV ..." or "r:GROUP/EV ...").
-std::vector<std::string> group_lines(const std::string &group) {
-  std::vector<std::string> out;
-  for (const std::string &line : split_lines(read_file(tracing_dir() + "/uprobe_events")))
-    if (line.size() > 2 && line.compare(2, group.size() + 1, group + "/") == 0) out.push_back(line);
-  return out;
-}
-
-// Removes the group's events by writing to uprobe_events itself: the last
-// resort when the tool could not (a test that failed because the binary
-// was being rebuilt under it left probes behind this way).
-void remove_group_directly(const std::string &group) {
-  for (const std::string &line : group_lines(group)) {
-    std::string event = line.substr(2, line.find(' ') - 2);  // "GROUP/EVENT"
-    std::ofstream(tracing_dir() + "/uprobe_events", std::ios::app) << "-:" << event << "\n";
-  }
-}
-
-// The kernel prints uprobe offsets as 0x%016lx; -D prints them short.
-std::string normalise_definition(const std::string &line) {
-  static const std::regex long_offset(R"(:0x0+([0-9a-fA-F]))");
-  return std::regex_replace(line, long_offset, ":0x$1");
-}
-
-// 1-based number of the first line of FILE that contains MARKER.
-int line_of(const std::string &file, const std::string &marker) {
-  auto lines = split_lines(read_file(file));
-  for (size_t i = 0; i < lines.size(); ++i)
-    if (contains(lines[i], marker)) return static_cast<int>(i) + 1;
-  ADD_FAILURE() << "no '" << marker << "' in " << file;
-  return 0;
-}
 
 // perf's relative line: from the line where the function is declared.
 int walk_body_rel() { return line_of(fixture_source, "probe:walk_body") - line_of(fixture_source, "KEEP int walk("); }
@@ -106,101 +39,11 @@ int no_code_rel() { return line_of(fixture_source, "no-code-line") - line_of(fix
 
 std::string fixture_path(const std::string &build) { return fixture_dir + "/e2e_fixture_" + build; }
 
-// The build names in one of the comma-separated lists CMake passes ("gcc_O0,gcc_O2").
-std::vector<std::string> builds_in(const std::string &csv) {
-  std::vector<std::string> out;
-  std::stringstream ss(csv);
-  for (std::string b; std::getline(ss, b, ',');)
-    if (!b.empty()) out.push_back(b);
-  return out;
-}
-
 std::vector<std::string> fixture_builds() { return builds_in(KPP_E2E_FIXTURE_BUILDS); }
 
-// One observation: "truth TAG k=v ..." from the fixture, or a JSON event
-// line "GROUP:TAG" with its fields, both as TAG + field map.
-struct observation {
-  std::string tag;
-  std::map<std::string, std::string> fields;
-};
-
-std::ostream &operator<<(std::ostream &os, const observation &o) {
-  os << o.tag << ":";
-  for (const auto &[k, v] : o.fields) os << " " << k << "=" << v;
-  return os;
-}
-
-bool operator==(const observation &a, const observation &b) { return a.tag == b.tag && a.fields == b.fields; }
-
-std::vector<observation> truth_lines(const std::string &out) {
-  std::vector<observation> obs;
-  for (const std::string &line : split_lines(out)) {
-    if (line.rfind("truth ", 0) != 0) continue;
-    std::istringstream words(line.substr(6));
-    observation o;
-    words >> o.tag;
-    for (std::string w; words >> w;) {
-      auto eq = w.find('=');
-      o.fields[w.substr(0, eq)] = eq == std::string::npos ? "" : w.substr(eq + 1);
-    }
-    obs.push_back(o);
-  }
-  return obs;
-}
-
-// JSON event lines of GROUP, in order. With --json the traced program's own
-// output goes to stderr: every line of stdout must be a JSON event.
-std::vector<observation> json_events(const std::string &out, const std::string &group) {
-  std::vector<observation> obs;
-  for (const std::string &line : split_lines(out)) {
-    if (line.empty() || line[0] != '{') {
-      ADD_FAILURE() << "not a JSON line on stdout: " << line;
-      continue;
-    }
-    auto v = parse_json(line);
-    if (!v) {
-      ADD_FAILURE() << "not JSON: " << line;
-      continue;
-    }
-    const json_value *event = v->get("event");
-    const json_value *fields = v->get("fields");
-    if (!event || !fields) {
-      ADD_FAILURE() << "no event/fields in: " << line;
-      continue;
-    }
-    if (event->text.rfind(group + ":", 0) != 0) continue;
-    observation o;
-    o.tag = event->text.substr(group.size() + 1);
-    for (const auto &[k, f] : fields->members) o.fields[k] = f.scalar();
-    obs.push_back(o);
-  }
-  return obs;
-}
-
-// Skips unless we can put uprobes; gives each test its own group and removes
-// whatever is left of it at the end, then checks that nothing is.
-class E2e : public ::testing::Test {
+class E2e : public UprobeGroupTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "end-to-end uprobe tests need root";
-    if (tracing_dir().empty()) GTEST_SKIP() << "no uprobe_events in tracefs (kernel without CONFIG_UPROBE_EVENTS?)";
-    static int counter = 0;
-    group_ = "kpptest_e2e_" + std::to_string(getpid()) + "_" + std::to_string(++counter);
-  }
-
-  void TearDown() override {
-    if (group_.empty()) return;
-    if (!group_lines(group_).empty()) {
-      run_result r = kpp({"-q", "-d", group_ + ":*"});
-      EXPECT_EQ(r.status, 0) << describe(r);
-    }
-    std::vector<std::string> left = group_lines(group_);
-    EXPECT_TRUE(left.empty()) << "left behind in uprobe_events: " << left.front();
-    remove_group_directly(group_);  // the test has failed already; nothing stays
-  }
-
-  // "GROUP:EVENT=" for a spec.
-  std::string ev(const std::string &event) const { return group_ + ":" + event + "="; }
+  E2e() : UprobeGroupTest("kpptest_e2e") {}
 
   // Runs `prog` under `trace --json`: the group's events, in order, must
   // carry what the program printed in its `expected` truth lines.
@@ -213,8 +56,6 @@ class E2e : public ::testing::Test {
     ASSERT_EQ(events.size(), truth.size()) << describe(trace);
     for (size_t i = 0; i < truth.size(); ++i) EXPECT_EQ(events[i], truth[i]) << "hit #" << i;
   }
-
-  std::string group_;
 };
 
 // ---------------------------------------------------------------------------

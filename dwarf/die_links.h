@@ -1,0 +1,40 @@
+// What a DIE leads to: the DIEs that complete it, and where its code starts
+// (private to dwarf/: LLVM types).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/DebugInfo/DWARF/DWARFDie.h>
+
+namespace kpp::dwarf {
+
+// The DIE that holds `attribute` for `die`: `die` itself, else one that its
+// DW_AT_abstract_origin or DW_AT_specification leads to, breadth first (the
+// DIEs LLVM's findRecursively reads). That DIE may lie in another unit: gcc's
+// LTO units point at abstract origins in the units their functions were
+// compiled in, so an attribute that indexes a unit's tables
+// (DW_AT_decl_file, DW_AT_call_file) means something only in the holder's
+// unit. Invalid when none holds it. A bounded walk: hostile DWARF can link
+// DIEs in a cycle.
+llvm::DWARFDie attribute_holder(llvm::DWARFDie die, llvm::dwarf::Attribute attribute);
+
+// The DIE at the end of `die`'s DW_AT_abstract_origin and
+// DW_AT_specification links: the one all copies of a function share (`die`
+// itself when it has no links). Bounded as above.
+llvm::DWARFDie origin_root(llvm::DWARFDie die);
+
+// Whether `die` is an inlined copy of the very function whose out-of-line
+// body holds it (gcc inlines glibc's __libc_write into its own body). Such a
+// copy runs on the same call as that body: it is not a probe site of its own,
+// as it is not for perf and gdb.
+bool inlined_into_itself(llvm::DWARFDie die);
+
+// Where the code of a subprogram or inlined copy starts: DW_AT_entry_pc
+// (an inlined copy's first instruction, where its parameters are set), else
+// DW_AT_low_pc, else the first of its DW_AT_ranges (gcc lists a function's
+// hot part first, its .cold part after). nullopt: the DIE has no code.
+std::optional<uint64_t> code_entry(llvm::DWARFDie die);
+
+}  // namespace kpp::dwarf
