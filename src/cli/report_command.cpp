@@ -8,17 +8,6 @@
 
 namespace kpp {
 
-namespace {
-// The events shown (companions are joined into their probes, not counted).
-struct ShownCount : EventSink {
-  uint64_t events = 0;
-  Status on_event(const Event &) override {
-    ++events;
-    return Ok{};
-  }
-};
-}  // namespace
-
 Status run_report_command(const CliOptions &options) {
   // Reports are often millions of lines into a pipe or file: write in big blocks.
   static char buffer[1 << 20];
@@ -29,8 +18,7 @@ Status run_report_command(const CliOptions &options) {
   // file's instance buffers follow the top level's events, each under a line
   // naming it (as `trace-cmd report --stat` names them); JSON lines stay
   // events only.
-  ShownCount shown;
-  SinkChain chain(SinkChainOptions{}, {&printer, &shown});
+  SinkChain chain(SinkChainOptions{}, {&printer});
   auto name_buffer = [&](const std::string &name) {
     if (!options.json) std::fprintf(stdout, "Buffer: %s\n", name.c_str());
   };
@@ -38,7 +26,7 @@ Status run_report_command(const CliOptions &options) {
   if (!summary) return std::move(summary).error();
   for (const std::string &w : summary->warnings) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());
   if (options.quiet) return Ok{};
-  std::fprintf(stderr, "%llu events", static_cast<unsigned long long>(shown.events));
+  std::fprintf(stderr, "%llu events", static_cast<unsigned long long>(chain.shown()));
   for (const auto &[name, events] : summary->buffers)
     std::fprintf(stderr, "%s%s: %llu", &name == &summary->buffers.front().first ? " (" : ", ",
                  name.empty() ? "top level" : ("buffer " + name).c_str(), static_cast<unsigned long long>(events));

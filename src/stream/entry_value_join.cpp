@@ -34,6 +34,7 @@ Status EntryValueJoin::on_page(int cpu, std::span<const uint8_t> page) {
 }
 
 Status EntryValueJoin::forward(const Event &event) {
+  ++forwarded_;
   for (EventSink *s : downstream_)
     if (s->wants_events())
       if (Status st = s->on_event(event); !st) return st;

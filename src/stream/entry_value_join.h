@@ -11,6 +11,7 @@
 // (trace.dat) go through untouched.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -39,7 +40,12 @@ class EntryValueJoin : public EventSink {
   // Before on_start(): the companions recognised once the formats are known.
   void set_companions(Companions companions) { companions_ = std::move(companions); }
 
+  // Events handed on to the sinks: what the user is shown (companions
+  // folded in, not counted).
+  uint64_t forwarded() const { return forwarded_; }
+
  private:
+  uint64_t forwarded_ = 0;
   Status forward(const Event &event);
 
   Companions companions_;

@@ -164,14 +164,11 @@ Result<SessionSummary> Session::finish() {
     if (auto r = stream_->flush(); !r && failure) failure = std::move(r).error();
     if (Status st = stream_->finish(); !st && failure) failure = st;
     const Companions &companions = chain_->companions();
-    sum.events = stream_->events();
-    for (const auto &[k, v] : stream_->counts()) {
-      if (companions.role_of(k) != CompanionRole::None) {
-        sum.events -= std::min(sum.events, v);
-        continue;
-      }
-      sum.per_event.emplace_back(k, v);
-    }
+    // The summary counts what was shown (the tool's own reads and the
+    // companions folded into their probes are not).
+    sum.events = chain_->shown();
+    for (const auto &[k, v] : stream_->counts())
+      if (companions.role_of(k) == CompanionRole::None) sum.per_event.emplace_back(k, v);
     std::sort(sum.per_event.begin(), sum.per_event.end());
     sum.bytes_read = stream_->bytes_read();
     for (int cpu = 0; cpu < stream_->cpus(); ++cpu) {

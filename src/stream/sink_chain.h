@@ -47,6 +47,8 @@ class SinkChain : public EventSink {
   Status on_finish() override { return join_.on_finish(); }
 
   const Companions &companions() const { return join_.companions(); }
+  // Events that reached the sinks: not the tool's own, companions folded in.
+  uint64_t shown() const { return join_.forwarded(); }
 
  private:
   pid_t own_pid_;
