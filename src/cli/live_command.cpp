@@ -181,10 +181,11 @@ Result<int> run_live_command(const CliOptions &options) {
     auto planned = plan_and_install(options.add, options, *target, *engine, added);
     if (!planned) return std::move(planned).error();
   }
-  if (options.keep) added.keep();
   auto defs = engine->list();
   if (!defs) return std::move(defs).error();
+  // The events this view added (or -e's): computed before --keep lets go of them.
   std::vector<std::string> patterns = event_patterns(options, added, *defs);
+  if (options.keep) added.keep();
   if (patterns.empty())
     return Error("there are no probe events to watch",
                  "add some with --add (e.g. kprobe-probe live -x PROG --add FUNC), or try 'kprobe-probe demo'");
