@@ -16,8 +16,13 @@ Error refused(const dwarf::Function &fn, uint64_t address, const std::string &wh
 }  // namespace
 
 Status check_final_site(dwarf::DebugInfo &debug, const dwarf::Function &fn, uint64_t address, bool force) {
+  // gcc marks an inlined copy's entry point (DW_AT_entry_pc) with an empty
+  // range [entry, entry) when the copy's first instruction is shared with
+  // its caller: that address is the copy's too.
   auto in_ranges = [&fn](uint64_t a) {
-    return std::any_of(fn.ranges.begin(), fn.ranges.end(), [a](const dwarf::AddressRange &r) { return r.contains(a); });
+    return a == fn.entry || std::any_of(fn.ranges.begin(), fn.ranges.end(), [a](const dwarf::AddressRange &r) {
+             return r.contains(a) || (r.begin == r.end && r.begin == a);
+           });
   };
   if (!fn.ranges.empty() && !in_ranges(address)) return refused(fn, address, "it is outside the function's code");
   if (auto symbol = debug.symbolize(address)) {
