@@ -43,6 +43,9 @@ bool inlined_into_itself(DWARFDie die) {
 }
 
 std::optional<uint64_t> code_entry(DWARFDie die) {
+  // A damaged reference (a .dwo's abstract origin into nothing) can land on a
+  // null entry, which LLVM's attribute readers do not expect.
+  if (!die.isValid() || die.isNULL() || !die.getAbbreviationDeclarationPtr()) return std::nullopt;
   if (auto entry_pc = die.find(llvm::dwarf::DW_AT_entry_pc))
     if (auto a = entry_pc->getAsAddress()) return *a;
   uint64_t low = 0, high = 0, section = 0;
