@@ -36,9 +36,10 @@ kpp_ok "trace: dd's vfs_read had count=7 and returned 7"
 
 kpp_run trace_json trace --pid-only --json -e 'probe:vfs_read*' -- dd if=/proc/version of=/dev/null bs=7 count=1
 [ $rc -eq 0 ] || kpp_fail "kprobe-probe trace --json exited $rc"
-grep -Eq '"comm":"dd","pid":[0-9]+,"event":"probe:vfs_read","fields":\{"count":7\}\}$' /tmp/trace_json.out ||
+# Each object also says which site fired ("ip", "site") before its fields.
+grep -Eq '"comm":"dd","pid":[0-9]+,"event":"probe:vfs_read",("ip":"0x[0-9a-f]+",)?"site":"vfs_read","fields":\{"count":7\}\}$' /tmp/trace_json.out ||
   kpp_fail "trace --json: no probe:vfs_read object from dd with count 7"
-grep -Eq '"comm":"dd","pid":[0-9]+,"event":"probe:vfs_read__return","fields":\{"arg1":7\}\}$' /tmp/trace_json.out ||
+grep -Eq '"comm":"dd","pid":[0-9]+,"event":"probe:vfs_read__return",("ip":"0x[0-9a-f]+",)?"site":"vfs_read%return","fields":\{"arg1":7\}\}$' /tmp/trace_json.out ||
   kpp_fail "trace --json: no probe:vfs_read__return object from dd with arg1 7"
 kpp_ok "trace --json: the same count 7 and return value 7"
 ls "$T/instances" | grep -q '^kprobe-probe-' && kpp_fail "trace left an instance: $(ls "$T/instances")"
