@@ -84,6 +84,12 @@ std::optional<KprobeStatus> status_of(const std::vector<KprobeStatus> &list, con
   char type = def.is_return ? 'r' : 'k';
   for (const KprobeStatus &s : list)
     if (s.type == type && s.symbol == symbol && s.offset == def.offset && s.module == module) return s;
+  // A probe on a function's entry is moved past its endbr64 by kernels built
+  // with IBT (Debian's 6.12 lists vfs_read+0 as vfs_read+0x4).
+  constexpr uint64_t endbr64_size = 4;
+  if (def.offset == 0)
+    for (const KprobeStatus &s : list)
+      if (s.type == type && s.symbol == symbol && s.offset == endbr64_size && s.module == module) return s;
   return std::nullopt;
 }
 
