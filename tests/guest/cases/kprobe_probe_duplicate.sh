@@ -79,7 +79,10 @@ case $text in ffffffff*) ;; *) kpp_fail "kallsyms _text is $text, not in the ker
 for e in pbase pgen; do
   eval "off=\$off_$e"
   at=ffffffff$(printf '%08x' $((0x${text#ffffffff} + off)))
+  # 6.12 (IBT) moves a probe on a function's entry past its endbr64: 4 bytes on.
+  at4=ffffffff$(printf '%08x' $((0x${text#ffffffff} + off + 4)))
   grep -q "^$at  *k  *proc_single_open+0x0" /sys/kernel/debug/kprobes/list ||
+    grep -q "^$at4  *k  *proc_single_open+0x4" /sys/kernel/debug/kprobes/list ||
     kpp_fail "kprobes/list has no proc_single_open at _text ($text) + $off = $at"
   grep -q "^$at " /tmp/copies || kpp_fail "$at (probe:$e) is not one of kallsyms' proc_single_open"
 done
