@@ -146,7 +146,7 @@ TEST_P(LtoBuild, ProbesReadWhatTheProgramComputedAndListAsAdded) {
 
   run_result trace = kpp({"trace", "-e", group_ + ":*", "--json", "--", fixture()});
   ASSERT_EQ(trace.status, 0) << describe(trace);
-  std::vector<observation> truth = truth_lines(trace.out);
+  std::vector<observation> truth = truth_lines(trace.err);
   ASSERT_EQ(truth.size(), 4u) << trace.out;  // scale twice inlined and once out of line, accumulate once
   std::vector<observation> events = json_events(trace.out, group_);
   ASSERT_EQ(events.size(), truth.size()) << describe(trace);

@@ -244,7 +244,7 @@ TEST_F(RealPackage, LibcMallocSeesTheSizesAsked) {
   ASSERT_EQ(trace.status, 0) << describe(trace);
   std::multiset<std::string> sizes;
   for (const observation &o : json_events(trace.out, group_)) sizes.insert(o.fields.at("bytes"));
-  std::vector<observation> truth = truth_lines(trace.out);
+  std::vector<observation> truth = truth_lines(trace.err);
   size_t asked = 0;
   for (const observation &t : truth)
     if (t.tag == "malloc") {

@@ -211,8 +211,8 @@ TEST_P(SdtBuild, EventsCarryWhatTheProgramPassed) {
   EXPECT_EQ(written.size(), 6u) << "tick, twice (2 sites), guarded (2 sites, one semaphore), global";
   run_result trace = run_tool({"trace", "-e", group_ + ":*", "--json", "--pid-only", "--", program(), "3"});
   ASSERT_EQ(trace.status, 0) << shown(trace);
-  EXPECT_NE(trace.out.find("guarded-runs 6"), std::string::npos) << "the semaphore was not raised:\n" << trace.out;
-  std::vector<Seen> truth = truth_of(trace.out);
+  EXPECT_NE(trace.err.find("guarded-runs 6"), std::string::npos) << "the semaphore was not raised:\n" << trace.err;
+  std::vector<Seen> truth = truth_of(trace.err);
   ASSERT_EQ(truth.size(), 3u * 6u) << trace.out;
   EXPECT_EQ(events_of(trace.out, group_), truth);
 }
@@ -326,7 +326,7 @@ TEST_F(Sdt, LibstdcxxThrowFiresOncePerThrow) {
   ASSERT_EQ(add.status, 0) << shown(add);
   run_result trace = run_tool({"trace", "-e", group_ + ":*", "--json", "--pid-only", "--", fixtures + "/sdt_throw", "4"});
   ASSERT_EQ(trace.status, 0) << shown(trace);
-  ASSERT_NE(trace.out.find("caught 4"), std::string::npos) << trace.out;
+  ASSERT_NE(trace.err.find("caught 4"), std::string::npos) << trace.err;
   EXPECT_EQ(events_of(trace.out, group_).size(), 4u) << trace.out;
 }
 
