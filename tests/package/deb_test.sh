@@ -51,12 +51,16 @@ for f in ./usr/bin/kprobe-probe ./usr/libexec/kprobe-probe/kpp_demo ./usr/share/
   grep -qxF "$f" <<<"$files" || fail "$f is not in the package"
 done
 
-# Each shared library the program and the demo load is some package's, and that
-# package is a dependency (the check dpkg-shlibdeps should have done).
+# Each shared library the program and the demo link directly (NEEDED) is some
+# package's, and that package is a dependency (the check dpkg-shlibdeps should
+# have done). What those libraries load in turn (libmicrohttpd's gnutls) is
+# their own packages' dependency, not ours.
 dpkg-deb -x "$deb" "$work/root"
 for elf in "$work/root/usr/bin/kprobe-probe" "$work/root/usr/libexec/kprobe-probe/kpp_demo"; do
   readelf -S -W "$elf" >/dev/null || fail "$elf is not an ELF file"
-  for lib in $(ldd "$elf" | awk '/=> \//{print $3}'); do
+  needed=$(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
+  for lib in $(ldd "$elf" | awk -v want="$(echo $needed)" 'BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) need[w[i]] = 1 }
+                                                          $2 == "=>" && ($1 in need) && $3 ~ /^\// { print $3 }'); do
     owner=$(dpkg -S "$(readlink -f "$lib")" 2>/dev/null | head -1 | cut -d: -f1) ||
       owner=$(dpkg -S "$lib" 2>/dev/null | head -1 | cut -d: -f1)
     [ -n "$owner" ] || fail "$lib (needed by $(basename "$elf")) belongs to no package"
