@@ -86,7 +86,7 @@ kpp_require_kprobes_and_vmlinux() {
     kpp_fail "kprobe_events is not empty at start: $(cat "$KPP_TRACING/kprobe_events")"
 }
 
-# For a case's exit trap: our instances, then every kprobe event (disabled
+# For a case's exit trap: our instances, then every kprobe and fprobe event (disabled
 # first: an enabled event cannot be deleted). The guest runs only this case,
 # so every kprobe in it is the case's own.
 kpp_remove_all_kprobes() {
@@ -94,6 +94,11 @@ kpp_remove_all_kprobes() {
   for e in $(sed -n 's/^[pr][0-9]*:\([^ ]*\) .*/\1/p' "$KPP_TRACING/kprobe_events" 2>/dev/null); do
     echo 0 >"$KPP_TRACING/events/$e/enable" 2>/dev/null
     echo "-:$e" >>"$KPP_TRACING/kprobe_events" 2>/dev/null
+  done
+  # fprobes (--fprobe) are listed in dynamic_events only.
+  for e in $(sed -n 's/^f:\([^ ]*\) .*/\1/p' "$KPP_TRACING/dynamic_events" 2>/dev/null); do
+    echo 0 >"$KPP_TRACING/events/$e/enable" 2>/dev/null
+    echo "-:$e" >>"$KPP_TRACING/dynamic_events" 2>/dev/null
   done
 }
 

@@ -7,15 +7,7 @@
 . /kpp/lib.sh
 T=$KPP_TRACING
 kpp_require_kprobes_and_vmlinux
-remove_ours() {
-  kpp_remove_instances
-  for e in $(sed -n 's/^f:\([^ ]*\) .*/\1/p' "$T/dynamic_events" 2>/dev/null); do
-    echo 0 >"$T/events/$e/enable" 2>/dev/null
-    echo "-:$e" >>"$T/dynamic_events" 2>/dev/null
-  done
-  kpp_remove_all_kprobes
-}
-trap 'rc=$?; remove_ours; exit $rc' EXIT
+kpp_remove_all_kprobes_on_exit
 
 kpp_run define -k "$KPP_VMLINUX" --fprobe -D 'vfs_read count' -D 'vfs_read%return $retval'
 [ $rc -eq 0 ] || kpp_fail "-D --fprobe exited $rc"
