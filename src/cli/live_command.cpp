@@ -15,8 +15,8 @@
 #include <set>
 
 #include "src/cli/commands.h"
-#include "src/cli/live_pages.h"
-#include "src/cli/live_probes.h"
+#include "src/live/live_pages.h"
+#include "src/live/live_probes.h"
 #include "src/cli/probe_plan.h"
 #include "src/cli/session_report.h"
 #include "src/probes/definition_shapes.h"

@@ -1,4 +1,4 @@
-#include "src/cli/live_probes.h"
+#include "src/live/live_probes.h"
 
 #include <algorithm>
 

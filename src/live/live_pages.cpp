@@ -1,4 +1,4 @@
-#include "src/cli/live_pages.h"
+#include "src/live/live_pages.h"
 
 #include <algorithm>
 
