@@ -1,0 +1,39 @@
+// The live view: a terminal showing the probes, their hits and rates, the
+// latest events, latencies and argument values, updated as the probes fire,
+// until q or a stop signal. Runs its own session (instance, stream, traced
+// command); adding and removing probes is the caller's.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "src/definition/trace_definition.h"
+#include "src/probes/probe_engine.h"
+#include "src/stream/event_sites.h"
+#include "src/stream/session.h"
+#include "src/util/result.h"
+
+namespace kpp {
+
+struct LiveViewOptions {
+  std::vector<std::string> events;   // "group:event" patterns to enable (at least one)
+  std::string filter;                // tracefs filter on every event; empty = none
+  std::vector<std::string> command;  // a command to trace (its terminal I/O to /dev/null); empty = none
+  std::string output;                // also record to this trace.dat; empty = no recording
+  EventSites sites;                  // the sites of the events, for their detail
+};
+
+struct LiveViewSummary {
+  SessionSummary session;
+  uint64_t events = 0;  // what the model counted
+  uint64_t lost = 0;
+  uint64_t frames = 0;  // screens drawn
+  double seconds = 0;
+};
+
+// Needs a terminal on stdin and stdout (the caller checks). `defs` are the
+// dynamic events tracefs lists, for the rows' places and the companions.
+Result<LiveViewSummary> run_live_view(const LiveViewOptions &options, ProbeEngine &engine,
+                                      const std::vector<TraceDefinition> &defs);
+
+}  // namespace kpp
