@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "src/probes/list_format.h"
+#include "src/util/json_string.h"
 
 namespace kpp {
 

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "src/util/json_string.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -48,27 +49,6 @@ std::string format_list_line(const TraceDefinition &def, const std::string &poin
       line += " " + (arg.name.empty() ? arg.fetch : kernel_names ? field_name_with_fixup(arg.name, arg.fixup) : arg.name);
   }
   return line + ")";
-}
-
-std::string json_quote(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
 }
 
 std::string format_list_status(const std::vector<std::string> &flags, std::optional<uint64_t> hits,

@@ -45,7 +45,4 @@ std::string format_list_json(const TraceDefinition &def, const std::string &poin
 std::string format_list_status(const std::vector<std::string> &flags, std::optional<uint64_t> hits,
                                std::optional<uint64_t> misses);
 
-// A JSON string literal for `s`, quotes included.
-std::string json_quote(const std::string &s);
-
 }  // namespace kpp
