@@ -7,8 +7,8 @@
 #include "src/cli/commands.h"
 #include "src/cli/session_report.h"
 #include "src/export/export_sink.h"
-#include "src/export/latency_pairing.h"
 #include "src/export/metrics_server.h"
+#include "src/probes/latency_sites.h"
 #include "src/probes/list_format.h"
 #include "src/probes/probe_engine.h"
 #include "src/stream/session.h"
@@ -35,13 +35,12 @@ std::vector<TraceDefinition> selected_probes(const ProbeEngine &engine, const st
 
 ExportPlan plan_of(const std::vector<TraceDefinition> &probes, const CliOptions &options) {
   ExportPlan plan;
-  std::vector<std::string> points;
-  SourceLookup lookup;
+  std::vector<const TraceDefinition *> definitions;
   for (const TraceDefinition &d : probes) {
     plan.events.push_back({d.group, d.event});
-    points.push_back(lookup.point_of(d));
+    definitions.push_back(&d);
   }
-  for (const LatencyPairIndex &p : find_latency_pairs(probes, points))
+  for (const LatencyPair &p : latency_pairs(definitions))
     plan.pairs.push_back({{probes[p.entry].group, probes[p.entry].event}, {probes[p.ret].group, probes[p.ret].event}});
   plan.hist_args = options.hist;
   return plan;

@@ -72,4 +72,17 @@ std::vector<std::string> latency_sites(const std::vector<const TraceDefinition *
   return sites;
 }
 
+std::vector<LatencyPair> latency_pairs(const std::vector<const TraceDefinition *> &definitions) {
+  std::vector<std::string> sites = latency_sites(definitions);
+  std::map<std::string, size_t> entry_of;  // site -> its entry probe
+  for (size_t i = 0; i < sites.size(); ++i)
+    if (!sites[i].empty() && !definitions[i]->is_return) entry_of[sites[i]] = i;
+  std::vector<LatencyPair> pairs;
+  for (size_t i = 0; i < sites.size(); ++i) {
+    if (sites[i].empty() || !definitions[i]->is_return) continue;
+    if (auto it = entry_of.find(sites[i]); it != entry_of.end()) pairs.push_back({it->second, i});
+  }
+  return pairs;
+}
+
 }  // namespace kpp

@@ -19,4 +19,13 @@ namespace kpp {
 // pair (the live model pairs an entry with a return of the same key).
 std::vector<std::string> latency_sites(const std::vector<const TraceDefinition *> &definitions);
 
+// The same rule as entry/return index pairs into `definitions` (for
+// export's latency metrics): each return probe with its function's entry
+// probe, in the order of the return probes.
+struct LatencyPair {
+  size_t entry;
+  size_t ret;
+};
+std::vector<LatencyPair> latency_pairs(const std::vector<const TraceDefinition *> &definitions);
+
 }  // namespace kpp

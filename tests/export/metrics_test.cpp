@@ -7,7 +7,6 @@
 #include <string>
 
 #include "src/export/export_sink.h"
-#include "src/export/latency_pairing.h"
 #include "src/export/metrics_text.h"
 #include "src/export/power_histogram.h"
 
@@ -98,45 +97,6 @@ TEST(MetricsText, LabelValuesAreEscaped) {
   MetricsRegistry r;
   r.add_hit({"g", "e\"vil"});
   EXPECT_NE(render_metrics(r).find("event=\"e\\\"vil\"} 1\n"), std::string::npos);
-}
-
-TraceDefinition uprobe(const std::string &group, const std::string &event, uint64_t offset, bool ret,
-                       const std::string &path = "/bin/prog") {
-  TraceDefinition d;
-  d.kind = TraceDefinition::Kind::Uprobe;
-  d.group = group;
-  d.event = event;
-  d.path = path;
-  d.offset = offset;
-  d.is_return = ret;
-  return d;
-}
-
-TEST(LatencyPairing, ReturnPairsWithTheFirstProbeOfItsFunctionWhateverTheNames) {
-  // "add" is all hex letters; the probe on add sits after the prologue
-  // ("add:1"), a line probe further in; fade's return has no entry probe.
-  std::vector<TraceDefinition> defs = {uprobe("g", "mid", 0x1160, false), uprobe("g", "x", 0x1150, false),
-                                       uprobe("g", "y", 0x1149, true), uprobe("g", "other", 0x1200, true)};
-  std::vector<std::string> points = {"add:3@prog.c", "add:1@prog.c", "add%return@prog.c", "fade%return@prog.c"};
-  auto pairs = find_latency_pairs(defs, points);
-  ASSERT_EQ(pairs.size(), 1u);
-  EXPECT_EQ(pairs[0].entry, 1u);
-  EXPECT_EQ(pairs[0].ret, 2u);
-}
-
-TEST(LatencyPairing, WithoutDebugInfoOnlyTheSameAddressPairs) {
-  std::vector<TraceDefinition> defs = {uprobe("g", "a", 0x1149, false), uprobe("g", "b", 0x1149, true),
-                                       uprobe("g", "c", 0x1200, false), uprobe("g", "d", 0x1210, true)};
-  auto pairs = find_latency_pairs(defs, {"0x1149", "0x1149", "0x1200", "0x1210"});
-  ASSERT_EQ(pairs.size(), 1u);
-  EXPECT_EQ(pairs[0].entry, 0u);
-  EXPECT_EQ(pairs[0].ret, 1u);
-}
-
-TEST(LatencyPairing, OtherBinariesAndGroupsDoNotPair) {
-  std::vector<TraceDefinition> defs = {uprobe("g", "a", 0x1149, false, "/bin/one"), uprobe("h", "b", 0x1149, false),
-                                       uprobe("g", "r", 0x1149, true)};
-  EXPECT_TRUE(find_latency_pairs(defs, {"add@x.c", "add@x.c", "add%return@x.c"}).empty());
 }
 
 Event event(const std::string &name, int pid, uint64_t t, int64_t n = 0) {

@@ -1,12 +1,11 @@
-// Latency pairs from the definitions (src/probes/latency_sites.h) on a real
-// -O0 program, fed to the live model: fade:2 and fade%return pair, whatever
-// the events are called; a later probe of the same function and a probe of
-// another function do not.
+// Latency pairs from the definitions (src/probes/latency_sites.h), the one
+// rule the live view and export share, on a real -O0 program: fade:2 and
+// fade%return pair, whatever the events are called; a later probe of the
+// same function and a probe of another function do not.
 #include <gtest/gtest.h>
 
 #include "dwarf/debug_info.h"
 #include "src/probes/latency_sites.h"
-#include "tui/live_model.h"
 
 namespace kpp {
 namespace {
@@ -62,26 +61,29 @@ TEST_F(LatencySites, AnEntryAfterThePrologueAndTheReturnPair) {
   EXPECT_EQ(sites[1], sites[2]) << "entry and return of fade";
   EXPECT_TRUE(sites[0].empty()) << "a later probe of fade is no entry";
   EXPECT_TRUE(sites[3].empty()) << "main has no return probe";
+}
 
-  // The model pairs the rows with those sites and measures each call.
-  tui::LiveModel model;
-  model.add_probe({"g", "zz_any_name", "fade:2", sites[1], false});
-  model.add_probe({"g", "a1", "fade%return", sites[2], true});
-  for (int call = 0; call < 5; ++call) {
-    Event e;
-    e.system = "g";
-    e.pid = 7;
-    e.name = "zz_any_name";
-    e.time_ns = 1000 * call;
-    model.on_event(e);
-    e.name = "a1";
-    e.time_ns = 1000 * call + 300;
-    model.on_event(e);
-  }
-  ASSERT_EQ(model.pairs().size(), 1u);
-  EXPECT_EQ(model.pairs()[0].label, "fade");
-  EXPECT_EQ(model.pairs()[0].calls, 5u);
-  EXPECT_EQ(model.pairs()[0].max_ns, 300u);
+TEST_F(LatencySites, ExportPairsEachReturnWithItsFunctionsEntry) {
+  dwarf::Function fade = function("fade"), main_fn = function("main");
+  TraceDefinition later = uprobe(path_, line_offset(fade, 4), false, "fade_L4");
+  TraceDefinition entry = uprobe(path_, line_offset(fade, 2), false, "add");
+  TraceDefinition ret = uprobe(path_, offset_of(fade.entry), true, "r");
+  TraceDefinition main_entry = uprobe(path_, offset_of(debug_->probe_entry(main_fn)), false, "main");
+  TraceDefinition ret_elsewhere = ret;  // the same return probe in another group pairs too
+  ret_elsewhere.group = "h";
+  TraceDefinition fade_other_binary = uprobe("/nonexistent/prog", offset_of(fade.entry), true, "fade__return");
+  auto pairs = latency_pairs({&later, &entry, &ret, &main_entry, &ret_elsewhere, &fade_other_binary});
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].entry, 1u);
+  EXPECT_EQ(pairs[0].ret, 2u);
+  EXPECT_EQ(pairs[1].entry, 1u);
+  EXPECT_EQ(pairs[1].ret, 4u);
+}
+
+TEST_F(LatencySites, ReturnsWithoutAnEntryProbeMakeNoPair) {
+  dwarf::Function fade = function("fade");
+  TraceDefinition ret = uprobe(path_, offset_of(fade.entry), true, "fade__return");
+  EXPECT_TRUE(latency_pairs({&ret}).empty());
 }
 
 }  // namespace
