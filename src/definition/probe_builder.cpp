@@ -340,7 +340,7 @@ class Builder {
     }
     entry.is_return = false;
     entry.maxactive.reset();
-    entry.event = "__entry";
+    entry.event = std::string(companion_entry_suffix);
     uint64_t address = site.function->frame_entry;
     if (entry.kind == TraceDefinition::Kind::Uprobe) {
       auto offset = debug_.file_offset(address);
@@ -357,7 +357,7 @@ class Builder {
     TraceDefinition exit = entry;
     exit.args = {companion_mark(companion_exit_mark)};
     exit.is_return = true;
-    exit.event = "__exit";
+    exit.event = std::string(companion_exit_suffix);
     return std::vector<TraceDefinition>{std::move(entry), std::move(exit)};
   }
 

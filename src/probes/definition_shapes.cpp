@@ -11,6 +11,7 @@ std::vector<ProbeShape> probe_shapes(const std::vector<TraceDefinition> &definit
     s.system = d.group;
     s.event = d.event;
     s.is_return = d.is_return;
+    if (!d.args.empty()) s.first_field = d.args.front().name;
     if (d.kind == TraceDefinition::Kind::Uprobe) {
       s.binary = d.path;
       s.site = d.path + ":" + hex(d.offset);

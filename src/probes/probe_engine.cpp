@@ -11,12 +11,12 @@
 #include <sstream>
 
 #include "src/definition/definition_text.h"
+#include "src/probes/definition_shapes.h"
 #include "src/probes/error_log.h"
 #include "src/probes/refctr_clash.h"
 #include "src/stream/tracefs_cxx.h"
 
 #include "src/stream/tracefs_mount.h"
-#include "src/util/companion_mark.h"
 
 namespace kpp {
 
@@ -58,15 +58,6 @@ Status destroy_event(const std::string &dir, const TraceDefinition &def) {
 }
 
 }  // namespace
-
-// "g:e" for a companion "g:e__entry" / "g:e__exit" (known by its mark,
-// src/util/companion_mark.h), so that deleting an event deletes its
-// companions too; else "".
-static std::string companion_owner(const TraceDefinition &def) {
-  CompanionMark role = companion_mark_of(def.event, def.args.empty() ? std::string_view() : def.args.front().name);
-  if (role == CompanionMark::None) return {};
-  return def.group + ":" + marked_companion_owner(def.event, role);
-}
 
 bool event_matches(const std::string &pattern, const std::string &qualified) {
   // As perf's filter: the event name first, then "group:event" (so that a
@@ -159,8 +150,10 @@ Result<ProbeEngine::Removal> ProbeEngine::remove(const std::string &pattern) {
   Removal result;
   std::set<std::string> done;
   bool matched = false;
+  // Deleting an event deletes its companions too.
+  Companions companions = Companions::recognise(probe_shapes(*defs));
   for (const TraceDefinition &def : *defs) {
-    std::string name = def.qualified_name(), owner = companion_owner(def);
+    std::string name = def.qualified_name(), owner = companions.owner_of(name);
     if (!(event_matches(pattern, name) || (!owner.empty() && event_matches(pattern, owner))) ||
         !done.insert(name).second)
       continue;

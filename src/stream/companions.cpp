@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "src/util/companion_mark.h"
+
 namespace kpp {
 
 namespace {
@@ -27,11 +29,14 @@ Companions Companions::recognise(const std::vector<ProbeShape> &shapes) {
   };
   Companions out;
   for (const ProbeShape &entry : shapes) {
-    if (entry.is_return || !ends_with(entry.event, kEntryCompanionMark)) continue;
-    std::string base = entry.system + ":" + entry.event.substr(0, entry.event.size() - kEntryCompanionMark.size());
-    std::string exit_name = base + std::string(kExitCompanionMark);
+    if (entry.is_return || entry.first_field != companion_entry_mark ||
+        !ends_with(entry.event, companion_entry_suffix))
+      continue;
+    std::string base = entry.system + ":" + entry.event.substr(0, entry.event.size() - companion_entry_suffix.size());
+    std::string exit_name = base + std::string(companion_exit_suffix);
     bool has_exit = each(exit_name, [&](const ProbeShape &x) {
-      return x.is_return && agree(x.site, entry.site) && agree(x.binary, entry.binary);
+      return x.is_return && x.first_field == companion_exit_mark && agree(x.site, entry.site) &&
+             agree(x.binary, entry.binary);
     });
     bool has_owner = each(base, [&](const ProbeShape &o) { return agree(o.binary, entry.binary); });
     if (has_exit && has_owner) out.add(base, entry.system + ":" + entry.event, exit_name);

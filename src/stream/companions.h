@@ -7,12 +7,15 @@
 //   G:E__entry   a probe at the function's entry reading those values
 //   G:E__exit    a return probe on that same entry site, popping the call
 //
-// This header is the one place that knows that shape. An event is a
-// companion only when the whole set is there as the builder writes it:
-// the owner G:E exists, G:E__entry is an entry probe and G:E__exit a return
-// probe, both on the same site (when the sites are known) and in the owner's
-// binary. A user's own "my__entry", or perf's SDT "function__entry", lacks
-// that shape and is an ordinary event. The names alone never decide.
+// This header is the one place that recognises companions (the -d of the
+// planner's probes, the session's join, trace.dat replays: all ask it). An
+// event is a companion only when the whole set is there as the builder
+// writes it: the owner G:E exists, G:E__entry is an entry probe and
+// G:E__exit a return probe, each with its mark as first field
+// (src/util/companion_mark.h), both on the same site (when the sites are
+// known) and in the owner's binary. A user's own "my__entry", or perf's SDT
+// "function__entry", lacks the marks and that shape and is an ordinary
+// event. The names alone never decide.
 //
 // Sources of the shapes: the definitions tracefs lists (uprobe_events,
 // kprobe_events: sites known), the format files of a trace.dat or of
@@ -27,10 +30,6 @@
 
 namespace kpp {
 
-// The naming marks of the builder's companions (the only place they are spelled).
-inline constexpr std::string_view kEntryCompanionMark = "__entry";
-inline constexpr std::string_view kExitCompanionMark = "__exit";
-
 // What the recogniser needs to know of one probe event.
 struct ProbeShape {
   std::string system;  // group
@@ -38,6 +37,7 @@ struct ProbeShape {
   bool is_return = false;
   std::string binary;  // uprobes: the path; kprobes: the module or "kernel"; empty: unknown
   std::string site;    // "PATH:0xOFFSET" / "SYM+OFFSET"; empty: unknown
+  std::string first_field;  // the name of its first value field (a companion's mark)
 };
 
 enum class CompanionRole { None, Entry, Exit };

@@ -2,6 +2,8 @@
 
 #include <traceevent/event-parse.h>
 
+#include <string_view>
+
 namespace kpp {
 
 std::vector<ProbeShape> probe_shapes_of(tep_handle *tep) {
@@ -17,6 +19,12 @@ std::vector<ProbeShape> probe_shapes_of(tep_handle *tep) {
     shape.system = (*e)->system ? (*e)->system : "";
     shape.event = (*e)->name ? (*e)->name : "";
     shape.is_return = ret;
+    // The first value field: after the kernel's own __probe_* fields.
+    for (tep_format_field *f = (*e)->format.fields; f; f = f->next)
+      if (f->name && std::string_view(f->name).rfind("__probe_", 0) != 0) {
+        shape.first_field = f->name;
+        break;
+      }
     out.push_back(std::move(shape));
   }
   return out;

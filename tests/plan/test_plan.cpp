@@ -8,6 +8,7 @@
 
 #include "dwarf/debug_info.h"
 #include "src/plan/plan.h"
+#include "src/probes/definition_shapes.h"
 #include "src/util/companion_mark.h"
 
 namespace kpp {
@@ -98,15 +99,23 @@ TEST(Plan, CompanionsAreKnownFromThePlanAndFromTheirMarks) {
   const TraceDefinition &e = plan.definitions()[entry->sites[0].definition];
   const TraceDefinition &x = plan.definitions()[exit->sites[0].definition];
   ASSERT_GE(e.args.size(), 2u);
-  EXPECT_EQ(companion_mark_of(e.event, e.args[0].name), CompanionMark::Entry);
-  EXPECT_EQ(companion_mark_of(x.event, x.args[0].name), CompanionMark::Exit);
-  EXPECT_EQ(marked_companion_owner(e.event, CompanionMark::Entry), "consume_L3");
+  EXPECT_EQ(e.args[0].name, companion_entry_mark);
+  EXPECT_EQ(x.args[0].name, companion_exit_mark);
+  // The one recogniser (what -d and the session ask) knows them from the
+  // definitions alone, as tracefs would list them.
+  Companions listed = Companions::recognise(probe_shapes(plan.definitions()));
+  EXPECT_EQ(listed.role_of(owner + "__entry"), CompanionRole::Entry);
+  EXPECT_EQ(listed.role_of(owner + "__exit"), CompanionRole::Exit);
+  EXPECT_EQ(listed.owner_of(owner + "__entry"), owner);
   // Companions are written before the probe that needs them.
   EXPECT_LT(entry->sites[0].definition, plan.event(owner)->sites[0].definition);
   // The probe itself carries no mark, and a name alone makes no companion.
   const TraceDefinition &probe = plan.definitions()[plan.event(owner)->sites[0].definition];
   for (const FetchArg &a : probe.args) EXPECT_FALSE(is_companion_mark(a.name));
-  EXPECT_EQ(companion_mark_of("my__entry", "x"), CompanionMark::None);
+  std::vector<TraceDefinition> unmarked = plan.definitions();
+  for (TraceDefinition &d : unmarked)
+    if (!d.args.empty() && is_companion_mark(d.args.front().name)) d.args.erase(d.args.begin());
+  EXPECT_TRUE(Companions::recognise(probe_shapes(unmarked)).empty()) << "without their marks, names make no companion";
 }
 
 // Names are chosen against the snapshot's events, and the plan says so.

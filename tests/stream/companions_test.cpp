@@ -1,6 +1,6 @@
-// Companions (src/stream/companions.h) and the sink chain that joins them:
-// a set the builder writes is recognised from the definitions' shape, and
-// nothing else is, whatever its name.
+// Companions (src/stream/companions.h), the one recogniser, and the sink
+// chain that joins them: a set the builder writes is recognised from the
+// definitions' shape and marks, and nothing else is, whatever its name.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -8,20 +8,29 @@
 #include "src/stream/companions.h"
 #include "src/stream/sink_chain.h"
 #include "src/stream/stale_instances.h"
+#include "src/util/companion_mark.h"
 
 namespace kpp {
 namespace {
 
 ProbeShape uprobe(const std::string &event, uint64_t offset, bool is_return = false,
-                  const std::string &path = "/bin/prog") {
+                  const std::string &path = "/bin/prog", std::string_view first_field = "x") {
   char site[64];
   std::snprintf(site, sizeof site, ":0x%llx", static_cast<unsigned long long>(offset));
-  return ProbeShape{"probe_prog", event, is_return, path, path + site};
+  return ProbeShape{"probe_prog", event, is_return, path, path + site, std::string(first_field)};
+}
+
+// The builder's companions: marked by their first field.
+ProbeShape entry_companion(const std::string &event, uint64_t offset, const std::string &path = "/bin/prog") {
+  return uprobe(event, offset, false, path, companion_entry_mark);
+}
+ProbeShape exit_companion(const std::string &event, uint64_t offset, const std::string &path = "/bin/prog") {
+  return uprobe(event, offset, true, path, companion_exit_mark);
 }
 
 // What the builder writes for "walk:5 s" when s needs an entry value.
 std::vector<ProbeShape> builder_set() {
-  return {uprobe("walk_L5", 0x1180), uprobe("walk_L5__entry", 0x1140), uprobe("walk_L5__exit", 0x1140, true)};
+  return {uprobe("walk_L5", 0x1180), entry_companion("walk_L5__entry", 0x1140), exit_companion("walk_L5__exit", 0x1140)};
 }
 
 TEST(Companions, TheBuildersSetIsRecognised) {
@@ -36,21 +45,29 @@ TEST(Companions, TheBuildersSetIsRecognised) {
 
 TEST(Companions, AUsersOwnEntryNameIsAnOrdinaryEvent) {
   // "my__entry" with an event "my" but no exit companion.
-  Companions alone = Companions::recognise({uprobe("my", 0x1180), uprobe("my__entry", 0x1140)});
+  Companions alone = Companions::recognise({uprobe("my", 0x1180), entry_companion("my__entry", 0x1140)});
   EXPECT_EQ(alone.role_of("probe_prog:my__entry"), CompanionRole::None);
+  // The whole set by name and shape, but not marked: a user's own events.
+  Companions unmarked = Companions::recognise({uprobe("f", 0x1180), uprobe("f__entry", 0x1140),
+                                               uprobe("f__exit", 0x1140, true)});
+  EXPECT_TRUE(unmarked.empty());
+  // Marks swapped: the exit's mark on the entry.
+  Companions swapped = Companions::recognise({uprobe("f", 0x1180), uprobe("f__entry", 0x1140, false, "/bin/prog", companion_exit_mark),
+                                              uprobe("f__exit", 0x1140, true, "/bin/prog", companion_entry_mark)});
+  EXPECT_TRUE(swapped.empty());
   // perf's SDT pair: function__entry / function__return, no owner "function".
   Companions sdt = Companions::recognise({uprobe("function__entry", 0x2000), uprobe("function__return", 0x2100)});
   EXPECT_TRUE(sdt.empty());
   // An exit that is not a return probe, or not on the entry's site.
-  Companions not_return = Companions::recognise({uprobe("f", 0x1180), uprobe("f__entry", 0x1140),
-                                                 uprobe("f__exit", 0x1140, false)});
+  Companions not_return = Companions::recognise({uprobe("f", 0x1180), entry_companion("f__entry", 0x1140),
+                                                 uprobe("f__exit", 0x1140, false, "/bin/prog", companion_exit_mark)});
   EXPECT_TRUE(not_return.empty());
-  Companions elsewhere = Companions::recognise({uprobe("f", 0x1180), uprobe("f__entry", 0x1140),
-                                                uprobe("f__exit", 0x1300, true)});
+  Companions elsewhere = Companions::recognise({uprobe("f", 0x1180), entry_companion("f__entry", 0x1140),
+                                                exit_companion("f__exit", 0x1300)});
   EXPECT_TRUE(elsewhere.empty());
   // The owner in another binary.
-  Companions other_binary = Companions::recognise({uprobe("f", 0x1180, false, "/bin/other"), uprobe("f__entry", 0x1140),
-                                                   uprobe("f__exit", 0x1140, true)});
+  Companions other_binary = Companions::recognise({uprobe("f", 0x1180, false, "/bin/other"),
+                                                   entry_companion("f__entry", 0x1140), exit_companion("f__exit", 0x1140)});
   EXPECT_TRUE(other_binary.empty());
 }
 
@@ -105,7 +122,7 @@ TEST(SinkChain, RecognisesFromTheStreamsFormatsWhenNotTold) {
   Collect out;
   SinkChain chain(SinkChainOptions{}, {&out});
   StreamInfo info;
-  info.probes = {ProbeShape{"g", "my", false, "", ""}, ProbeShape{"g", "my__entry", false, "", ""}};
+  info.probes = {ProbeShape{"g", "my", false, "", "", "x"}, ProbeShape{"g", "my__entry", false, "", "", "x"}};
   ASSERT_TRUE(chain.on_start(info));
   ASSERT_TRUE(chain.on_event(event("my__entry", 7, {field("x", 1)})));
   ASSERT_EQ(out.events.size(), 1u);  // printed: "my__entry" is no companion here
