@@ -196,6 +196,10 @@ class DebugInfo {
   // cache file, or why a cache file was rejected and rebuilt).
   virtual IndexSource index_source() const { return IndexSource::None; }
   virtual std::string index_note() const { return {}; }
+  // LLVM's recoverable errors and warnings met so far in this file's DWARF
+  // ("FILE: MESSAGE"; dwarf/dwarf_problems.h), for -v: empty when it read
+  // cleanly or was not read yet.
+  virtual std::vector<std::string> dwarf_problems() const { return {}; }
 
   // For a program built with -gsplit-dwarf whose .dwo files (or .dwp
   // package) are missing: which were not found, where we looked, and what

@@ -91,8 +91,7 @@ DWARFContext &LlvmDebugInfo::context() {
   if (!context_)
     context_ = DWARFContext::create(*binary_.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
                                     layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp",
-                                    [](llvm::Error e) { consumeError(std::move(e)); },
-                                    [](llvm::Error e) { consumeError(std::move(e)); });
+                                    problems_.handler(path_), problems_.handler(path_));
   return *context_;
 }
 

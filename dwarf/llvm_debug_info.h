@@ -15,6 +15,7 @@
 #include "dwarf/cfa.h"
 #include "dwarf/cxx_names.h"
 #include "dwarf/debug_info.h"
+#include "dwarf/dwarf_problems.h"
 #include "dwarf/index_cache.h"
 #include "dwarf/instruction_decoder.h"
 #include "dwarf/mapped_object.h"
@@ -113,6 +114,7 @@ class LlvmDebugInfo final : public DebugInfo {
       note = note.empty() ? cache_refused_ : cache_refused_ + "\n  " + note;
     return note;
   }
+  std::vector<std::string> dwarf_problems() const override { return problems_.messages(); }
   std::string missing_split_dwarf() override;
   std::string split_dwarf_source() override;
   // The options, and the caches they name (the symbol table's).
@@ -222,6 +224,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::string_view dwarf_mapping() const { return debug_path_.empty() ? mapping_ : debug_mapping_; }
   std::unique_ptr<SectionLayout> layout_;  // a .ko's section bases (empty for linked files)
   std::unique_ptr<llvm::DWARFContext> context_;  // context(), made on first use
+  DwarfProblems problems_;  // what LLVM's handlers of context_ report
   llvm::DWARFContext &context();
   // The DWARF, its unit headers isolated (isolate_headers) before the first
   // query makes LLVM read them all: a probe that needs no DWARF (FUNC%return,

@@ -98,8 +98,7 @@ Status LlvmDebugInfo::attach_separate_debug() {
       } else {
         auto context = DWARFContext::create(*binary->binary.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
                                             layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp",
-                                            [](llvm::Error e) { consumeError(std::move(e)); },
-                                            [](llvm::Error e) { consumeError(std::move(e)); });
+                                            problems_.handler(candidate.path), problems_.handler(candidate.path));
         map_headers_alone(*context, candidate.path, binary->mapping);
         if (context->getNumCompileUnits() == 0) {
           why = "no .debug_info in it";

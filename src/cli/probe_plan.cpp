@@ -41,6 +41,10 @@ Result<Plan> plan_specs(const std::vector<std::string> &specs, const CliOptions 
   o.allow_suffix = allow_suffix;
   o.fprobe = options.fprobe;
   auto planned = plan(specs, t, o, snapshot);
+  // What LLVM could read past in the DWARF: worth knowing when a probe
+  // lands oddly, or fails (so before the error, too).
+  if (options.verbose && target.debug)
+    for (const std::string &p : target.debug->dwarf_problems()) std::fprintf(stderr, "kprobe-probe: DWARF: %s\n", p.c_str());
   if (!planned) return planned;
   if (!options.quiet)
     for (const std::string &w : planned->warnings()) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());

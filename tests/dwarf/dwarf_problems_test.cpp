@@ -1,0 +1,79 @@
+// LLVM's recoverable DWARF problems reach -v (dwarf/dwarf_problems.h): on a
+// program whose line-table prologue the build damaged, the library keeps
+// LLVM's warning, `-D -v` prints it, and without -v (or on the undamaged
+// program) nothing is said. The probe is still placed, as LLVM reads on.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "dwarf/debug_info.h"
+
+namespace kpp {
+namespace {
+
+constexpr const char *kWarning = "unknown data in line table prologue";
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+Run run(const std::string &args) {
+  std::string err_file = "/tmp/kpp_dwarf_problems_" + std::to_string(getpid()) + ".err";
+  std::string cmd = std::string(KPP_BIN) + " " + args + " 2>" + err_file;
+  Run r;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  int status = pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (FILE *f = fopen(err_file.c_str(), "r")) {
+    while (size_t n = fread(buf, 1, sizeof buf, f)) r.err.append(buf, n);
+    fclose(f);
+  }
+  std::remove(err_file.c_str());
+  return r;
+}
+
+TEST(DwarfProblems, TheLibraryKeepsLlvmsWarningAboutADamagedLineTable) {
+  auto info = dwarf::DebugInfo::open(KPP_DAMAGED_FIXTURE);
+  ASSERT_TRUE(info) << info.error().message;
+  auto fns = (*info)->find_functions("twice", "", dwarf::InlineCopies::Exclude);
+  ASSERT_EQ(fns.size(), 1u);
+  // A line query reads the line table, where the damage is.
+  EXPECT_FALSE((*info)->line_sites_in(fns[0], fns[0].decl_line + 2).empty()) << "LLVM reads on past the damage";
+  auto problems = (*info)->dwarf_problems();
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems[0].find(kWarning), std::string::npos) << problems[0];
+  EXPECT_EQ(problems[0].rfind(KPP_DAMAGED_FIXTURE, 0), 0u) << "names the file: " << problems[0];
+}
+
+TEST(DwarfProblems, VerboseShowsThemAndQuietDoesNot) {
+  Run verbose = run("-v --no-cache -x " + std::string(KPP_DAMAGED_FIXTURE) + " -D 'twice:2 x'");
+  EXPECT_EQ(verbose.status, 0) << verbose.err;
+  EXPECT_NE(verbose.out.find("twice_L2"), std::string::npos) << verbose.out;
+  EXPECT_NE(verbose.err.find(std::string("kprobe-probe: DWARF: ") + KPP_DAMAGED_FIXTURE + ": warning: " + kWarning),
+            std::string::npos)
+      << verbose.err;
+
+  Run plain = run("--no-cache -x " + std::string(KPP_DAMAGED_FIXTURE) + " -D 'twice:2 x'");
+  EXPECT_EQ(plain.status, 0) << plain.err;
+  EXPECT_EQ(plain.err.find("DWARF:"), std::string::npos) << plain.err;
+  // The same probe as on the undamaged build: the damage was read past.
+  Run whole = run("-v --no-cache -x " + std::string(KPP_WHOLE_FIXTURE) + " -D 'twice:2 x'");
+  EXPECT_EQ(whole.status, 0) << whole.err;
+  EXPECT_EQ(whole.err.find("DWARF:"), std::string::npos) << whole.err;
+  // "FILE:0xOFFSET ARGS": the same offset and fetch-args as on the undamaged build.
+  auto placed = [](const std::string &out) { return out.substr(std::min(out.find(":0x"), out.size())); };
+  EXPECT_FALSE(placed(plain.out).empty()) << plain.out;
+  EXPECT_EQ(placed(plain.out), placed(whole.out));
+}
+
+}  // namespace
+}  // namespace kpp
