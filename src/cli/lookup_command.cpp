@@ -121,56 +121,75 @@ Status show_variables(const CliOptions &options, ProbeTarget &target, const std:
 // A line number computed from DWARF's, inside [0, kMaxLine].
 int clamp_line(int64_t line) { return static_cast<int>(std::clamp<int64_t>(line, 0, kMaxLine)); }
 
+// The lines -L shows: which have code (absolute line -> its addresses),
+// from which file, and the numbers printed (line - base).
+struct LineListing {
+  std::map<int, std::vector<uint64_t>> code;
+  std::string file;
+  int base = 0;
+  int first = 0, last = 0;
+  std::string header;
+};
+
+// FUNC[:RLN[-RLN2|+N]]: the function's rows, numbered from its declaration.
+Result<LineListing> function_lines(dwarf::DebugInfo &debug, const LineRange &range) {
+  auto fns = debug.find_functions(range.function, range.file, dwarf::InlineCopies::Exclude);
+  if (fns.empty()) {
+    if (std::string missing = debug.missing_split_dwarf(); !missing.empty())
+      return Error("no function '" + range.function + "' in '" + debug.path() + "'", missing);
+    auto similar = debug.similar_functions(range.function, 5);
+    return Error("no function '" + range.function + "' in '" + debug.path() + "'",
+                 similar.empty() ? "list the functions with 'kprobe-probe -F'" : "did you mean: " + join(similar));
+  }
+  const dwarf::Function &fn = fns.front();
+  LineListing out;
+  for (const dwarf::LineSite &row : debug.line_rows(fn)) {
+    std::vector<uint64_t> &addresses = out.code[row.line];
+    if (std::find(addresses.begin(), addresses.end(), row.address) == addresses.end()) addresses.push_back(row.address);
+  }
+  out.file = fn.decl_file;
+  out.base = fn.decl_line;
+  // In 64 bits: the declaration line is the file's word, and may be near INT_MAX.
+  out.first = clamp_line(int64_t{fn.decl_line} + range.begin);
+  out.last = range.end ? clamp_line(int64_t{fn.decl_line} + *range.end)
+                       : (out.code.empty() ? out.first : out.code.rbegin()->first);
+  out.header = "<" + fn.name + "@" + out.file + ":" + std::to_string(range.begin) + ">";
+  return out;
+}
+
+// SRC:ALN[-ALN2|+N]: the file's lines with code, by absolute number.
+Result<LineListing> file_lines(const CliOptions &options, dwarf::DebugInfo &debug, const LineRange &range,
+                               const std::string &text) {
+  LineListing out;
+  out.first = range.begin;
+  int wanted = range.end.value_or(range.begin);
+  // Each line is a search of the line tables: walked only as far as the
+  // source goes once the first line with code says which file it is.
+  out.last = last_line_walked(out.first, wanted, std::nullopt, std::nullopt);
+  for (int line = out.first; line <= out.last; ++line)
+    for (auto &[site, fn] : debug.file_line_sites(range.file, line)) {
+      out.code[line].push_back(site.address);
+      if (!out.file.empty()) continue;
+      out.file = site.file;  // the line's file, not that of the function it was inlined into
+      if (auto source = read_source(out.file, options.source, options.prefix_map, debug.build_id()))
+        out.last = last_line_walked(out.first, wanted, static_cast<int>(source->lines.size()), std::nullopt);
+    }
+  if (out.file.empty()) return Error("no code at " + text + " in '" + debug.path() + "'");
+  out.header = "<" + out.file + ":" + std::to_string(out.first) + ">";
+  return out;
+}
+
 Status show_lines(const CliOptions &options, ProbeTarget &target, const std::string &text) {
   auto range = parse_line_range(text);
   if (!range) return std::move(range).error();
   dwarf::DebugInfo &debug = *target.debug;
-  // Absolute line -> addresses with code there.
-  std::map<int, std::vector<uint64_t>> code;
-  std::string file;
-  int base = 0;  // printed numbers are line - base
-  int first = 0, last = 0;
-  std::string header;
-  if (!range->function.empty()) {
-    auto fns = debug.find_functions(range->function, range->file, dwarf::InlineCopies::Exclude);
-    if (fns.empty()) {
-      if (std::string missing = debug.missing_split_dwarf(); !missing.empty())
-        return Error("no function '" + range->function + "' in '" + debug.path() + "'", missing);
-      auto similar = debug.similar_functions(range->function, 5);
-      return Error("no function '" + range->function + "' in '" + debug.path() + "'",
-                   similar.empty() ? "list the functions with 'kprobe-probe -F'" : "did you mean: " + join(similar));
-    }
-    const dwarf::Function &fn = fns.front();
-    for (const dwarf::LineSite &row : debug.line_rows(fn)) {
-      std::vector<uint64_t> &addresses = code[row.line];
-      if (std::find(addresses.begin(), addresses.end(), row.address) == addresses.end()) addresses.push_back(row.address);
-    }
-    file = fn.decl_file;
-    base = fn.decl_line;
-    // In 64 bits: the declaration line is the file's word, and may be near INT_MAX.
-    first = clamp_line(int64_t{fn.decl_line} + range->begin);
-    last = range->end ? clamp_line(int64_t{fn.decl_line} + *range->end) : (code.empty() ? first : code.rbegin()->first);
-    header = "<" + fn.name + "@" + file + ":" + std::to_string(range->begin) + ">";
-  } else {
-    first = range->begin;
-    int wanted = range->end.value_or(range->begin);
-    // Each line is a search of the line tables: walked only as far as the
-    // source goes once the first line with code says which file it is.
-    last = last_line_walked(first, wanted, std::nullopt, std::nullopt);
-    for (int line = first; line <= last; ++line)
-      for (auto &[site, fn] : debug.file_line_sites(range->file, line)) {
-        code[line].push_back(site.address);
-        if (!file.empty()) continue;
-        file = site.file;  // the line's file, not that of the function it was inlined into
-        if (auto text = read_source(file, options.source, options.prefix_map, debug.build_id()))
-          last = last_line_walked(first, wanted, static_cast<int>(text->lines.size()), std::nullopt);
-      }
-    if (file.empty()) return Error("no code at " + text + " in '" + debug.path() + "'");
-    header = "<" + file + ":" + std::to_string(first) + ">";
-  }
+  auto listing = range->function.empty() ? file_lines(options, debug, *range, text) : function_lines(debug, *range);
+  if (!listing) return std::move(listing).error();
+  const auto &[code, file, base, first, listed_last, header] = *listing;
   auto source = read_source(file, options.source, options.prefix_map, debug.build_id());
-  last = last_line_walked(first, last, source ? std::optional<int>(static_cast<int>(source->lines.size())) : std::nullopt,
-                          code.empty() ? std::nullopt : std::optional<int>(code.rbegin()->first));
+  int last = last_line_walked(first, listed_last,
+                              source ? std::optional<int>(static_cast<int>(source->lines.size())) : std::nullopt,
+                              code.empty() ? std::nullopt : std::optional<int>(code.rbegin()->first));
   std::printf("%s\n", header.c_str());
   for (int line = first; line <= last; ++line) {
     auto it = code.find(line);

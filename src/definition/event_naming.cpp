@@ -66,6 +66,47 @@ size_t companion_room(const ResolvedSpec &r) {
   return room;
 }
 
+// The kernel joins probe points under one event only when their arguments
+// have the same names and types; sites whose arguments differ (a template's
+// instances, say) get events of their own, _1, _2..., as perf probe makes
+// them. The sites of `r` grouped so, in order.
+std::vector<std::vector<ResolvedProbe *>> group_by_signature(ResolvedSpec &r) {
+  auto same_args = [](const std::vector<FetchArg> &a, const std::vector<FetchArg> &b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const FetchArg &x, const FetchArg &y) {
+      return x.name == y.name && x.type == y.type && x.fixup == y.fixup;  // the fixup is in the field name
+    });
+  };
+  std::vector<std::vector<ResolvedProbe *>> by_signature;
+  for (ResolvedProbe &site : r.sites) {
+    // The companions (entry values) become events of the same name too.
+    auto same = [&](const std::vector<ResolvedProbe *> &g) {
+      const ResolvedProbe &first = *g.front();
+      if (!same_args(first.definition.args, site.definition.args)) return false;
+      if (first.companions.size() != site.companions.size()) return false;
+      for (size_t i = 0; i < first.companions.size(); ++i)
+        if (!same_args(first.companions[i].args, site.companions[i].args)) return false;
+      return true;
+    };
+    auto it = std::find_if(by_signature.begin(), by_signature.end(), same);
+    if (it == by_signature.end()) by_signature.push_back({&site});
+    else it->push_back(&site);
+  }
+  return by_signature;
+}
+
+// The kernel refuses len >= MAX_EVENT_NAME_LEN (traceprobe_parse_event_name), as
+// perf's snprintf into a 64-byte buffer does: at most 63 bytes, suffix included.
+// Only a name the user gave, with its companions' suffixes, can be too long.
+Error too_long(const std::string &event, size_t limit) {
+  return Error("the event name '" + event + "' is too long (the kernel takes at most " +
+                   std::to_string(max_event_name - 1) + " bytes" +
+                   (limit < max_event_name - 1
+                        ? ", and its entry-value companions add " + std::to_string(max_event_name - 1 - limit)
+                        : std::string()) +
+                   ")",
+               "choose a shorter name, or leave it out for one made to fit");
+}
+
 }  // namespace
 
 std::string fit_event_name(const std::string &name, size_t keep_tail, size_t limit) {
@@ -111,30 +152,7 @@ Status assign_event_names(std::vector<ResolvedSpec> &specs, const std::string &t
       }
       return Error("too many events on the same function ('" + base + "')");
     };
-    // The kernel joins probe points under one event only when their
-    // arguments have the same names and types; sites whose arguments differ
-    // (a template's instances, say) get events of their own, _1, _2..., as
-    // perf probe makes them.
-    std::vector<std::vector<ResolvedProbe *>> by_signature;
-    for (ResolvedProbe &site : r.sites) {
-      auto same_args = [](const std::vector<FetchArg> &a, const std::vector<FetchArg> &b) {
-        return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const FetchArg &x, const FetchArg &y) {
-          return x.name == y.name && x.type == y.type && x.fixup == y.fixup;  // the fixup is in the field name
-        });
-      };
-      // The companions (entry values) become events of the same name too.
-      auto same = [&](const std::vector<ResolvedProbe *> &g) {
-        const ResolvedProbe &first = *g.front();
-        if (!same_args(first.definition.args, site.definition.args)) return false;
-        if (first.companions.size() != site.companions.size()) return false;
-        for (size_t i = 0; i < first.companions.size(); ++i)
-          if (!same_args(first.companions[i].args, site.companions[i].args)) return false;
-        return true;
-      };
-      auto it = std::find_if(by_signature.begin(), by_signature.end(), same);
-      if (it == by_signature.end()) by_signature.push_back({&site});
-      else it->push_back(&site);
-    }
+    std::vector<std::vector<ResolvedProbe *>> by_signature = group_by_signature(r);
     for (size_t g = 0; g < by_signature.size(); ++g) {
       std::string event = base, unfitted = wanted;
       if (g > 0 || taken.count(group + ":" + event)) {
@@ -149,14 +167,7 @@ Status assign_event_names(std::vector<ResolvedSpec> &specs, const std::string &t
       // The kernel refuses len >= MAX_EVENT_NAME_LEN (traceprobe_parse_event_name), as
       // perf's snprintf into a 64-byte buffer does: at most 63 bytes, suffix included.
       // Only a name the user gave, with its companions' suffixes, can be too long here.
-      if (event.size() > limit)
-        return Error("the event name '" + event + "' is too long (the kernel takes at most " +
-                         std::to_string(max_event_name - 1) + " bytes" +
-                         (limit < max_event_name - 1 ? ", and its entry-value companions add " +
-                                                           std::to_string(max_event_name - 1 - limit)
-                                                     : std::string()) +
-                         ")",
-                     "choose a shorter name, or leave it out for one made to fit");
+      if (event.size() > limit) return too_long(event, limit);
       taken.insert(group + ":" + event);
       for (ResolvedProbe *site : by_signature[g]) {
         site->definition.group = group;

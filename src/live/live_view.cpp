@@ -67,90 +67,115 @@ std::string next_snapshot_name() {
   }
 }
 
-// Reads events, keys and ticks until q, a stop signal or an error; draws
-// at most every kDrawInterval, and only when something changed. Drawing
-// happens between polls: the kernel's ring buffers hold what arrives
-// meanwhile, and counts come from the stream, so none are missed.
 struct LoopStats {
   uint64_t frames = 0;  // screens drawn
   double seconds = 0;
 };
 
-Status run_loop(tui::Terminal &term, Session &session, tui::LiveModel &model, LiveProbes &probes,
-                LivePages &pages, LoopStats &stats) {
-  int ep = epoll_create1(EPOLL_CLOEXEC);
-  if (ep < 0) return Error(std::string("epoll: ") + std::strerror(errno));
-  struct epoll_event in {};
-  in.events = EPOLLIN;
-  in.data.fd = term.input_fd();
-  epoll_ctl(ep, EPOLL_CTL_ADD, term.input_fd(), &in);
+// Reads events, keys and ticks until q, a stop signal or an error; draws
+// at most every kDrawInterval, and only when something changed. Drawing
+// happens between polls: the kernel's ring buffers hold what arrives
+// meanwhile, and counts come from the stream, so none are missed.
+class LiveLoop {
+ public:
+  LiveLoop(tui::Terminal &term, Session &session, tui::LiveModel &model, LiveProbes &probes, LivePages &pages)
+      : term_(term), session_(session), model_(model), probes_(probes), pages_(pages) {
+    ui_.unicode = term.unicode();
+  }
 
-  tui::UiState ui;
-  ui.unicode = term.unicode();
-  auto now = Clock::now(), started = now;
-  auto next_tick = now, last_draw = now - kDrawInterval;
-  bool dirty = true;
-  Status result = Ok{};
-  auto ns_of = [](Clock::time_point t) {
-    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
-  };
-  while (!stop_requested()) {
-    bool quit = false;
-    while (auto key = term.read_key()) {
-      tui::Intent intent = tui::handle_key(ui, model, *key, tui::pane_lines(model, term.size()));
+  Status run(LoopStats &stats) {
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) return Error(std::string("epoll: ") + std::strerror(errno));
+    struct epoll_event in {};
+    in.events = EPOLLIN;
+    in.data.fd = term_.input_fd();
+    epoll_ctl(ep, EPOLL_CTL_ADD, term_.input_fd(), &in);
+    auto started = Clock::now();
+    next_tick_ = started;
+    last_draw_ = started - kDrawInterval;
+    Status result = Ok{};
+    while (!stop_requested() && !handle_keys()) {
+      auto now = Clock::now();
+      if (now >= next_tick_) tick(now);
+      if (dirty_ && now - last_draw_ >= kDrawInterval) draw(now, stats);
+      uint64_t before = session_.stream().events();
+      auto got = session_.step(wait_ms(), ep);
+      if (!got) {
+        result = std::move(got).error();
+        break;
+      }
+      if (*got == SessionState::Interrupted) break;
+      if (session_.stream().events() != before) dirty_ = true;
+    }
+    ::close(ep);
+    stats.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    return result;
+  }
+
+ private:
+  // Handles the keys typed since the last poll; true on quit.
+  bool handle_keys() {
+    while (auto key = term_.read_key()) {
+      tui::Intent intent = tui::handle_key(ui_, model_, *key, tui::pane_lines(model_, term_.size()));
       switch (intent.kind) {
         case tui::Intent::Kind::Ignored: break;
-        case tui::Intent::Kind::Redraw: dirty = true; break;
-        case tui::Intent::Kind::Quit: quit = true; break;
+        case tui::Intent::Kind::Redraw: dirty_ = true; break;
+        case tui::Intent::Kind::Quit: return true;
         case tui::Intent::Kind::ToggleProbe: {
-          auto s = probes.toggle(intent.probe, model);
-          ui.message = s ? intent.probe + " " + tui::status_name(*s) : s.error().message;
-          dirty = true;
+          auto s = probes_.toggle(intent.probe, model_);
+          ui_.message = s ? intent.probe + " " + tui::status_name(*s) : s.error().message;
+          dirty_ = true;
           break;
         }
-        case tui::Intent::Kind::WriteTrace: {
-          std::string name = next_snapshot_name();
-          auto n = pages.write(name);
-          ui.message = n ? "wrote " + std::to_string(*n) + " buffered pages to " + name +
-                               " (open it with 'trace-cmd report " + name + "')"
-                         : "cannot write " + name + ": " + n.error().message;
-          dirty = true;
-          break;
-        }
+        case tui::Intent::Kind::WriteTrace: write_snapshot(); break;
       }
-      if (quit) break;
     }
-    if (quit) break;
-    now = Clock::now();
-    if (now >= next_tick) {
-      model.tick(ns_of(now));
-      probes.refresh(model);
-      model.facts().command = command_state(session.command());
-      next_tick = std::max(next_tick + kTickInterval, now);
-      dirty = true;
-    }
-    if (dirty && now - last_draw >= kDrawInterval) {
-      term.draw(tui::render_screen(model, ui, term.size()));
-      last_draw = now;
-      dirty = false;
-      ++stats.frames;
-    }
-    auto until = next_tick;
-    if (dirty) until = std::min(until, last_draw + kDrawInterval);
-    long wait = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
-    uint64_t before = session.stream().events();
-    auto got = session.step(static_cast<int>(std::clamp(wait, 0L, 100L)), ep);
-    if (!got) {
-      result = std::move(got).error();
-      break;
-    }
-    if (*got == SessionState::Interrupted) break;
-    if (session.stream().events() != before) dirty = true;
+    return false;
   }
-  ::close(ep);
-  stats.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  return result;
-}
+
+  void write_snapshot() {
+    std::string name = next_snapshot_name();
+    auto n = pages_.write(name);
+    ui_.message = n ? "wrote " + std::to_string(*n) + " buffered pages to " + name + " (open it with 'trace-cmd report " +
+                          name + "')"
+                    : "cannot write " + name + ": " + n.error().message;
+    dirty_ = true;
+  }
+
+  // Once a second: rates, probe states, the command's state.
+  void tick(Clock::time_point now) {
+    model_.tick(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count()));
+    probes_.refresh(model_);
+    model_.facts().command = command_state(session_.command());
+    next_tick_ = std::max(next_tick_ + kTickInterval, now);
+    dirty_ = true;
+  }
+
+  void draw(Clock::time_point now, LoopStats &stats) {
+    term_.draw(tui::render_screen(model_, ui_, term_.size()));
+    last_draw_ = now;
+    dirty_ = false;
+    ++stats.frames;
+  }
+
+  // How long the next poll may wait: until the next tick, or the next
+  // frame when one is due; at most 100 ms.
+  int wait_ms() const {
+    auto until = next_tick_;
+    if (dirty_) until = std::min(until, last_draw_ + kDrawInterval);
+    long wait = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    return static_cast<int>(std::clamp(wait, 0L, 100L));
+  }
+
+  tui::Terminal &term_;
+  Session &session_;
+  tui::LiveModel &model_;
+  LiveProbes &probes_;
+  LivePages &pages_;
+  tui::UiState ui_;
+  Clock::time_point next_tick_, last_draw_;
+  bool dirty_ = true;
+};
 
 }  // namespace
 
@@ -191,7 +216,7 @@ Result<LiveViewSummary> run_live_view(const LiveViewOptions &options, ProbeEngin
   {
     auto term = tui::Terminal::open();
     if (!term) return std::move(term).error();
-    loop = run_loop(**term, **session, model, probes, pages, stats);
+    loop = LiveLoop(**term, **session, model, probes, pages).run(stats);
   }  // the terminal is the user's again before anything is printed
 
   // Teardown on every path that got here (see session.h); the probes the
