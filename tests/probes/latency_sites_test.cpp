@@ -45,17 +45,25 @@ class LatencySites : public ::testing::Test {
     return fns.empty() ? dwarf::Function{} : fns.front();
   }
 
+  // fade's probes: a later line, its line 2 (after the prologue), its
+  // return; and main's entry. Named as no name rule would pair them.
+  struct FadeProbes {
+    TraceDefinition later, entry, ret, main_entry;
+  };
+  FadeProbes fade_probes() {
+    dwarf::Function fade = function("fade"), main_fn = function("main");
+    return {uprobe(path_, line_offset(fade, 4), false, "fade_L4"), uprobe(path_, line_offset(fade, 2), false, "add"),
+            uprobe(path_, offset_of(fade.entry), true, "a1"),
+            uprobe(path_, offset_of(debug_->probe_entry(main_fn)), false, "main")};
+  }
+
   std::string path_ = KPP_LATENCY_FIXTURE;
   std::unique_ptr<dwarf::DebugInfo> debug_;
 };
 
 TEST_F(LatencySites, AnEntryAfterThePrologueAndTheReturnPair) {
-  dwarf::Function fade = function("fade"), main_fn = function("main");
-  TraceDefinition entry = uprobe(path_, line_offset(fade, 2), false, "zz_any_name");
-  TraceDefinition later = uprobe(path_, line_offset(fade, 4), false, "fade_L4");
-  TraceDefinition ret = uprobe(path_, offset_of(fade.entry), true, "a1");
-  TraceDefinition other = uprobe(path_, offset_of(debug_->probe_entry(main_fn)), false, "main");
-  ASSERT_NE(entry.offset, offset_of(fade.entry)) << "fade:2 should sit after the prologue";
+  auto [later, entry, ret, other] = fade_probes();
+  ASSERT_NE(entry.offset, ret.offset) << "fade:2 should sit after the prologue";
   std::vector<std::string> sites = latency_sites({&later, &entry, &ret, &other});
   EXPECT_FALSE(sites[1].empty());
   EXPECT_EQ(sites[1], sites[2]) << "entry and return of fade";
@@ -64,14 +72,10 @@ TEST_F(LatencySites, AnEntryAfterThePrologueAndTheReturnPair) {
 }
 
 TEST_F(LatencySites, ExportPairsEachReturnWithItsFunctionsEntry) {
-  dwarf::Function fade = function("fade"), main_fn = function("main");
-  TraceDefinition later = uprobe(path_, line_offset(fade, 4), false, "fade_L4");
-  TraceDefinition entry = uprobe(path_, line_offset(fade, 2), false, "add");
-  TraceDefinition ret = uprobe(path_, offset_of(fade.entry), true, "r");
-  TraceDefinition main_entry = uprobe(path_, offset_of(debug_->probe_entry(main_fn)), false, "main");
+  auto [later, entry, ret, main_entry] = fade_probes();
   TraceDefinition ret_elsewhere = ret;  // the same return probe in another group pairs too
   ret_elsewhere.group = "h";
-  TraceDefinition fade_other_binary = uprobe("/nonexistent/prog", offset_of(fade.entry), true, "fade__return");
+  TraceDefinition fade_other_binary = uprobe("/nonexistent/prog", ret.offset, true, "fade__return");
   auto pairs = latency_pairs({&later, &entry, &ret, &main_entry, &ret_elsewhere, &fade_other_binary});
   ASSERT_EQ(pairs.size(), 2u);
   EXPECT_EQ(pairs[0].entry, 1u);
