@@ -50,7 +50,8 @@ void trim(const std::string &directory, uint64_t max_bytes) {
       continue;
     }
     std::string extension = e.path().extension().string();
-    if (extension != ".idx" && extension != ".sym" && extension != ".fn" && extension != ".units") continue;
+    if (extension != ".idx" && extension != ".sym" && extension != ".fn" && extension != ".units" && extension != ".dwarf")
+      continue;
     uint64_t size = e.file_size(ec);
     files.push_back({e.path(), time, size});
     total += size;
@@ -219,25 +220,33 @@ TextHeader text_header(const IndexKey &key, std::string_view text) {
 // Writes `bytes` to `file` through a temporary file renamed into place,
 // then trims the directory to `max_bytes`.
 Status store_atomically(const std::string &file, std::string_view bytes, uint64_t max_bytes) {
+  return store_written(file, max_bytes, [&](int fd) -> Status {
+    const char *p = bytes.data();
+    size_t left = bytes.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return Error("cannot write: " + errno_text());
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+    return Ok{};
+  });
+}
+
+}  // namespace
+
+Status store_written(const std::string &file, uint64_t max_bytes, const std::function<Status(int fd)> &write) {
   std::string directory = fs::path(file).parent_path().string();  // checked by usable_cache_directory()
   // A name no other run uses: pid and a random number.
   std::random_device random;
   std::string temp = file + ".tmp." + std::to_string(getpid()) + "." + std::to_string(random());
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  int fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return Error("cannot create '" + temp + "': " + errno_text());
-  const char *p = bytes.data();
-  size_t left = bytes.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string why = errno_text();
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return Error("cannot write '" + temp + "': " + why);
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
+  if (Status written = write(fd); !written) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return Error("'" + temp + "': " + written.error().message);
   }
   if (::close(fd) != 0 || ::rename(temp.c_str(), file.c_str()) != 0) {
     std::string why = errno_text();
@@ -247,8 +256,6 @@ Status store_atomically(const std::string &file, std::string_view bytes, uint64_
   trim(directory, max_bytes);
   return Ok{};
 }
-
-}  // namespace
 
 Status store_index(const std::string &file, const NameIndex &index, uint64_t max_bytes) {
   std::string_view bytes = index.bytes();
