@@ -126,8 +126,11 @@ void LlvmDebugInfo::inflate_dwarf() {
     home->key.identity += " inflated v1";
     std::string file = cache_file(home->directory, home->key, ".dwarf");
     UniqueFd cached(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
-    if (cached.valid() && is_inflated_image(cached.get(), *layout) && adopt(file)) return;
-    Status stored = store_written(file, home->max_bytes, [&](int fd) { return write_inflated_image(elf, fd, threads); });
+    if (cached.valid() && is_inflated_image(cached.get(), *layout, home->key.identity) && adopt(file)) return;
+    Status stored = store_written(file, home->max_bytes, [&](int fd) -> Status {
+      if (Status written = write_inflated_image(elf, fd, threads); !written) return written;
+      return seal_inflated_image(fd, *layout, home->key.identity);
+    });
     drop_pages(source_mapping, source_mapping);
     if (stored && adopt(file)) return;
   }

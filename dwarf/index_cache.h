@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "dwarf/debug_info.h"
@@ -64,6 +65,12 @@ struct CachedBytes {
 };
 Result<CachedBytes> load_cached(const std::string &file, const IndexKey &key);
 Status store_cached(const std::string &file, const IndexKey &key, std::string_view bytes, uint64_t max_bytes);
+
+// The checksum (ImageChecksum) of `size` bytes of `fd` from `offset`, read
+// with pread(2) a chunk at a time: checking a cache file maps none of it, so
+// only the pages a query then reads count in the resident size. nullopt on
+// a short read.
+std::optional<uint64_t> checksum_of_file(int fd, uint64_t offset, uint64_t size);
 
 // Writes a cache file through `write`, given a new empty file open for
 // reading and writing, atomically as the others (temporary file + rename);

@@ -1,5 +1,8 @@
 #include "dwarf/inflated_image.h"
 
+#include "dwarf/index_cache.h"
+#include "dwarf/name_index.h"
+
 #include <elf.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,7 +26,7 @@ namespace {
 constexpr uint32_t kCompressZstd = 2;  // ELFCOMPRESS_ZSTD (glibc's elf.h names it from 2.37 on)
 
 // A section's place in the source file and in the image.
-struct Piece {
+struct ImagePiece {
   uint64_t from = 0, from_size = 0;  // in the source: the data (after the compression header)
   uint64_t to = 0, to_size = 0;      // in the image
   uint32_t compression = 0;          // ELFCOMPRESS_*; 0: copied as it is
@@ -31,7 +34,7 @@ struct Piece {
 
 struct Plan {
   InflatedLayout layout;
-  std::vector<Piece> pieces;
+  std::vector<ImagePiece> pieces;
 };
 
 uint64_t align_up(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
@@ -64,7 +67,7 @@ std::optional<Plan> plan(std::string_view elf) {
   for (Elf64_Shdr &s : sections) {
     if (s.sh_type == SHT_NOBITS || s.sh_type == SHT_NULL || s.sh_size == 0) continue;
     if (s.sh_offset > elf.size() || s.sh_size > elf.size() - s.sh_offset) return std::nullopt;
-    Piece piece{s.sh_offset, s.sh_size, 0, s.sh_size, 0};
+    ImagePiece piece{s.sh_offset, s.sh_size, 0, s.sh_size, 0};
     uint64_t alignment = s.sh_addralign;
     if (s.sh_flags & SHF_COMPRESSED) {
       Elf64_Chdr chdr;
@@ -113,7 +116,7 @@ Status write_all(int fd, const char *data, uint64_t size, uint64_t offset) {
 constexpr size_t kChunk = 1 << 20;  // inflated a megabyte at a time, written, then reused
 
 // Inflates one zlib-compressed piece into the image.
-Status inflate_zlib(std::string_view elf, const Piece &p, int fd, std::vector<char> &chunk) {
+Status inflate_zlib(std::string_view elf, const ImagePiece &p, int fd, std::vector<char> &chunk) {
   z_stream z{};
   if (inflateInit(&z) != Z_OK) return Error("cannot start zlib");
   z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(elf.data() + p.from));
@@ -145,7 +148,7 @@ Status inflate_zlib(std::string_view elf, const Piece &p, int fd, std::vector<ch
 }
 
 // The same for a zstd-compressed piece.
-Status inflate_zstd(std::string_view elf, const Piece &p, int fd, std::vector<char> &chunk) {
+Status inflate_zstd(std::string_view elf, const ImagePiece &p, int fd, std::vector<char> &chunk) {
   std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream *)> stream(ZSTD_createDStream(), ZSTD_freeDStream);
   if (!stream) return Error("cannot start zstd");
   ZSTD_inBuffer in{elf.data() + p.from, p.from_size, 0};
@@ -179,16 +182,16 @@ Status write_inflated_image(std::string_view elf, int fd, unsigned threads) {
   if (::ftruncate(fd, static_cast<off_t>(p->layout.size)) != 0)
     return Error(std::string("cannot size the inflated DWARF: ") + std::strerror(errno));
   // The largest first, so that two threads finish together.
-  std::vector<const Piece *> order;
-  for (const Piece &piece : p->pieces) order.push_back(&piece);
-  std::sort(order.begin(), order.end(), [](const Piece *a, const Piece *b) { return a->to_size > b->to_size; });
+  std::vector<const ImagePiece *> order;
+  for (const ImagePiece &piece : p->pieces) order.push_back(&piece);
+  std::sort(order.begin(), order.end(), [](const ImagePiece *a, const ImagePiece *b) { return a->to_size > b->to_size; });
   std::atomic<size_t> next{0};
   std::mutex failed_lock;
   std::optional<Error> failed;
   auto work = [&]() {
     std::vector<char> chunk(kChunk);
     for (size_t i; (i = next++) < order.size();) {
-      const Piece &piece = *order[i];
+      const ImagePiece &piece = *order[i];
       Status s = piece.compression == ELFCOMPRESS_ZLIB   ? inflate_zlib(elf, piece, fd, chunk)
                  : piece.compression == kCompressZstd ? inflate_zstd(elf, piece, fd, chunk)
                                                          : write_all(fd, elf.data() + piece.from, piece.from_size, piece.to);
@@ -210,16 +213,46 @@ Status write_inflated_image(std::string_view elf, int fd, unsigned threads) {
                    p->layout.section_headers_offset);
 }
 
-bool is_inflated_image(int fd, const InflatedLayout &layout) {
+namespace {
+
+struct Trailer {
+  char magic[8];
+  uint64_t identity;
+  uint64_t checksum;
+};
+constexpr char kTrailerMagic[8] = {'K', 'P', 'P', 'I', 'N', 'F', 'L', '1'};
+
+uint64_t identity_sum(std::string_view identity) {
+  return image_checksum(reinterpret_cast<const uint8_t *>(identity.data()), identity.size());
+}
+
+}  // namespace
+
+Status seal_inflated_image(int fd, const InflatedLayout &layout, std::string_view identity) {
+  std::optional<uint64_t> sum = checksum_of_file(fd, 0, layout.size);
+  if (!sum) return Error("cannot read the inflated DWARF back");
+  Trailer t{};
+  std::memcpy(t.magic, kTrailerMagic, sizeof t.magic);
+  t.identity = identity_sum(identity);
+  t.checksum = *sum;
+  return write_all(fd, reinterpret_cast<const char *>(&t), sizeof t, layout.size);
+}
+
+bool is_inflated_image(int fd, const InflatedLayout &layout, std::string_view identity) {
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) != layout.size) return false;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) != layout.size + sizeof(Trailer))
+    return false;
   std::string have(layout.headers.size(), '\0');
   size_t header = sizeof(Elf64_Ehdr);
   if (::pread(fd, have.data(), header, 0) != static_cast<ssize_t>(header)) return false;
   ssize_t rest = static_cast<ssize_t>(have.size() - header);
   if (::pread(fd, have.data() + header, static_cast<size_t>(rest), static_cast<off_t>(layout.section_headers_offset)) != rest)
     return false;
-  return have == layout.headers;
+  if (have != layout.headers) return false;
+  Trailer t{};
+  if (::pread(fd, &t, sizeof t, static_cast<off_t>(layout.size)) != static_cast<ssize_t>(sizeof t)) return false;
+  if (std::memcmp(t.magic, kTrailerMagic, sizeof t.magic) != 0 || t.identity != identity_sum(identity)) return false;
+  return checksum_of_file(fd, 0, layout.size) == t.checksum;
 }
 
 }  // namespace kpp::dwarf

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -40,8 +41,14 @@ std::optional<InflatedLayout> inflated_layout(std::string_view elf);
 // not inflate to the size its header claims, a write that fails.
 Status write_inflated_image(std::string_view elf, int fd, unsigned threads);
 
-// Whether the file open at `fd` is the image `layout` describes (its size
-// and headers; the sections' bytes are read as any DWARF is, bounded).
-bool is_inflated_image(int fd, const InflatedLayout &layout);
+// A cached image ends with a trailer: the checksum of its bytes and of the
+// identity (index_cache.h's IndexKey) of the file it was made from.
+// seal_inflated_image() appends it to an image written to `fd`;
+// is_inflated_image() says whether the file at `fd` is the image `layout`
+// describes for `identity`: size, headers, trailer, and the checksum of all
+// its bytes (read with pread(2): ~5 ms for python3.11's 24 MB), so that a
+// damaged cache file is made again, never read.
+Status seal_inflated_image(int fd, const InflatedLayout &layout, std::string_view identity);
+bool is_inflated_image(int fd, const InflatedLayout &layout, std::string_view identity);
 
 }  // namespace kpp::dwarf
