@@ -169,7 +169,8 @@ DWARFContext &LlvmDebugInfo::dwarf() {
     }
     std::span<const UnitStart> starts;
     if (known) starts = {reinterpret_cast<const UnitStart *>(known->bytes.data()), known->bytes.size() / sizeof(UnitStart)};
-    std::vector<UnitStart> found = map_headers_alone(context(), dwarf_file(), dwarf_mapping(), starts);
+    DWARFContext &made = context();  // first: it decides which file (an inflated copy) the DWARF is read from
+    std::vector<UnitStart> found = map_headers_alone(made, dwarf_file(), dwarf_mapping(), starts);
     if (!known && !file.empty() && !found.empty())
       (void)store_cached(file, home->key,
                          std::string_view(reinterpret_cast<const char *>(found.data()), found.size() * sizeof(UnitStart)),
