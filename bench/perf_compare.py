@@ -81,17 +81,17 @@ def command(tool, target, what, args, extra=()):
     return cmd
 
 
-def measure(cmd, reps, env=None):
-    """Median wall time of `reps` runs, median peak RSS of two more under /usr/bin/time."""
-    walls, rss, codes, text = [], [], [], ""
+def measure(cmd, reps, env=None, rss=True):
+    """Median wall time of `reps` runs, median peak RSS of two more under
+    /usr/bin/time (0 without `rss`)."""
+    walls, codes, text = [], [], ""
     for _ in range(reps):
         w, _, c, t = run(cmd, env)
         walls.append(w)
         codes.append(c)
         text = t
-    for _ in range(2):
-        rss.append(run(cmd, env, peak_rss=True)[1])
-    return statistics.median(walls), int(statistics.median(rss)), codes[-1], text
+    peaks = [run(cmd, env, peak_rss=True)[1] for _ in range(2 if rss else 0)]
+    return statistics.median(walls), int(statistics.median(peaks or [0])), codes[-1], text
 
 
 def definitions(text):

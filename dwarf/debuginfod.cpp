@@ -2,6 +2,7 @@
 
 #include <elfutils/debuginfod.h>
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 
 namespace kpp::dwarf {
 
@@ -17,8 +19,50 @@ namespace {
 std::mutex progress_mutex;
 DownloadProgressFn progress_fn;
 
+// The client library, loaded on the first fetch: linked in, it and what it
+// loads (curl, gnutls, kerberos, ldap: ~35 libraries) cost every run ~8 ms
+// of start-up, twice the whole work of a cached -D; most runs fetch nothing.
+struct Client {
+  decltype(&::debuginfod_begin) begin;
+  decltype(&::debuginfod_end) end;
+  decltype(&::debuginfod_set_user_data) set_user_data;
+  decltype(&::debuginfod_get_user_data) get_user_data;
+  decltype(&::debuginfod_set_progressfn) set_progressfn;
+  decltype(&::debuginfod_get_url) get_url;
+  decltype(&::debuginfod_find_debuginfo) find_debuginfo;
+  decltype(&::debuginfod_find_executable) find_executable;
+  decltype(&::debuginfod_find_source) find_source;
+};
+
+// The library's functions, or why they cannot be had.
+const Result<Client> &client_library() {
+  static const Result<Client> loaded = []() -> Result<Client> {
+    void *library = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library) return Error(std::string("the debuginfod client library cannot be loaded: ") + dlerror(),
+                               "install libdebuginfod1");
+    Client c{};
+    bool all = true;
+    auto get = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, name));
+      all &= fn != nullptr;
+    };
+    get(c.begin, "debuginfod_begin");
+    get(c.end, "debuginfod_end");
+    get(c.set_user_data, "debuginfod_set_user_data");
+    get(c.get_user_data, "debuginfod_get_user_data");
+    get(c.set_progressfn, "debuginfod_set_progressfn");
+    get(c.get_url, "debuginfod_get_url");
+    get(c.find_debuginfo, "debuginfod_find_debuginfo");
+    get(c.find_executable, "debuginfod_find_executable");
+    get(c.find_source, "debuginfod_find_source");
+    if (!all) return Error("the debuginfod client library (libdebuginfod.so.1) lacks functions this program calls");
+    return c;
+  }();
+  return loaded;
+}
+
 struct ClientDeleter {
-  void operator()(debuginfod_client *c) const { debuginfod_end(c); }
+  void operator()(debuginfod_client *c) const { client_library()->end(c); }
 };
 
 // One download's context for the library's progress callback.
@@ -28,12 +72,12 @@ struct Download {
 };
 
 int on_progress(debuginfod_client *client, long done, long total) {
-  auto *d = static_cast<Download *>(debuginfod_get_user_data(client));
+  auto *d = static_cast<Download *>(client_library()->get_user_data(client));
   std::lock_guard lock(progress_mutex);
   if (!progress_fn || !d) return 0;
   DownloadProgress p;
   p.what = d->what;
-  if (const char *url = debuginfod_get_url(client)) p.url = url;
+  if (const char *url = client_library()->get_url(client)) p.url = url;
   p.done = done > 0 ? static_cast<uint64_t>(done) : 0;
   p.total = total > 0 ? static_cast<uint64_t>(total) : 0;
   d->reported = true;
@@ -55,13 +99,15 @@ Result<std::string> fetch(const std::string &build_id, const std::string &what, 
   std::string where = what + " of build-id " + build_id + " from debuginfod (" + servers + ")";
   if (servers.empty()) return Error("cannot fetch " + where + ": DEBUGINFOD_URLS is not set");
   if (!is_build_id(build_id)) return Error("cannot fetch " + where + ": not a build-id");
-  std::unique_ptr<debuginfod_client, ClientDeleter> client(debuginfod_begin());
+  const Result<Client> &library = client_library();
+  if (!library) return Error("cannot fetch " + where + ": " + library.error().message, library.error().hint);
+  std::unique_ptr<debuginfod_client, ClientDeleter> client(library->begin());
   if (!client) return Error("cannot fetch " + where + ": the debuginfod client did not start");
   Download download{what + " of build-id " + build_id};
-  debuginfod_set_user_data(client.get(), &download);
-  debuginfod_set_progressfn(client.get(), on_progress);
+  library->set_user_data(client.get(), &download);
+  library->set_progressfn(client.get(), on_progress);
   char *path = nullptr;
-  int fd = find(client.get(), &path);
+  int fd = find(*library, client.get(), &path);
   if (download.reported) {
     std::lock_guard lock(progress_mutex);
     if (progress_fn) progress_fn(DownloadProgress{download.what, "", 0, 0, true});
@@ -93,20 +139,20 @@ void set_debuginfod_progress(DownloadProgressFn fn) {
 }
 
 Result<std::string> debuginfod_find_debuginfo(const std::string &build_id) {
-  return fetch(build_id, "the debug info", [&](debuginfod_client *c, char **path) {
-    return debuginfod_find_debuginfo(c, reinterpret_cast<const unsigned char *>(build_id.c_str()), 0, path);
+  return fetch(build_id, "the debug info", [&](const Client &lib, debuginfod_client *c, char **path) {
+    return lib.find_debuginfo(c, reinterpret_cast<const unsigned char *>(build_id.c_str()), 0, path);
   });
 }
 
 Result<std::string> debuginfod_find_executable(const std::string &build_id) {
-  return fetch(build_id, "the executable", [&](debuginfod_client *c, char **path) {
-    return debuginfod_find_executable(c, reinterpret_cast<const unsigned char *>(build_id.c_str()), 0, path);
+  return fetch(build_id, "the executable", [&](const Client &lib, debuginfod_client *c, char **path) {
+    return lib.find_executable(c, reinterpret_cast<const unsigned char *>(build_id.c_str()), 0, path);
   });
 }
 
 Result<std::string> debuginfod_find_source(const std::string &build_id, const std::string &source_path) {
-  return fetch(build_id, "source " + source_path, [&](debuginfod_client *c, char **path) {
-    return debuginfod_find_source(c, reinterpret_cast<const unsigned char *>(build_id.c_str()), 0,
+  return fetch(build_id, "source " + source_path, [&](const Client &lib, debuginfod_client *c, char **path) {
+    return lib.find_source(c, reinterpret_cast<const unsigned char *>(build_id.c_str()), 0,
                                   source_path.c_str(), path);
   });
 }

@@ -4,11 +4,17 @@
 #include <cstdio>
 #include <cstring>
 #include <set>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Error.h>
 
 #include "dwarf/index_cache.h"
+#include "dwarf/inflated_image.h"
 #include "dwarf/llvm_debug_info.h"
 
 namespace kpp::dwarf {
@@ -88,11 +94,51 @@ LlvmDebugInfo::LlvmDebugInfo(std::string path, MappedObject object)
 
 DWARFContext &LlvmDebugInfo::context() {
   // Made on first use: a bare FUNC%return or -F never needs it.
-  if (!context_)
-    context_ = DWARFContext::create(*binary_.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
+  if (!context_) {
+    inflate_dwarf();
+    const object::ObjectFile &dwarf_file = inflated_.binary.getBinary() ? *inflated_.binary.getBinary()
+                                           : debug_binary_.getBinary()  ? *debug_binary_.getBinary()
+                                                                        : *binary_.getBinary();
+    context_ = DWARFContext::create(dwarf_file, DWARFContext::ProcessDebugRelocations::Process,
                                     layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp",
-                                    problems_.handler(path_), problems_.handler(path_));
+                                    problems_.handler(debug_path()), problems_.handler(debug_path()));
+  }
   return *context_;
+}
+
+void LlvmDebugInfo::inflate_dwarf() {
+  const object::ObjectFile &source = debug_binary_.getBinary() ? *debug_binary_.getBinary() : *binary_.getBinary();
+  std::string_view elf(source.getData().data(), source.getData().size());
+  auto layout = inflated_layout(elf);
+  if (!layout) return;  // nothing compressed (or nothing this reads): LLVM reads the file as it is
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::string_view source_mapping = debug_binary_.getBinary() ? debug_mapping_ : mapping_;
+  auto adopt = [&](const std::string &file) {
+    auto object = open_mapped_object(file);
+    if (!object) return false;
+    inflated_ = std::move(*object);
+    inflated_path_ = file;
+    return true;
+  };
+  // A cached image (made by an earlier run) when it has the layout this file's headers give.
+  if (auto home = cache_home(debug_path())) {
+    home->key.identity += " inflated v1";
+    std::string file = cache_file(home->directory, home->key, ".dwarf");
+    UniqueFd cached(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+    if (cached.valid() && is_inflated_image(cached.get(), *layout, home->key.identity) && adopt(file)) return;
+    Status stored = store_written(file, home->max_bytes, [&](int fd) -> Status {
+      if (Status written = write_inflated_image(elf, fd, threads); !written) return written;
+      return seal_inflated_image(fd, *layout, home->key.identity);
+    });
+    drop_pages(source_mapping, source_mapping);
+    if (stored && adopt(file)) return;
+  }
+  // Without the cache: in memory, but not in the process's (a memfd's pages
+  // count only where they are mapped and read).
+  UniqueFd memory(memfd_create("kpp-inflated-dwarf", MFD_CLOEXEC));
+  if (!memory.valid() || !write_inflated_image(elf, memory.get(), threads)) return;  // LLVM inflates, as before
+  drop_pages(source_mapping, source_mapping);
+  if (adopt("/proc/self/fd/" + std::to_string(memory.get()))) inflated_fd_ = std::move(memory);
 }
 
 bool LlvmDebugInfo::has_debug_info() const {
@@ -122,7 +168,8 @@ DWARFContext &LlvmDebugInfo::dwarf() {
     }
     std::span<const UnitStart> starts;
     if (known) starts = {reinterpret_cast<const UnitStart *>(known->bytes.data()), known->bytes.size() / sizeof(UnitStart)};
-    std::vector<UnitStart> found = map_headers_alone(context(), debug_path(), dwarf_mapping(), starts);
+    DWARFContext &made = context();  // first: it decides which file (an inflated copy) the DWARF is read from
+    std::vector<UnitStart> found = map_headers_alone(made, dwarf_file(), dwarf_mapping(), starts);
     if (!known && !file.empty() && !found.empty())
       (void)store_cached(file, home->key,
                          std::string_view(reinterpret_cast<const char *>(found.data()), found.size() * sizeof(UnitStart)),

@@ -50,7 +50,8 @@ void trim(const std::string &directory, uint64_t max_bytes) {
       continue;
     }
     std::string extension = e.path().extension().string();
-    if (extension != ".idx" && extension != ".sym" && extension != ".fn" && extension != ".units") continue;
+    if (extension != ".idx" && extension != ".sym" && extension != ".fn" && extension != ".units" && extension != ".dwarf")
+      continue;
     uint64_t size = e.file_size(ec);
     files.push_back({e.path(), time, size});
     total += size;
@@ -147,10 +148,17 @@ namespace {
 // on a FIFO (the caller then refuses anything but a regular file).
 int open_cache_file(const std::string &file) { return ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); }
 
-// The checksum of `size` bytes of `fd` from `offset`, read with pread(2) a
-// chunk at a time: checking a cache file maps none of it, so only the pages
-// a query then reads count in the resident size. nullopt on a short read.
-std::optional<uint64_t> sum_of_file(int fd, uint64_t offset, uint64_t size) {
+// The file mapped read-only, unmapped with its last owner.
+std::optional<std::pair<std::shared_ptr<const void>, const uint8_t *>> map_file(int fd, size_t size) {
+  void *map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) return std::nullopt;
+  std::shared_ptr<const void> owner(map, [size](const void *p) { munmap(const_cast<void *>(p), size); });
+  return std::make_pair(std::move(owner), static_cast<const uint8_t *>(map));
+}
+
+}  // namespace
+
+std::optional<uint64_t> checksum_of_file(int fd, uint64_t offset, uint64_t size) {
   ImageChecksum sum(size);
   std::vector<uint8_t> chunk(std::min<uint64_t>(size, 256 << 10));
   for (uint64_t done = 0; done < size;) {
@@ -163,16 +171,6 @@ std::optional<uint64_t> sum_of_file(int fd, uint64_t offset, uint64_t size) {
   return sum.finish();
 }
 
-// The file mapped read-only, unmapped with its last owner.
-std::optional<std::pair<std::shared_ptr<const void>, const uint8_t *>> map_file(int fd, size_t size) {
-  void *map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (map == MAP_FAILED) return std::nullopt;
-  std::shared_ptr<const void> owner(map, [size](const void *p) { munmap(const_cast<void *>(p), size); });
-  return std::make_pair(std::move(owner), static_cast<const uint8_t *>(map));
-}
-
-}  // namespace
-
 Result<NameIndex> load_index(const std::string &file, const IndexKey &key) {
   int fd = open_cache_file(file);
   if (fd < 0) return Error(errno == ENOENT ? "no cache file" : "cannot open: " + errno_text());
@@ -183,7 +181,7 @@ Result<NameIndex> load_index(const std::string &file, const IndexKey &key) {
   }
   size_t size = static_cast<size_t>(st.st_size);
   std::optional<uint64_t> sum;
-  if (size > NameIndex::kHeaderSize) sum = sum_of_file(fd, NameIndex::kHeaderSize, size - NameIndex::kHeaderSize);
+  if (size > NameIndex::kHeaderSize) sum = checksum_of_file(fd, NameIndex::kHeaderSize, size - NameIndex::kHeaderSize);
   auto mapped = map_file(fd, size);
   ::close(fd);  // the mapping keeps the file's pages
   if (!mapped) return Error("cannot map: " + errno_text());
@@ -219,25 +217,33 @@ TextHeader text_header(const IndexKey &key, std::string_view text) {
 // Writes `bytes` to `file` through a temporary file renamed into place,
 // then trims the directory to `max_bytes`.
 Status store_atomically(const std::string &file, std::string_view bytes, uint64_t max_bytes) {
+  return store_written(file, max_bytes, [&](int fd) -> Status {
+    const char *p = bytes.data();
+    size_t left = bytes.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return Error("cannot write: " + errno_text());
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+    return Ok{};
+  });
+}
+
+}  // namespace
+
+Status store_written(const std::string &file, uint64_t max_bytes, const std::function<Status(int fd)> &write) {
   std::string directory = fs::path(file).parent_path().string();  // checked by usable_cache_directory()
   // A name no other run uses: pid and a random number.
   std::random_device random;
   std::string temp = file + ".tmp." + std::to_string(getpid()) + "." + std::to_string(random());
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  int fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return Error("cannot create '" + temp + "': " + errno_text());
-  const char *p = bytes.data();
-  size_t left = bytes.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string why = errno_text();
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return Error("cannot write '" + temp + "': " + why);
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
+  if (Status written = write(fd); !written) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return Error("'" + temp + "': " + written.error().message);
   }
   if (::close(fd) != 0 || ::rename(temp.c_str(), file.c_str()) != 0) {
     std::string why = errno_text();
@@ -247,8 +253,6 @@ Status store_atomically(const std::string &file, std::string_view bytes, uint64_
   trim(directory, max_bytes);
   return Ok{};
 }
-
-}  // namespace
 
 Status store_index(const std::string &file, const NameIndex &index, uint64_t max_bytes) {
   std::string_view bytes = index.bytes();
@@ -283,7 +287,7 @@ Result<CachedBytes> load_cached(const std::string &file, const IndexKey &key) {
       have.target_size != want.target_size)
     return Error("made for another binary (stale)");
   if (have.text_size != size - sizeof(TextHeader)) return Error("truncated or padded");
-  if (sum_of_file(fd, sizeof(TextHeader), have.text_size) != have.checksum) return Error("damaged (checksum mismatch)");
+  if (checksum_of_file(fd, sizeof(TextHeader), have.text_size) != have.checksum) return Error("damaged (checksum mismatch)");
   auto mapped = map_file(fd, size);
   if (!mapped) return Error("cannot map: " + errno_text());
   const char *bytes = reinterpret_cast<const char *>(mapped->second) + sizeof(TextHeader);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "dwarf/debug_info.h"
@@ -41,7 +42,7 @@ Result<IndexKey> index_key(const std::string &path, const std::string &build_id)
 
 // The cache file for `key` inside `directory`: ".idx" the name index,
 // ".sym" a symbol table's sorted copy, ".fn" -F's list, ".units" where the
-// DWARF's units start.
+// DWARF's units start, ".dwarf" a compressed debug file inflated.
 std::string cache_file(const std::string &directory, const IndexKey &key, const char *extension = ".idx");
 
 // The index in `file`, or why it cannot be used (missing, truncated, damaged, stale).
@@ -64,6 +65,18 @@ struct CachedBytes {
 };
 Result<CachedBytes> load_cached(const std::string &file, const IndexKey &key);
 Status store_cached(const std::string &file, const IndexKey &key, std::string_view bytes, uint64_t max_bytes);
+
+// The checksum (ImageChecksum) of `size` bytes of `fd` from `offset`, read
+// with pread(2) a chunk at a time: checking a cache file maps none of it, so
+// only the pages a query then reads count in the resident size. nullopt on
+// a short read.
+std::optional<uint64_t> checksum_of_file(int fd, uint64_t offset, uint64_t size);
+
+// Writes a cache file through `write`, given a new empty file open for
+// reading and writing, atomically as the others (temporary file + rename);
+// then trims the directory to `max_bytes`. (The inflated DWARF of a
+// compressed debug file is written this way, in pieces, never whole in memory.)
+Status store_written(const std::string &file, uint64_t max_bytes, const std::function<Status(int fd)> &write);
 
 // The index for `key`: from the cache when a valid file is there, else from
 // `build()`, stored for the next run. `source` and `note` say which happened

@@ -97,6 +97,7 @@ class LlvmDebugInfo final : public DebugInfo {
   void drop_mapped_pages() {
     drop_pages(mapping_, mapping_);
     drop_pages(debug_mapping_, debug_mapping_);
+    drop_pages(inflated_.mapping, inflated_.mapping);
   }
   // For a program without DWARF: finds its separate debug file (build-id,
   // .gnu_debuglink) and reads the DWARF from it (dwarf/separate_debug.cpp).
@@ -220,8 +221,17 @@ class LlvmDebugInfo final : public DebugInfo {
   std::string debug_path_;
   llvm::object::OwningBinary<llvm::object::ObjectFile> debug_binary_;
   std::string_view mapping_, debug_mapping_;  // binary_'s and debug_binary_'s bytes when file-mapped
-  // The mapping the DWARF is read from (empty when it is not a file mapping).
-  std::string_view dwarf_mapping() const { return debug_path_.empty() ? mapping_ : debug_mapping_; }
+  // The DWARF's file with its compressed sections inflated (dwarf/inflated_image.h),
+  // made by context() when they are: a cache file, or a memfd (inflated_fd_) with --no-cache.
+  MappedObject inflated_;
+  std::string inflated_path_;
+  UniqueFd inflated_fd_;
+  void inflate_dwarf();
+  // The mapping the DWARF is read from (empty when it is not a file mapping), and its file.
+  std::string_view dwarf_mapping() const {
+    return inflated_.binary.getBinary() ? inflated_.mapping : debug_path_.empty() ? mapping_ : debug_mapping_;
+  }
+  const std::string &dwarf_file() const { return inflated_path_.empty() ? debug_path() : inflated_path_; }
   std::unique_ptr<SectionLayout> layout_;  // a .ko's section bases (empty for linked files)
   std::unique_ptr<llvm::DWARFContext> context_;  // context(), made on first use
   DwarfProblems problems_;  // what LLVM's handlers of context_ report

@@ -81,7 +81,7 @@ DwarfBytes LlvmDebugInfo::raw_dwarf() {
 MappedFile LlvmDebugInfo::searched_file() {
   if (!searched_fd_opened_) {
     searched_fd_opened_ = true;
-    searched_fd_ = UniqueFd(::open(debug_path().c_str(), O_RDONLY | O_CLOEXEC));
+    searched_fd_ = UniqueFd(::open(dwarf_file().c_str(), O_RDONLY | O_CLOEXEC));
   }
   return MappedFile{searched_fd_.get(), dwarf_mapping()};
 }

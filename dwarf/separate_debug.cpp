@@ -37,6 +37,12 @@ std::optional<StringRef> section_named(const object::ObjectFile &obj, StringRef 
   return std::nullopt;
 }
 
+// Whether `obj` has a section named `wanted` with contents.
+bool has_section(const object::ObjectFile &obj, StringRef wanted) {
+  std::optional<StringRef> contents = section_named(obj, wanted);
+  return contents && !contents->empty();
+}
+
 std::optional<DebugLink> debug_link_of(const object::ObjectFile &obj) {
   std::optional<StringRef> contents = section_named(obj, ".gnu_debuglink");
   if (!contents) return std::nullopt;
@@ -95,31 +101,26 @@ Status LlvmDebugInfo::attach_separate_debug() {
         why = "not an ELF file for the same machine";
       } else if (candidate.from_debuginfod && build_id_section(*binary->binary.getBinary()) != build_id_) {
         why = "from the server, but not the debug file of build-id " + build_id_;
+      } else if (!has_section(*binary->binary.getBinary(), ".debug_info") &&
+                 !has_section(*binary->binary.getBinary(), ".zdebug_info")) {
+        why = "no .debug_info in it";
       } else {
-        auto context = DWARFContext::create(*binary->binary.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
-                                            layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp",
-                                            problems_.handler(candidate.path), problems_.handler(candidate.path));
-        map_headers_alone(*context, candidate.path, binary->mapping);
-        if (context->getNumCompileUnits() == 0) {
-          why = "no .debug_info in it";
-        } else {
-          context_ = std::move(context);
-          headers_mapped_ = true;
-          debug_binary_ = std::move(binary->binary);
-          debug_mapping_ = binary->mapping;
-          debug_path_ = candidate.path;
-          // A fully stripped program has no .symtab (at most the exported
-          // .dynsym); the debug file keeps the whole table.
-          if (symbols_are_dynamic_ || !symbols_.has_functions()) {
-            SymbolTable full(*debug_binary_.getBinary(), *layout_);
-            if (full.has_functions()) {
-              symbols_ = std::move(full);
-              symbols_.read_lookups_from(debug_path_, debug_mapping_);
-              symbols_are_dynamic_ = false;
-            }
+        // Its DWARF is read on first use (context()): -F and bare return
+        // probes need only its symbol table, not its inflated sections.
+        debug_binary_ = std::move(binary->binary);
+        debug_mapping_ = binary->mapping;
+        debug_path_ = candidate.path;
+        // A fully stripped program has no .symtab (at most the exported
+        // .dynsym); the debug file keeps the whole table.
+        if (symbols_are_dynamic_ || !symbols_.has_functions()) {
+          SymbolTable full(*debug_binary_.getBinary(), *layout_);
+          if (full.has_functions()) {
+            symbols_ = std::move(full);
+            symbols_.read_lookups_from(debug_path_, debug_mapping_);
+            symbols_are_dynamic_ = false;
           }
-          return Ok{};
         }
+        return Ok{};
       }
     }
     tried += (tried.empty() ? "" : ", ") + candidate.path + " (" + why + ")";

@@ -1,0 +1,258 @@
+#include "dwarf/inflated_image.h"
+
+#include "dwarf/index_cache.h"
+#include "dwarf/name_index.h"
+
+#include <elf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace kpp::dwarf {
+
+namespace {
+
+constexpr uint32_t kCompressZstd = 2;  // ELFCOMPRESS_ZSTD (glibc's elf.h names it from 2.37 on)
+
+// A section's place in the source file and in the image.
+struct ImagePiece {
+  uint64_t from = 0, from_size = 0;  // in the source: the data (after the compression header)
+  uint64_t to = 0, to_size = 0;      // in the image
+  uint32_t compression = 0;          // ELFCOMPRESS_*; 0: copied as it is
+};
+
+struct Plan {
+  InflatedLayout layout;
+  std::vector<ImagePiece> pieces;
+};
+
+uint64_t align_up(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+
+// Alignments as the image lays sections out: a power of two up to 64 KiB
+// (a crafted one cannot make the image huge).
+uint64_t usable_alignment(uint64_t alignment) {
+  if (alignment <= 1 || (alignment & (alignment - 1)) != 0) return 1;
+  return std::min<uint64_t>(alignment, 64 << 10);
+}
+
+// The image's layout, or nullopt when `elf` is not a file this unit handles
+// (not ELF64 little-endian, a header out of the file, nothing compressed):
+// LLVM then reads it as it is.
+std::optional<Plan> plan(std::string_view elf) {
+  if constexpr (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) return std::nullopt;
+  Elf64_Ehdr header;
+  if (elf.size() < sizeof header) return std::nullopt;
+  std::memcpy(&header, elf.data(), sizeof header);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
+      header.e_ident[EI_DATA] != ELFDATA2LSB || header.e_shentsize != sizeof(Elf64_Shdr) || header.e_shnum == 0)
+    return std::nullopt;
+  if (header.e_shoff > elf.size() || uint64_t{header.e_shnum} * sizeof(Elf64_Shdr) > elf.size() - header.e_shoff)
+    return std::nullopt;
+  std::vector<Elf64_Shdr> sections(header.e_shnum);
+  std::memcpy(sections.data(), elf.data() + header.e_shoff, sections.size() * sizeof(Elf64_Shdr));
+  Plan out;
+  uint64_t at = sizeof header, compressed_bytes = 0, inflated_bytes = 0;
+  bool any = false;
+  for (Elf64_Shdr &s : sections) {
+    if (s.sh_type == SHT_NOBITS || s.sh_type == SHT_NULL || s.sh_size == 0) continue;
+    if (s.sh_offset > elf.size() || s.sh_size > elf.size() - s.sh_offset) return std::nullopt;
+    ImagePiece piece{s.sh_offset, s.sh_size, 0, s.sh_size, 0};
+    uint64_t alignment = s.sh_addralign;
+    if (s.sh_flags & SHF_COMPRESSED) {
+      Elf64_Chdr chdr;
+      if (s.sh_size < sizeof chdr) return std::nullopt;
+      std::memcpy(&chdr, elf.data() + s.sh_offset, sizeof chdr);
+      if (chdr.ch_type != ELFCOMPRESS_ZLIB && chdr.ch_type != kCompressZstd) return std::nullopt;
+      piece = {s.sh_offset + sizeof chdr, s.sh_size - sizeof chdr, 0, chdr.ch_size, chdr.ch_type};
+      compressed_bytes += piece.from_size;
+      inflated_bytes += chdr.ch_size;
+      alignment = chdr.ch_addralign;
+      s.sh_flags &= ~static_cast<uint64_t>(SHF_COMPRESSED);
+      s.sh_size = chdr.ch_size;
+      s.sh_addralign = chdr.ch_addralign;
+      any = true;
+    }
+    at = align_up(at, usable_alignment(alignment));
+    piece.to = s.sh_offset = at;
+    at += piece.to_size;
+    out.pieces.push_back(piece);
+  }
+  // Real DWARF inflates 3-10 times; the image lives in memory (a memfd) or
+  // the cache: a file claiming more is left to LLVM and check_elf_bounds().
+  if (!any || inflated_bytes > 64 * compressed_bytes + (1 << 20) || inflated_bytes > (uint64_t{4} << 30)) return std::nullopt;
+  header.e_phoff = 0;  // the program headers place the program's bytes, not the image's
+  header.e_phnum = 0;
+  header.e_shoff = align_up(at, 8);
+  out.layout.section_headers_offset = header.e_shoff;
+  out.layout.size = header.e_shoff + sections.size() * sizeof(Elf64_Shdr);
+  out.layout.headers.assign(reinterpret_cast<const char *>(&header), sizeof header);
+  out.layout.headers.append(reinterpret_cast<const char *>(sections.data()), sections.size() * sizeof(Elf64_Shdr));
+  return out;
+}
+
+Status write_all(int fd, const char *data, uint64_t size, uint64_t offset) {
+  while (size > 0) {
+    ssize_t n = ::pwrite(fd, data, std::min<uint64_t>(size, 1 << 30), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Error(std::string("cannot write the inflated DWARF: ") + std::strerror(n < 0 ? errno : ENOSPC));
+    data += n;
+    size -= static_cast<uint64_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return Ok{};
+}
+
+constexpr size_t kChunk = 1 << 20;  // inflated a megabyte at a time, written, then reused
+
+// Inflates one zlib-compressed piece into the image.
+Status inflate_zlib(std::string_view elf, const ImagePiece &p, int fd, std::vector<char> &chunk) {
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) return Error("cannot start zlib");
+  z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(elf.data() + p.from));
+  uint64_t in_left = p.from_size, done = 0;
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    z.next_out = reinterpret_cast<Bytef *>(chunk.data());
+    z.avail_out = static_cast<uInt>(chunk.size());
+    if (z.avail_in == 0) {
+      z.avail_in = static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30));
+      in_left -= z.avail_in;
+    }
+    rc = inflate(&z, Z_NO_FLUSH);
+    size_t produced = chunk.size() - z.avail_out;
+    if ((rc != Z_OK && rc != Z_STREAM_END) || (rc == Z_OK && produced == 0 && z.avail_in == 0 && in_left == 0) ||
+        produced > p.to_size - done) {
+      inflateEnd(&z);
+      return Error("a compressed section does not inflate to the size its header claims");
+    }
+    if (Status w = write_all(fd, chunk.data(), produced, p.to + done); !w) {
+      inflateEnd(&z);
+      return w;
+    }
+    done += produced;
+  }
+  inflateEnd(&z);
+  if (done != p.to_size) return Error("a compressed section inflates to less than its header claims");
+  return Ok{};
+}
+
+// The same for a zstd-compressed piece.
+Status inflate_zstd(std::string_view elf, const ImagePiece &p, int fd, std::vector<char> &chunk) {
+  std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream *)> stream(ZSTD_createDStream(), ZSTD_freeDStream);
+  if (!stream) return Error("cannot start zstd");
+  ZSTD_inBuffer in{elf.data() + p.from, p.from_size, 0};
+  uint64_t done = 0;
+  for (;;) {
+    ZSTD_outBuffer out{chunk.data(), chunk.size(), 0};
+    size_t rc = ZSTD_decompressStream(stream.get(), &out, &in);
+    if (ZSTD_isError(rc) || out.pos > p.to_size - done)
+      return Error("a compressed section does not inflate to the size its header claims");
+    if (Status w = write_all(fd, chunk.data(), out.pos, p.to + done); !w) return w;
+    done += out.pos;
+    if (rc == 0 || (in.pos == in.size && out.pos == 0)) break;
+  }
+  if (done != p.to_size) return Error("a compressed section inflates to less than its header claims");
+  return Ok{};
+}
+
+}  // namespace
+
+bool has_compressed_sections(std::string_view elf) { return plan(elf).has_value(); }
+
+std::optional<InflatedLayout> inflated_layout(std::string_view elf) {
+  auto p = plan(elf);
+  if (!p) return std::nullopt;
+  return std::move(p->layout);
+}
+
+Status write_inflated_image(std::string_view elf, int fd, unsigned threads) {
+  auto p = plan(elf);
+  if (!p) return Error("nothing to inflate");
+  if (::ftruncate(fd, static_cast<off_t>(p->layout.size)) != 0)
+    return Error(std::string("cannot size the inflated DWARF: ") + std::strerror(errno));
+  // The largest first, so that two threads finish together.
+  std::vector<const ImagePiece *> order;
+  for (const ImagePiece &piece : p->pieces) order.push_back(&piece);
+  std::sort(order.begin(), order.end(), [](const ImagePiece *a, const ImagePiece *b) { return a->to_size > b->to_size; });
+  std::atomic<size_t> next{0};
+  std::mutex failed_lock;
+  std::optional<Error> failed;
+  auto work = [&]() {
+    std::vector<char> chunk(kChunk);
+    for (size_t i; (i = next++) < order.size();) {
+      const ImagePiece &piece = *order[i];
+      Status s = piece.compression == ELFCOMPRESS_ZLIB   ? inflate_zlib(elf, piece, fd, chunk)
+                 : piece.compression == kCompressZstd ? inflate_zstd(elf, piece, fd, chunk)
+                                                         : write_all(fd, elf.data() + piece.from, piece.from_size, piece.to);
+      if (!s) {
+        std::lock_guard<std::mutex> hold(failed_lock);
+        if (!failed) failed = std::move(s).error();
+        next = order.size();
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < std::max(1u, threads) && t < order.size(); ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread &t : helpers) t.join();
+  if (failed) return std::move(*failed);
+  const std::string &headers = p->layout.headers;
+  if (Status w = write_all(fd, headers.data(), sizeof(Elf64_Ehdr), 0); !w) return w;
+  return write_all(fd, headers.data() + sizeof(Elf64_Ehdr), headers.size() - sizeof(Elf64_Ehdr),
+                   p->layout.section_headers_offset);
+}
+
+namespace {
+
+struct Trailer {
+  char magic[8];
+  uint64_t identity;
+  uint64_t checksum;
+};
+constexpr char kTrailerMagic[8] = {'K', 'P', 'P', 'I', 'N', 'F', 'L', '1'};
+
+uint64_t identity_sum(std::string_view identity) {
+  return image_checksum(reinterpret_cast<const uint8_t *>(identity.data()), identity.size());
+}
+
+}  // namespace
+
+Status seal_inflated_image(int fd, const InflatedLayout &layout, std::string_view identity) {
+  std::optional<uint64_t> sum = checksum_of_file(fd, 0, layout.size);
+  if (!sum) return Error("cannot read the inflated DWARF back");
+  Trailer t{};
+  std::memcpy(t.magic, kTrailerMagic, sizeof t.magic);
+  t.identity = identity_sum(identity);
+  t.checksum = *sum;
+  return write_all(fd, reinterpret_cast<const char *>(&t), sizeof t, layout.size);
+}
+
+bool is_inflated_image(int fd, const InflatedLayout &layout, std::string_view identity) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) != layout.size + sizeof(Trailer))
+    return false;
+  std::string have(layout.headers.size(), '\0');
+  size_t header = sizeof(Elf64_Ehdr);
+  if (::pread(fd, have.data(), header, 0) != static_cast<ssize_t>(header)) return false;
+  ssize_t rest = static_cast<ssize_t>(have.size() - header);
+  if (::pread(fd, have.data() + header, static_cast<size_t>(rest), static_cast<off_t>(layout.section_headers_offset)) != rest)
+    return false;
+  if (have != layout.headers) return false;
+  Trailer t{};
+  if (::pread(fd, &t, sizeof t, static_cast<off_t>(layout.size)) != static_cast<ssize_t>(sizeof t)) return false;
+  if (std::memcmp(t.magic, kTrailerMagic, sizeof t.magic) != 0 || t.identity != identity_sum(identity)) return false;
+  return checksum_of_file(fd, 0, layout.size) == t.checksum;
+}
+
+}  // namespace kpp::dwarf
