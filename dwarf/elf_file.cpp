@@ -8,6 +8,7 @@
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Error.h>
 
+#include "dwarf/die_stream_check.h"
 #include "dwarf/index_cache.h"
 #include "dwarf/llvm_debug_info.h"
 
@@ -88,11 +89,18 @@ LlvmDebugInfo::LlvmDebugInfo(std::string path, MappedObject object)
 
 DWARFContext &LlvmDebugInfo::context() {
   // Made on first use: a bare FUNC%return or -F never needs it.
-  if (!context_)
+  if (!context_) {
     context_ = DWARFContext::create(*binary_.getBinary(), DWARFContext::ProcessDebugRelocations::Process,
                                     layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp",
                                     [](llvm::Error e) { consumeError(std::move(e)); },
                                     [](llvm::Error e) { consumeError(std::move(e)); });
+  }
+  // Before LLVM reads any DIE: LLVM 19 reads past a damaged unit's end
+  // (dwarf/die_stream_check.h). Here rather than at open: -F never pays.
+  if (!dies_checked_) {
+    dies_checked_ = true;
+    refuse_damaged_dies(*context_, debug_path(), [this](std::string_view unit) { drop_pages(dwarf_mapping(), unit); });
+  }
   return *context_;
 }
 
@@ -130,7 +138,7 @@ DWARFContext &LlvmDebugInfo::dwarf() {
                          home->max_bytes);  // costs the next run only
     context_->getNumCompileUnits();  // LLVM reads every unit header here
   }
-  return *context_;
+  return context();
 }
 
 std::vector<UnitStart> map_headers_alone(DWARFContext &context, const std::string &path, std::string_view mapping,

@@ -223,6 +223,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::unique_ptr<SectionLayout> layout_;  // a .ko's section bases (empty for linked files)
   std::unique_ptr<llvm::DWARFContext> context_;  // context(), made on first use
   llvm::DWARFContext &context();
+  bool dies_checked_ = false;  // context()'s check of every unit's DIEs has run
   // The DWARF, its unit headers isolated (isolate_headers) before the first
   // query makes LLVM read them all: a probe that needs no DWARF (FUNC%return,
   // -F) never maps them.
