@@ -1,10 +1,11 @@
 #include "dwarf/die_stream_check.h"
 
 #include <cstdio>
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <optional>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 #include <llvm/BinaryFormat/Dwarf.h>
@@ -113,13 +114,93 @@ struct Reader {
 struct AttrSpec {
   uint64_t attribute, form;
 };
+
+// One step of walking a DIE: consecutive values of fixed size are one skip.
+struct Step {
+  Size kind;
+  uint32_t bytes;  // Fixed: how many; Block: the width of the length
+};
+
 struct Decl {
   bool defined = false;
   std::vector<AttrSpec> attrs;
+  std::vector<Step> steps;  // attrs' values, with this unit's sizes
 };
 using Table = std::vector<Decl>;  // by code
 
 constexpr uint64_t kMaxAbbrevCode = 1'000'000;
+
+// What sizes depend on besides the form.
+struct UnitFormat {
+  unsigned address_size = 8, offset_size = 4, version = 4;
+  unsigned ref_addr() const { return version <= 2 ? address_size : offset_size; }
+};
+
+struct UnitSpan {
+  uint64_t offset = 0, dies = 0, end = 0, abbrev_offset = 0;
+  UnitFormat format;
+};
+
+// The step of one value of `form` in units of `format`.
+Step step_of(uint64_t form, const UnitFormat &format) {
+  FormSize size = size_of_form(form);
+  switch (size.kind) {
+    case Size::Address: return {Size::Fixed, format.address_size};
+    case Size::Offset: return {Size::Fixed, format.offset_size};
+    case Size::RefAddr: return {Size::Fixed, format.ref_addr()};
+    default: return {size.kind, size.bytes};
+  }
+}
+
+// The steps of `attrs` for units of `format`.
+std::vector<Step> steps_of(const std::vector<AttrSpec> &attrs, const UnitFormat &format) {
+  std::vector<Step> steps;
+  for (const AttrSpec &a : attrs) {
+    Step step = step_of(a.form, format);
+    if (step.kind == Size::Fixed && !steps.empty() && steps.back().kind == Size::Fixed) steps.back().bytes += step.bytes;
+    else if (!(step.kind == Size::Fixed && step.bytes == 0)) steps.push_back(step);
+  }
+  return steps;
+}
+
+// Moves u past one value of `step`; false (and u.ok false) when it would leave u.
+inline bool skip_step(Reader &u, Step step, const UnitFormat &format) {
+  switch (step.kind) {
+    case Size::Fixed: return u.skip(step.bytes);
+    case Size::Uleb: u.uleb(); return u.ok;
+    case Size::Uleb4: u.uleb(); return u.skip(4);
+    case Size::String: {
+      const void *nul = std::memchr(u.p, 0, static_cast<size_t>(u.end - u.p));
+      if (!nul) return u.ok = false;
+      u.p = static_cast<const uint8_t *>(nul) + 1;
+      return true;
+    }
+    case Size::Block: return u.skip(u.fixed(step.bytes));
+    case Size::BlockUleb: return u.skip(u.uleb());
+    case Size::Indirect: {
+      // A LEB128 form, then its value (LLVM follows indirect chains; a few hops here).
+      for (int hops = 0; hops < 8 && u.ok; ++hops) {
+        Step next = step_of(u.uleb(), format);
+        if (next.kind == Size::Unknown) return u.ok = false;
+        if (next.kind != Size::Indirect) return skip_step(u, next, format);
+      }
+      return u.ok = false;
+    }
+    case Size::Address:
+    case Size::Offset:
+    case Size::RefAddr:
+    case Size::Unknown: return u.ok = false;
+  }
+  return u.ok = false;
+}
+
+// The abbreviation table a thread read last, and the unit format its sizes
+// are for: units that share a table come one after the other (gcc gives
+// each unit its own; a vmlinux has thousands, kept all they took ~100 MB).
+struct Tables {
+  std::tuple<uint64_t, unsigned, unsigned, unsigned> key{~uint64_t{0}, 0, 0, 0};
+  Table last;
+};
 
 class StreamChecker {
  public:
@@ -127,12 +208,31 @@ class StreamChecker {
       : s_(s), file_(file), done_with_(done_with) {}
 
   Status run() {
-    Reader r = reader(s_.info);
-    while (r.p < r.end) {
-      const uint8_t *unit = r.p;
-      if (Status st = check_unit(r); !st) return st;
-      if (done_with_) done_with_(std::string_view(reinterpret_cast<const char *>(unit), static_cast<size_t>(r.p - unit)));
-    }
+    auto units = spans();
+    if (!units) return std::move(units).error();
+    // Units are independent: two threads take the next one from a shared
+    // counter (a vmlinux has thousands, of very different sizes).
+    std::vector<std::optional<Error>> errors(units->size());
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto work = [&] {
+      Tables tables;
+      for (size_t i; !failed && (i = next.fetch_add(1)) < units->size();) {
+        if (Status st = check_unit((*units)[i], tables); !st) {
+          errors[i] = std::move(st).error();
+          failed = true;
+        } else if (done_with_) {
+          done_with_(s_.info.substr((*units)[i].offset, (*units)[i].end - (*units)[i].offset));
+        }
+      }
+    };
+    bool threaded = units->size() > 1 && s_.info.size() > (4u << 20);
+    std::optional<std::thread> helper;
+    if (threaded) helper.emplace(work);
+    work();
+    if (helper) helper->join();
+    for (std::optional<Error> &e : errors)
+      if (e) return std::move(*e);
     return Ok{};
   }
 
@@ -148,133 +248,126 @@ class StreamChecker {
                  "LLVM would read past the end of the section; the file was not read further");
   }
 
-  // The unit at r's position; r is left at the next unit.
-  Status check_unit(Reader &r) {
-    uint64_t unit = r.at();
-    uint64_t length = r.fixed(4);
-    unsigned offset_size = 4;
-    if (length == 0xffffffff) {
-      offset_size = 8;
-      length = r.fixed(8);
+  // Every unit's header, in order.
+  Result<std::vector<UnitSpan>> spans() const {
+    std::vector<UnitSpan> units;
+    Reader r = reader(s_.info);
+    while (r.p < r.end) {
+      UnitSpan u;
+      u.offset = r.at();
+      uint64_t length = r.fixed(4);
+      u.format.offset_size = 4;
+      if (length == 0xffffffff) {
+        u.format.offset_size = 8;
+        length = r.fixed(8);
+      }
+      if (!r.ok || length > static_cast<uint64_t>(r.end - r.p))
+        return bad(u.offset, "its length (" + hex(length) + ") runs past the end of the section");
+      Reader h{r.begin, r.p, r.p + length};
+      r.p += length;
+      u.end = r.at();
+      uint64_t version = h.fixed(2), address_size = 0, type = 1;
+      if (version < 2 || version > 5) return bad(u.offset, "version " + std::to_string(version));
+      if (version == 5) {
+        type = h.fixed(1);
+        address_size = h.fixed(1);
+        u.abbrev_offset = h.fixed(u.format.offset_size);
+        if (type == 2 || type == 6) h.skip(8 + u.format.offset_size);  // type signature and offset
+        else if (type == 4 || type == 5) h.skip(8);                    // dwo_id
+        else if (type != 1 && type != 3) return bad(u.offset, "unit type " + std::to_string(type));
+      } else {
+        u.abbrev_offset = h.fixed(u.format.offset_size);
+        address_size = h.fixed(1);
+        if (s_.type_units) h.skip(8 + u.format.offset_size);
+      }
+      if (!h.ok) return bad(u.offset, "its header runs past its end");
+      if (address_size != 2 && address_size != 4 && address_size != 8)
+        return bad(u.offset, "address size " + std::to_string(address_size));
+      u.format.address_size = static_cast<unsigned>(address_size);
+      u.format.version = static_cast<unsigned>(version);
+      u.dies = h.at();
+      units.push_back(u);
     }
-    if (!r.ok || length > static_cast<uint64_t>(r.end - r.p))
-      return bad(unit, "its length (" + hex(length) + ") runs past the end of the section");
-    Reader u{r.begin, r.p, r.p + length};
-    r.p += length;
-    uint64_t version = u.fixed(2);
-    if (version < 2 || version > 5) return bad(unit, "version " + std::to_string(version));
-    uint64_t address_size = 0, abbrev_offset = 0, type = 1;
-    if (version == 5) {
-      type = u.fixed(1);
-      address_size = u.fixed(1);
-      abbrev_offset = u.fixed(offset_size);
-      if (type == 2 || type == 6) u.skip(8 + offset_size);  // type signature and offset
-      else if (type == 4 || type == 5) u.skip(8);           // dwo_id
-      else if (type != 1 && type != 3) return bad(unit, "unit type " + std::to_string(type));
-    } else {
-      abbrev_offset = u.fixed(offset_size);
-      address_size = u.fixed(1);
-      if (s_.type_units) u.skip(8 + offset_size);
-    }
-    if (!u.ok) return bad(unit, "its header runs past its end");
-    if (address_size != 2 && address_size != 4 && address_size != 8)
-      return bad(unit, "address size " + std::to_string(address_size));
-    auto table = abbreviations(unit, abbrev_offset);
-    if (!table) return std::move(table).error();
-    return check_dies(unit, u, **table, static_cast<unsigned>(address_size), offset_size, static_cast<unsigned>(version));
+    return units;
   }
 
-  // The table at `offset` of the abbreviations, parsed once for all units that share it.
-  Result<const Table *> abbreviations(uint64_t unit, uint64_t offset) {
-    if (auto it = tables_.find(offset); it != tables_.end()) return &it->second;
+  // The table at `offset` of the abbreviations, with the sizes of `unit`'s format.
+  Result<const Table *> abbreviations(const UnitSpan &unit, Tables &tables) const {
+    uint64_t offset = unit.abbrev_offset;
+    auto key = std::make_tuple(offset, unit.format.address_size, unit.format.offset_size, unit.format.ref_addr());
+    if (tables.key == key) return &tables.last;
     if (offset >= s_.abbrev.size())
-      return bad(unit, "its abbreviations' offset " + hex(offset) + " is past the end of the abbreviations (" +
-                           hex(s_.abbrev.size()) + " bytes)");
+      return bad(unit.offset, "its abbreviations' offset " + hex(offset) + " is past the end of the abbreviations (" +
+                                  hex(s_.abbrev.size()) + " bytes)");
     Reader a = reader(s_.abbrev);
     a.p += offset;
     Table table;
     for (;;) {
       uint64_t code = a.uleb();
       if (!a.ok || code == 0) break;
-      if (code > kMaxAbbrevCode) return bad(unit, "abbreviation code " + std::to_string(code) + " at " + hex(offset));
+      if (code > kMaxAbbrevCode) return bad(unit.offset, "abbreviation code " + std::to_string(code) + " at " + hex(offset));
       if (code >= table.size()) table.resize(code + 1);
       Decl &d = table[code];
       d = Decl{};
       d.defined = true;
-      a.uleb();      // tag
-      a.skip(1);     // has children
+      a.uleb();   // tag
+      a.skip(1);  // has children
       for (;;) {
         uint64_t attribute = a.uleb(), form = a.uleb();
         if (!a.ok || (attribute == 0 && form == 0)) break;
         if (form == 0x21) a.uleb();  // implicit_const: the value is here (an SLEB128: same length)
         if (size_of_form(form).kind == Size::Unknown)
-          return bad(unit, "abbreviation " + std::to_string(code) + " uses " + form_name(form) + ", which LLVM cannot skip");
+          return bad(unit.offset, "abbreviation " + std::to_string(code) + " uses " + form_name(form) +
+                                      ", which LLVM cannot skip");
         d.attrs.push_back({attribute, form});
       }
+      d.steps = steps_of(d.attrs, unit.format);
     }
-    if (!a.ok) return bad(unit, "its abbreviation table at " + hex(offset) + " runs past the end of the section");
-    return &tables_.emplace(offset, std::move(table)).first->second;
+    if (!a.ok) return bad(unit.offset, "its abbreviation table at " + hex(offset) + " runs past the end of the section");
+    tables.key = key;
+    tables.last = std::move(table);
+    return &tables.last;
   }
 
-  Status check_dies(uint64_t unit, Reader &u, const Table &table, unsigned address_size, unsigned offset_size,
-                    unsigned version) {
-    unsigned ref_addr = version <= 2 ? address_size : offset_size;
+  Status check_unit(const UnitSpan &unit, Tables &tables) const {
+    auto table = abbreviations(unit, tables);
+    if (!table) return std::move(table).error();
+    const Table &decls = **table;
+    Reader u = reader(s_.info);
+    u.p = u.begin + unit.dies;
+    u.end = u.begin + unit.end;
     while (u.p < u.end) {
-      uint64_t die = u.at();
-      uint64_t code = u.uleb();
-      if (!u.ok) return bad(unit, "the DIE at " + hex(s_.base + die) + " runs past the unit's end");
+      const uint8_t *die = u.p;
+      uint64_t code = *u.p < 0x80 ? *u.p++ : u.uleb();
+      if (!u.ok) return bad(unit.offset, "the DIE at " + hex(s_.base + (die - u.begin)) + " runs past the unit's end");
       if (code == 0) continue;  // the end of a list of children
-      if (code >= table.size() || !table[code].defined)
-        return bad(unit, "the DIE at " + hex(s_.base + die) + " uses abbreviation " + std::to_string(code) +
-                             ", which its table does not define");
-      for (const AttrSpec &spec : table[code].attrs) {
-        uint64_t form = spec.form;
-        for (int hops = 0; u.ok; ++hops) {
-          FormSize size = size_of_form(form);
-          if (size.kind != Size::Indirect) {
-            skip_value(u, size, address_size, offset_size, ref_addr);
-            break;
-          }
-          form = u.uleb();
-          if (hops == 8 || size_of_form(form).kind == Size::Unknown) {
-            u.ok = false;
-            return bad(unit, "the DIE at " + hex(s_.base + die) + " gives " + attribute_name(spec.attribute) + " " +
-                                 form_name(form) + " through DW_FORM_indirect, which LLVM cannot skip");
-          }
-        }
-        if (!u.ok)
-          return bad(unit, "the DIE at " + hex(s_.base + die) + ": its " + attribute_name(spec.attribute) + " (" +
-                               form_name(form) + ") runs past the unit's end at " + hex(s_.base + (u.end - u.begin)));
-      }
+      if (code >= decls.size() || !decls[code].defined)
+        return bad(unit.offset, "the DIE at " + hex(s_.base + (die - u.begin)) + " uses abbreviation " +
+                                    std::to_string(code) + ", which its table does not define");
+      for (const Step &step : decls[code].steps)
+        if (!skip_step(u, step, unit.format)) return what_ran_past(unit, decls[code], die);
     }
     return Ok{};
   }
 
-  static void skip_value(Reader &u, FormSize size, unsigned address_size, unsigned offset_size, unsigned ref_addr) {
-    switch (size.kind) {
-      case Size::Fixed: u.skip(size.bytes); return;
-      case Size::Address: u.skip(address_size); return;
-      case Size::Offset: u.skip(offset_size); return;
-      case Size::RefAddr: u.skip(ref_addr); return;
-      case Size::Uleb: u.uleb(); return;
-      case Size::Uleb4: u.uleb(); u.skip(4); return;
-      case Size::String: {
-        const void *nul = u.ok ? std::memchr(u.p, 0, static_cast<size_t>(u.end - u.p)) : nullptr;
-        if (nul) u.p = static_cast<const uint8_t *>(nul) + 1;
-        else u.ok = false;
-        return;
-      }
-      case Size::Block: u.skip(u.fixed(size.bytes)); return;
-      case Size::BlockUleb: u.skip(u.uleb()); return;
-      case Size::Indirect:
-      case Size::Unknown: u.ok = false; return;
+  // The attribute of the DIE at `die` that leaves its unit, found value by value.
+  Error what_ran_past(const UnitSpan &unit, const Decl &decl, const uint8_t *die) const {
+    Reader u = reader(s_.info);
+    u.p = die;
+    u.end = u.begin + unit.end;
+    u.uleb();
+    std::string at = "the DIE at " + hex(s_.base + (die - u.begin));
+    for (const AttrSpec &a : decl.attrs) {
+      if (!skip_step(u, step_of(a.form, unit.format), unit.format))
+        return bad(unit.offset, at + ": its " + attribute_name(a.attribute) + " (" + form_name(a.form) +
+                                    ") runs past the unit's end at " + hex(s_.base + unit.end));
     }
+    return bad(unit.offset, at + " runs past the unit's end at " + hex(s_.base + unit.end));
   }
 
   const DieStream &s_;
   const std::string &file_;
   const std::function<void(std::string_view)> &done_with_;
-  std::unordered_map<uint64_t, Table> tables_;
 };
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Error.h>
 
-#include "dwarf/die_stream_check.h"
 #include "dwarf/index_cache.h"
 #include "dwarf/llvm_debug_info.h"
 
@@ -99,7 +98,7 @@ DWARFContext &LlvmDebugInfo::context() {
   // (dwarf/die_stream_check.h). Here rather than at open: -F never pays.
   if (!dies_checked_) {
     dies_checked_ = true;
-    refuse_damaged_dies(*context_, debug_path(), [this](std::string_view unit) { drop_pages(dwarf_mapping(), unit); });
+    refuse_damaged_dwarf();
   }
   return *context_;
 }
