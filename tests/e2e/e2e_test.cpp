@@ -1482,18 +1482,25 @@ TEST_F(E2eSession, InstancesOfDeadRunsAreRemovedAndOthersKept) {
   ASSERT_TRUE(killed.signaled) << describe(killed);
   std::string stale = instance_path(killed.pid), alive = instance_path(getpid());
   std::string foreign = tracing_dir() + "/instances/kpptest_other_" + std::to_string(getpid());
+  // The same dead pid in another pid namespace (a container's: its process
+  // may run there): not this run's to judge.
+  struct stat own_ns {};
+  ASSERT_EQ(stat("/proc/self/ns/pid", &own_ns), 0);
+  std::string other_namespace = stale + "-ns" + std::to_string(own_ns.st_ino + 1);
   ASSERT_TRUE(std::filesystem::exists(stale)) << "SIGKILL should have left " << stale;
   ASSERT_EQ(mkdir(alive.c_str(), 0755), 0) << alive;  // named as ours, but its process (this test) runs
   ASSERT_EQ(mkdir(foreign.c_str(), 0755), 0) << foreign;
+  ASSERT_EQ(mkdir(other_namespace.c_str(), 0755), 0) << other_namespace;
   run_result trace = kpp({"trace", "-e", group_ + ":*", "--", fx_, "1"});
   bool stale_left = std::filesystem::exists(stale), alive_kept = std::filesystem::exists(alive),
-       foreign_kept = std::filesystem::exists(foreign);
-  for (const std::string &d : {stale, alive, foreign}) rmdir(d.c_str());
+       foreign_kept = std::filesystem::exists(foreign), other_namespace_kept = std::filesystem::exists(other_namespace);
+  for (const std::string &d : {stale, alive, foreign, other_namespace}) rmdir(d.c_str());
   ASSERT_EQ(trace.status, 0) << describe(trace);
   EXPECT_FALSE(stale_left);
   EXPECT_TRUE(contains(trace.err, "removed tracefs instance kprobe-probe-" + std::to_string(killed.pid))) << trace.err;
   EXPECT_TRUE(alive_kept) << "the instance of a live process was removed";
   EXPECT_TRUE(foreign_kept) << "an instance not named as ours was removed";
+  EXPECT_TRUE(other_namespace_kept) << "an instance of another pid namespace was removed";
 }
 
 // A full disk: recording stops, the file keeps what fitted and trace-cmd
