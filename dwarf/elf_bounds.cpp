@@ -10,6 +10,7 @@ namespace kpp::dwarf {
 namespace {
 
 constexpr uint32_t kShtNobits = 8;
+constexpr uint32_t kShtRela = 4, kShtRel = 9;
 constexpr uint32_t kPtNote = 4;
 constexpr uint64_t kShfCompressed = 0x800;
 
@@ -41,7 +42,7 @@ class Fields {
 struct Section {
   uint64_t index = 0;
   uint32_t name = 0, type = 0;
-  uint64_t flags = 0, offset = 0, size = 0, link = 0, info = 0;
+  uint64_t flags = 0, offset = 0, size = 0, link = 0, info = 0, entsize = 0;
 };
 
 std::optional<Section> section_at(const Fields &f, uint64_t at, uint64_t index) {
@@ -49,8 +50,9 @@ std::optional<Section> section_at(const Fields &f, uint64_t at, uint64_t index) 
   s.index = index;
   bool w = f.is64();
   auto name = f.get(at, 4), type = f.get(at + 4, 4), flags = f.word(at + 8), offset = f.word(at + (w ? 24 : 16)),
-       size = f.word(at + (w ? 32 : 20)), link = f.get(at + (w ? 40 : 24), 4), info = f.get(at + (w ? 44 : 28), 4);
-  if (!name || !type || !flags || !offset || !size || !link || !info) return std::nullopt;
+       size = f.word(at + (w ? 32 : 20)), link = f.get(at + (w ? 40 : 24), 4), info = f.get(at + (w ? 44 : 28), 4),
+       entsize = f.word(at + (w ? 56 : 36));
+  if (!name || !type || !flags || !offset || !size || !link || !info || !entsize) return std::nullopt;
   s.name = static_cast<uint32_t>(*name);
   s.type = static_cast<uint32_t>(*type);
   s.flags = *flags;
@@ -58,6 +60,7 @@ std::optional<Section> section_at(const Fields &f, uint64_t at, uint64_t index) 
   s.size = *size;
   s.link = *link;
   s.info = *info;
+  s.entsize = *entsize;
   return s;
 }
 
@@ -136,6 +139,13 @@ class Checker {
 
   Status check_section(const Section &s) const {
     if (s.type == kShtNobits || s.size == 0) return Ok{};
+    // LLVM divides a relocation section's size by its entry size (SIGFPE
+    // on 0, found by tests/fuzz) and reads entries of that size.
+    if (s.type == kShtRela || s.type == kShtRel) {
+      uint64_t entry = s.type == kShtRela ? (f_.is64() ? 24 : 12) : (f_.is64() ? 16 : 8);
+      if (s.entsize != entry)
+        return bad(name_of(s) + " holds relocations of " + number(s.entsize) + " bytes (they are " + number(entry) + ")");
+    }
     if (!inside(s.offset, s.size, f_.size()))
       return bad(name_of(s) + " claims " + number(s.size) + " bytes at " + number(s.offset) +
                  ", past the end of the file (" + number(f_.size()) + " bytes)");

@@ -103,6 +103,12 @@ DWARFContext &LlvmDebugInfo::context() {
                                     layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp",
                                     problems_.handler(debug_path()), problems_.handler(debug_path()));
   }
+  // Before LLVM reads any DIE: LLVM 19 reads past a damaged unit's end
+  // (dwarf/die_stream_check.h). Here rather than at open: -F never pays.
+  if (!dies_checked_) {
+    dies_checked_ = true;
+    refuse_damaged_dwarf();
+  }
   return *context_;
 }
 
@@ -176,7 +182,7 @@ DWARFContext &LlvmDebugInfo::dwarf() {
                          home->max_bytes);  // costs the next run only
     context_->getNumCompileUnits();  // LLVM reads every unit header here
   }
-  return *context_;
+  return context();
 }
 
 std::vector<UnitStart> map_headers_alone(DWARFContext &context, const std::string &path, std::string_view mapping,

@@ -236,6 +236,9 @@ class LlvmDebugInfo final : public DebugInfo {
   std::unique_ptr<llvm::DWARFContext> context_;  // context(), made on first use
   DwarfProblems problems_;  // what LLVM's handlers of context_ report
   llvm::DWARFContext &context();
+  bool dies_checked_ = false;  // context()'s check of every unit's DIEs has run
+  // Throws DamagedDwarf when LLVM must not read context_'s units (dwarf/die_check_verdict.cpp).
+  void refuse_damaged_dwarf();
   // The DWARF, its unit headers isolated (isolate_headers) before the first
   // query makes LLVM read them all: a probe that needs no DWARF (FUNC%return,
   // -F) never maps them.

@@ -15,6 +15,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 #include <llvm/Support/Path.h>
 
+#include "dwarf/die_stream_check.h"
 #include "dwarf/llvm_debug_info.h"
 #include "dwarf/split_handle.h"
 
@@ -71,7 +72,15 @@ std::string unsafe_to_read(const std::string &path) {
   if (stat(path.c_str(), &st) != 0) return "";
   if (!S_ISREG(st.st_mode)) return "not a regular file";
   auto opened = open_mapped_object(path);
-  return opened ? "" : opened.error().message;
+  if (!opened) return opened.error().message;
+  // Its units, before LLVM reads them (dwarf/die_stream_check.h).
+  // Its sections as they are: a split file's DWARF needs no relocation.
+  auto context = DWARFContext::create(*opened->binary.getBinary(), DWARFContext::ProcessDebugRelocations::Ignore, nullptr,
+                                      "", [](llvm::Error e) { consumeError(std::move(e)); },
+                                      [](llvm::Error e) { consumeError(std::move(e)); });
+  Status dies = check_context_dies(*context, path);
+  if (dies) dies = check_package_dies(*context, path);
+  return dies ? "" : dies.error().message;
 }
 
 }  // namespace

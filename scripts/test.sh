@@ -12,7 +12,4 @@ if ! mountpoint -q /sys/kernel/tracing 2>/dev/null; then
   mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 fi
 # One test at a time: several tests measure event rates and probe hits.
-# fuzz.mutated_set (label fuzz-open) is left out while a known LLVM 19 crash on
-# damaged units is open (tests/fuzz/open/); fuzz.tool_regressions runs.
-echo "test.sh: leaving out fuzz.mutated_set (label fuzz-open): LLVM 19's skipValue crash on damaged units is open, see tests/fuzz/open/"
-exec ctest --test-dir build --output-on-failure --timeout 900 -LE fuzz-open
+exec ctest --test-dir build --output-on-failure --timeout 900

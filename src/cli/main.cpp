@@ -5,6 +5,7 @@
 #include <new>
 #include <optional>
 
+#include "dwarf/die_stream_check.h"
 #include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
 #include "src/cli/download_progress.h"
@@ -56,17 +57,23 @@ int main(int argc, char **argv) {
     if (r) exit_status = *r;
     else status = std::move(r).error();
   };
-  switch (options->command) {
-    case CliOptions::Command::Help: std::fputs(kpp::usage_text(), stdout); return 0;
-    case CliOptions::Command::Version: std::printf("kprobe-probe %s\n", KPP_VERSION); return 0;
-    case CliOptions::Command::Probe: status = kpp::run_probe_command(*options); break;
-    case CliOptions::Command::Trace: session_command(kpp::run_trace_command(*options)); break;
-    case CliOptions::Command::Record: session_command(kpp::run_record_command(*options)); break;
-    case CliOptions::Command::Report: status = kpp::run_report_command(*options); break;
-    case CliOptions::Command::Demo: status = kpp::run_demo_command(*options); break;
-    case CliOptions::Command::Live: session_command(kpp::run_live_command(*options)); break;
-    case CliOptions::Command::Export: session_command(kpp::run_export_command(*options)); break;
-    case CliOptions::Command::Hist: status = kpp::run_hist_command(*options); break;
+  // A file whose DWARF LLVM must not read ends the command where it was met
+  // (dwarf/die_stream_check.h): its message, status 1.
+  try {
+    switch (options->command) {
+      case CliOptions::Command::Help: std::fputs(kpp::usage_text(), stdout); return 0;
+      case CliOptions::Command::Version: std::printf("kprobe-probe %s\n", KPP_VERSION); return 0;
+      case CliOptions::Command::Probe: status = kpp::run_probe_command(*options); break;
+      case CliOptions::Command::Trace: session_command(kpp::run_trace_command(*options)); break;
+      case CliOptions::Command::Record: session_command(kpp::run_record_command(*options)); break;
+      case CliOptions::Command::Report: status = kpp::run_report_command(*options); break;
+      case CliOptions::Command::Demo: status = kpp::run_demo_command(*options); break;
+      case CliOptions::Command::Live: session_command(kpp::run_live_command(*options)); break;
+      case CliOptions::Command::Export: session_command(kpp::run_export_command(*options)); break;
+      case CliOptions::Command::Hist: status = kpp::run_hist_command(*options); break;
+    }
+  } catch (const kpp::dwarf::DamagedDwarf &damaged) {
+    status = damaged.error();
   }
   if (!status) {
     std::fputs(kpp::format_error(status.error()).c_str(), stderr);

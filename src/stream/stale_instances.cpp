@@ -1,26 +1,64 @@
 #include "src/stream/stale_instances.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 #include "src/stream/tracefs_cxx.h"
 
 namespace kpp {
 
-int instance_owner_pid(const std::string &name) {
-  std::string prefix = kInstancePrefix;
-  if (name.size() <= prefix.size() || name.size() > prefix.size() + 9 || name.compare(0, prefix.size(), prefix) != 0)
-    return 0;
-  int pid = 0;
-  for (size_t i = prefix.size(); i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9') return 0;
-    pid = pid * 10 + (name[i] - '0');
+namespace {
+
+// The digits of `text` as a number (no sign, no leading zero, at most `max_digits`).
+std::optional<uint64_t> plain_number(std::string_view text, size_t max_digits) {
+  if (text.empty() || text.size() > max_digits || text[0] == '0') return std::nullopt;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
   }
-  return name[prefix.size()] == '0' ? 0 : pid;
+  return v;
+}
+
+}  // namespace
+
+std::optional<InstanceOwner> instance_owner(const std::string &name) {
+  std::string_view prefix = kInstancePrefix, rest = name;
+  if (!rest.starts_with(prefix)) return std::nullopt;
+  rest.remove_prefix(prefix.size());
+  InstanceOwner owner;
+  if (size_t ns = rest.find("-ns"); ns != std::string_view::npos) {
+    auto inode = plain_number(rest.substr(ns + 3), 20);
+    if (!inode) return std::nullopt;
+    owner.pid_namespace = *inode;
+    rest = rest.substr(0, ns);
+  }
+  auto pid = plain_number(rest, 9);
+  if (!pid) return std::nullopt;
+  owner.pid = static_cast<int>(*pid);
+  return owner;
+}
+
+int instance_owner_pid(const std::string &name) {
+  auto owner = instance_owner(name);
+  return owner ? owner->pid : 0;
+}
+
+uint64_t own_pid_namespace() {
+  struct stat st {};
+  return stat("/proc/self/ns/pid", &st) == 0 ? static_cast<uint64_t>(st.st_ino) : 0;
+}
+
+std::string instance_name_of(InstanceOwner owner) {
+  std::string name = kInstancePrefix + std::to_string(owner.pid);
+  if (owner.pid_namespace != kInitialPidNamespace) name += "-ns" + std::to_string(owner.pid_namespace);
+  return name;
 }
 
 std::vector<std::string> remove_stale_instances(const std::string &tracing_dir) {
@@ -29,10 +67,13 @@ std::vector<std::string> remove_stale_instances(const std::string &tracing_dir) 
   DIR *d = opendir(dir.c_str());
   if (!d) return notes;
   std::vector<std::pair<std::string, int>> stale;
+  uint64_t own_namespace = own_pid_namespace();
   while (dirent *e = readdir(d)) {
     std::string name = e->d_name;
-    int pid = instance_owner_pid(name);
-    if (pid <= 0 || pid == getpid()) continue;
+    auto owner = instance_owner(name);
+    // Another namespace's pid says nothing about the processes we can see.
+    if (!owner || owner->pid_namespace != own_namespace || owner->pid == getpid()) continue;
+    int pid = owner->pid;
     if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to signal): keep
     stale.emplace_back(name, pid);
   }

@@ -1,23 +1,44 @@
 // Instances that killed kprobe-probe processes left behind.
 //
-// A session's instance is named "kprobe-probe-<pid>" (default_instance_name).
-// A SIGKILL skips every cleanup, and the instance stays with its events
-// enabled (an enabled probe cannot be deleted). The next session removes
-// such an instance when, and only when, both hold: the name is exactly
-// ours (that prefix, then digits), and the process of that pid is gone
-// (kill(pid, 0) says ESRCH). A live process's instance, whatever it runs,
-// and every other name are left alone.
+// A session's instance is named "kprobe-probe-<pid>" (default_instance_name)
+// in the initial pid namespace, and "kprobe-probe-<pid>-ns<inode>" in any
+// other (a container), where <inode> is the namespace's (/proc/self/ns/pid):
+// tracefs is shared by every pid namespace, and pid 123 of a container is
+// not pid 123 of the host. A SIGKILL skips every cleanup, and the instance
+// stays with its events enabled (an enabled probe cannot be deleted). The
+// next session removes such an instance when, and only when, all hold: the
+// name is exactly ours (that prefix, then digits, then the namespace part
+// or nothing), it records this process's own pid namespace, and the process
+// of that pid is gone (kill(pid, 0) says ESRCH). A live process's instance,
+// whatever it runs, another namespace's, and every other name are left alone.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace kpp {
 
 inline constexpr const char *kInstancePrefix = "kprobe-probe-";
+// The initial pid namespace's inode (PROC_PID_INIT_INO, fixed by the kernel).
+inline constexpr uint64_t kInitialPidNamespace = 0xeffffffcu;
 
-// The pid an instance name records, or 0 when the name is not ours.
+struct InstanceOwner {
+  int pid = 0;
+  uint64_t pid_namespace = kInitialPidNamespace;
+};
+
+// The process an instance name records, or nullopt when the name is not ours.
+std::optional<InstanceOwner> instance_owner(const std::string &name);
+// Its pid alone (0 when the name is not ours).
 int instance_owner_pid(const std::string &name);
+
+// This process's pid namespace (its inode), or 0 when /proc does not say.
+uint64_t own_pid_namespace();
+
+// The instance name of process `pid` of pid namespace `pid_namespace`.
+std::string instance_name_of(InstanceOwner owner);
 
 // Removes the stale instances under `tracing_dir`; returns a note for each
 // one removed, and for each it could not remove (with why).

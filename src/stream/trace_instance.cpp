@@ -58,7 +58,10 @@ std::string exact_regex(const std::string &name) { return "^" + name + "$"; }
 }  // namespace
 
 std::string default_instance_name() {
-  return kInstancePrefix + std::to_string(getpid());
+  // An unknown namespace (no /proc) is named as the initial one: the name
+  // perf-era scripts and our tests look for.
+  uint64_t ns = own_pid_namespace();
+  return instance_name_of({getpid(), ns == 0 ? kInitialPidNamespace : ns});
 }
 
 Result<TraceInstance> TraceInstance::create(const std::string &name_in) {

@@ -107,7 +107,8 @@ class TraceInstance {
   std::vector<std::pair<EventId, std::string>> triggers_;  // (event, trigger) in the order added
 };
 
-// Default instance name: "kprobe-probe-<pid>".
+// Default instance name: "kprobe-probe-<pid>", "-ns<inode>" added outside
+// the initial pid namespace (stale_instances.h).
 std::string default_instance_name();
 
 // Disables and removes every TraceInstance still alive in this process.

@@ -43,6 +43,10 @@ Status pread_all(int fd, char *buf, size_t len, uint64_t offset) {
   return Ok{};
 }
 
+void release_bytes(int fd, uint64_t offset, uint64_t len) {
+  (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset), static_cast<off_t>(len));
+}
+
 Status copy_block(int in, int out, uint64_t len, const std::string &what, bool release) {
   if (release) {
     for (uint64_t done = 0; done < len; done += kReleaseChunk) {
@@ -50,7 +54,7 @@ Status copy_block(int in, int out, uint64_t len, const std::string &what, bool r
       std::string buf(n, '\0');
       if (Status st = pread_all(in, buf.data(), n, done); !st) return st;
       if (Status st = write_all(out, buf.data(), n, what); !st) return st;
-      (void)fallocate(in, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(done), static_cast<off_t>(n));
+      release_bytes(in, done, n);
     }
     return Ok{};
   }

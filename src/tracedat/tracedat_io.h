@@ -21,6 +21,8 @@ Status pwrite_all(int fd, const std::string &data, uint64_t offset, const std::s
 // chunks, punching each copied chunk out of `in`, so that a full disk needs
 // only one chunk of room to move the data (a write error while recording).
 Status copy_block(int in, int out, uint64_t len, const std::string &what, bool release = false);
+// Gives the disk blocks of [offset, offset + len) of `fd` back (a hole; the size stays).
+void release_bytes(int fd, uint64_t offset, uint64_t len);
 // The chunk copy_block(release) moves at a time.
 inline constexpr uint64_t kReleaseChunk = 256 * 1024;
 // Reads exactly `len` bytes of `fd` at `offset` into `buf`.

@@ -69,8 +69,10 @@ Status pad_to(int fd, uint64_t &at, uint64_t target, const std::string &what) {
 }
 
 // Writes CPU data as compressed chunks; returns the bytes written.
+// `release`: each chunk's bytes of `in` are given back once written (a full
+// disk: the temporary files and the output share it).
 Result<uint64_t> write_compressed_cpu(int in, uint64_t len, int out, int page_size, Compression c,
-                                      const std::string &what) {
+                                      const std::string &what, bool release) {
   const uint64_t chunk = static_cast<uint64_t>(page_size) * kPagesPerChunk;
   const uint64_t chunks = (len + chunk - 1) / chunk;
   std::string head;
@@ -88,6 +90,7 @@ Result<uint64_t> write_compressed_cpu(int in, uint64_t len, int out, int page_si
     put<uint32_t>(h, static_cast<uint32_t>(raw.size()));
     if (Status st = write_all(out, h + *z, what); !st) return std::move(st).error();
     written += h.size() + z->size();
+    if (release) release_bytes(in, at, raw.size());
   }
   return written;
 }
@@ -95,7 +98,7 @@ Result<uint64_t> write_compressed_cpu(int in, uint64_t len, int out, int page_si
 }  // namespace
 
 Status write_v7(int out_fd, const std::string &what, const Metadata &meta, int page_size,
-                const std::vector<int> &cpu_fds, const std::vector<uint64_t> &cpu_bytes, Compression c) {
+                const std::vector<int> &cpu_fds, const std::vector<uint64_t> &cpu_bytes, Compression c, bool release) {
   Strings strings;
   std::string head = initial_header(7, page_size);
   put_cstr(head, compression_name(c));
@@ -141,10 +144,10 @@ Status write_v7(int out_fd, const std::string &what, const Metadata &meta, int p
     if (Status st = pad_to(out_fd, at, (at + ps - 1) / ps * ps, what); !st) return st;
     offsets[cpu] = at;
     if (c == Compression::None) {
-      if (Status st = copy_block(cpu_fds[cpu], out_fd, cpu_bytes[cpu], what); !st) return st;
+      if (Status st = copy_block(cpu_fds[cpu], out_fd, cpu_bytes[cpu], what, release); !st) return st;
       sizes[cpu] = cpu_bytes[cpu];
     } else {
-      auto n = write_compressed_cpu(cpu_fds[cpu], cpu_bytes[cpu], out_fd, page_size, c, what);
+      auto n = write_compressed_cpu(cpu_fds[cpu], cpu_bytes[cpu], out_fd, page_size, c, what, release);
       if (!n) return std::move(n).error();
       sizes[cpu] = *n;
     }

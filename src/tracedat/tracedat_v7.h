@@ -30,8 +30,11 @@ namespace kpp::tracedat {
 
 // Writes the whole file to `out_fd` (empty, at offset 0). CPU c's raw pages
 // are the first cpu_bytes[c] bytes of cpu_fds[c]. `what` names the file in errors.
+// `release`: the CPU files' bytes are given back as they are copied (a full
+// disk, copy_block(release)).
 Status write_v7(int out_fd, const std::string &what, const Metadata &meta, int page_size,
-                const std::vector<int> &cpu_fds, const std::vector<uint64_t> &cpu_bytes, Compression compression);
+                const std::vector<int> &cpu_fds, const std::vector<uint64_t> &cpu_bytes, Compression compression,
+                bool release = false);
 
 // Pages per compressed chunk of CPU data: big enough to compress well, small
 // enough that a reader decompresses little to reach one page.

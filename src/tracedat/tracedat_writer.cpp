@@ -144,8 +144,8 @@ Status TraceDatWriter::on_page(int cpu, std::span<const uint8_t> page) {
   return Ok{};
 }
 
-// After a failed write the disk is full (or failing): the file is still
-// written from the pages kept, with the room it needs made first. No
+// After a failed write the disk is full (or failing): the file (version 6
+// or 7) is still written from the pages kept, with the room it needs made first. No
 // kallsyms (probes on programs do not need them), and the latest pages of
 // the CPU with the most are dropped until the head, the page padding and
 // one chunk of copying fit in what is free; copying then releases each
@@ -153,7 +153,11 @@ Status TraceDatWriter::on_page(int cpu, std::span<const uint8_t> page) {
 void TraceDatWriter::make_room() {
   const uint64_t ps = static_cast<uint64_t>(info_.page_size);
   std::vector<uint64_t> offsets;
-  uint64_t head = build_tracedat_v6_head(meta_, info_.page_size, cpu_bytes_, offsets).size();
+  // Version 7 holds the same metadata (uncompressed at worst) in sections,
+  // with their headers, a strings section and the options after the data.
+  constexpr uint64_t kV7Sections = 4096;
+  uint64_t head = build_tracedat_v6_head(meta_, info_.page_size, cpu_bytes_, offsets).size() +
+                  (options_.file_version == 7 ? kV7Sections : 0);
   uint64_t need = head + ps * (cpu_bytes_.size() + 1) + tracedat::kReleaseChunk;
   for (;;) {
     struct statvfs vfs;
@@ -173,14 +177,16 @@ void TraceDatWriter::make_room() {
 
 Status TraceDatWriter::write_file() {
   if (!started_) return Error("nothing was recorded into " + path_ + " (the stream never started)");
-  bool salvage = write_error_ && options_.file_version == 6;
+  bool salvage = write_error_ != nullptr;
   if (salvage) options_.with_kallsyms = false;
   if (Status st = tracedat::read_late_metadata(info_, options_.with_kallsyms, meta_); !st) return st;
   if (salvage) make_room();
   if (options_.file_version == 7) {
     auto compression = tracedat::compression_from_name(options_.compression);
     if (!compression) return std::move(compression).error();
-    if (Status st = tracedat::write_v7(out_fd_, path_, meta_, info_.page_size, cpu_fds_, cpu_bytes_, *compression); !st)
+    if (Status st = tracedat::write_v7(out_fd_, path_, meta_, info_.page_size, cpu_fds_, cpu_bytes_, *compression,
+                                       salvage);
+        !st)
       return st;
     return sync_output();
   }

@@ -16,8 +16,8 @@
 // which the session calls on every stop path (command exit, --duration,
 // SIGINT/SIGTERM/SIGHUP/SIGPIPE, errors). A process killed with SIGKILL
 // leaves an empty file. A failed write (ENOSPC, EIO) stops recording; the
-// file is still finished, readable, from the complete pages kept (version
-// 6: make_room() in the .cpp). Version 7 (sections, optional zstd/zlib compression) is written by
+// file is still finished, readable, from the complete pages kept (versions
+// 6 and 7: make_room() in the .cpp). Version 7 (sections, optional zstd/zlib compression) is written by
 // tracedat_v7.h from the same temporary files.
 #pragma once
 

@@ -1482,42 +1482,59 @@ TEST_F(E2eSession, InstancesOfDeadRunsAreRemovedAndOthersKept) {
   ASSERT_TRUE(killed.signaled) << describe(killed);
   std::string stale = instance_path(killed.pid), alive = instance_path(getpid());
   std::string foreign = tracing_dir() + "/instances/kpptest_other_" + std::to_string(getpid());
+  // The same dead pid in another pid namespace (a container's: its process
+  // may run there): not this run's to judge.
+  struct stat own_ns {};
+  ASSERT_EQ(stat("/proc/self/ns/pid", &own_ns), 0);
+  std::string other_namespace = stale + "-ns" + std::to_string(own_ns.st_ino + 1);
   ASSERT_TRUE(std::filesystem::exists(stale)) << "SIGKILL should have left " << stale;
   ASSERT_EQ(mkdir(alive.c_str(), 0755), 0) << alive;  // named as ours, but its process (this test) runs
   ASSERT_EQ(mkdir(foreign.c_str(), 0755), 0) << foreign;
+  ASSERT_EQ(mkdir(other_namespace.c_str(), 0755), 0) << other_namespace;
   run_result trace = kpp({"trace", "-e", group_ + ":*", "--", fx_, "1"});
   bool stale_left = std::filesystem::exists(stale), alive_kept = std::filesystem::exists(alive),
-       foreign_kept = std::filesystem::exists(foreign);
-  for (const std::string &d : {stale, alive, foreign}) rmdir(d.c_str());
+       foreign_kept = std::filesystem::exists(foreign), other_namespace_kept = std::filesystem::exists(other_namespace);
+  for (const std::string &d : {stale, alive, foreign, other_namespace}) rmdir(d.c_str());
   ASSERT_EQ(trace.status, 0) << describe(trace);
   EXPECT_FALSE(stale_left);
   EXPECT_TRUE(contains(trace.err, "removed tracefs instance kprobe-probe-" + std::to_string(killed.pid))) << trace.err;
   EXPECT_TRUE(alive_kept) << "the instance of a live process was removed";
   EXPECT_TRUE(foreign_kept) << "an instance not named as ours was removed";
+  EXPECT_TRUE(other_namespace_kept) << "an instance of another pid namespace was removed";
 }
 
 // A full disk: recording stops, the file keeps what fitted and trace-cmd
-// reads it, the error names the file and the cause.
+// reads it, the error names the file and the cause; in trace.dat version 6
+// and version 7, plain and compressed.
 TEST_F(E2e, RecordOnAFullDiskKeepsAReadableFile) {
-  std::string dir = "/tmp/kpptest_full_" + std::to_string(getpid());
-  std::filesystem::create_directories(dir);
-  if (mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=1m") != 0) {
-    rmdir(dir.c_str());
-    GTEST_SKIP() << "cannot mount a small tmpfs: " << std::strerror(errno);
-  }
   std::string fx = fixture_path("gcc_O0");
   run_result add = kpp({"-q", "-x", fx, "-a", ev("scale") + "scale a b"});
-  std::string file = dir + "/trace.dat";
-  run_result record = kpp({"record", "-e", group_ + ":*", "-o", file, "--", "/bin/sh", "-c",
-                           "i=0; while [ $i -lt 400 ]; do " + fx + " 50 >/dev/null; i=$((i+1)); done"});
-  run_result report = run_program({"/usr/bin/trace-cmd", "report", file});
-  umount2(dir.c_str(), MNT_DETACH);
-  rmdir(dir.c_str());
   ASSERT_EQ(add.status, 0) << describe(add);
-  EXPECT_NE(record.status, 0) << describe(record);
-  EXPECT_TRUE(contains(record.err, file)) << record.err;
-  EXPECT_TRUE(contains(record.err, "No space left on device")) << record.err;
-  EXPECT_EQ(report.status, 0) << describe(report);
-  EXPECT_TRUE(contains(report.out, group_ + ":scale") || contains(report.out, "scale:")) << report.out.substr(0, 2000);
-  expect_nothing_left(record, fx + " 50");
+  const std::vector<std::vector<std::string>> formats = {{}, {"--file-version", "7"},
+                                                         {"--file-version", "7", "--compression", "zstd"}};
+  for (const std::vector<std::string> &format : formats) {
+    std::string label = format.empty() ? "version 6" : "version 7" + (format.size() > 2 ? " " + format[3] : "");
+    SCOPED_TRACE(label);
+    std::string dir = "/tmp/kpptest_full_" + std::to_string(getpid());
+    std::filesystem::create_directories(dir);
+    if (mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=1m") != 0) {
+      rmdir(dir.c_str());
+      GTEST_SKIP() << "cannot mount a small tmpfs: " << std::strerror(errno);
+    }
+    std::string file = dir + "/trace.dat";
+    std::vector<std::string> args = {"record", "-e", group_ + ":*", "-o", file};
+    args.insert(args.end(), format.begin(), format.end());
+    for (std::string a : {"--", "/bin/sh", "-c"}) args.push_back(a);
+    args.push_back("i=0; while [ $i -lt 400 ]; do " + fx + " 50 >/dev/null; i=$((i+1)); done");
+    run_result record = kpp(args);
+    run_result report = run_program({"/usr/bin/trace-cmd", "report", file});
+    umount2(dir.c_str(), MNT_DETACH);
+    rmdir(dir.c_str());
+    EXPECT_NE(record.status, 0) << describe(record);
+    EXPECT_TRUE(contains(record.err, file)) << record.err;
+    EXPECT_TRUE(contains(record.err, "No space left on device")) << record.err;
+    EXPECT_EQ(report.status, 0) << describe(report);
+    EXPECT_TRUE(contains(report.out, group_ + ":scale") || contains(report.out, "scale:")) << report.out.substr(0, 2000);
+    expect_nothing_left(record, fx + " 50");
+  }
 }

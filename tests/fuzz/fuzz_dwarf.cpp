@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dwarf/debug_info.h"
+#include "dwarf/die_stream_check.h"
 #include "src/definition/probe_builder.h"
 #include "src/spec/probe_spec.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -102,16 +103,7 @@ void walk_name(DebugInfo &debug, const std::string &name) {
   build(debug, name + "%return $retval");
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  MemFile file(data, size);
-  if (!file.ok()) return 0;
-  kpp::dwarf::OpenOptions options;
-  options.use_cache = false;  // no cache file read or written per input
-  auto opened = DebugInfo::open(file.path(), options);
-  if (!opened) return 0;
-  DebugInfo &debug = **opened;
+void walk(DebugInfo &debug) {
   (void)debug.machine();
   (void)debug.is_kernel();
   (void)debug.build_id();
@@ -122,5 +114,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   walk_name(debug, "add");
   std::vector<std::string_view> names = debug.function_names();
   for (size_t i = 0; i < names.size() && i < kMaxNames; ++i) walk_name(debug, std::string(names[i]));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  MemFile file(data, size);
+  if (!file.ok()) return 0;
+  kpp::dwarf::OpenOptions options;
+  options.use_cache = false;  // no cache file read or written per input
+  auto opened = DebugInfo::open(file.path(), options);
+  if (!opened) return 0;
+  DebugInfo &debug = **opened;
+  try {
+    walk(debug);
+  } catch (const kpp::dwarf::DamagedDwarf &) {
+    // Refused before LLVM read it: the tool's message and status 1.
+  }
   return 0;
 }
+

@@ -12,12 +12,14 @@ and each run must
   - end within --time-limit seconds (10),
   - at a peak RSS of at most --rss-limit-mib MiB (512),
   - with exit status 0 or 1 (no signal: no crash, no abort).
-The mutations come from --seed, so a failure is reproduced by the same seed and count;
-failing inputs are also copied to --keep DIR with the command that failed.
+The mutations come from --seed alone (the seeds are built under fixed paths, see BUILT_IN), so a
+failure is reproduced by the same seed and count on any checkout with the same compilers; failing
+inputs are also copied to --keep DIR with the command that failed.
 
 Exit status: 0 all passed, 1 a case failed, 77 nothing to test (no compiler).
 """
 import argparse
+import hashlib
 import os
 import random
 import resource
@@ -40,22 +42,30 @@ INTERESTING = [0, 1, 2, 4, 7, 8, 0x7F, 0x80, 0xFF, 0x100, 0xFFF, 0x1000, 0x7FFF,
 
 # ---------------------------------------------------------------- seeds
 
-def run_quiet(argv):
-    return subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+def run_quiet(argv, cwd=None):
+    return subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd).returncode == 0
+
+
+# Where the seeds say they were built: the same on every machine and in every build tree, so that the
+# seeds' bytes (DW_AT_name, DW_AT_comp_dir, the build-id that hashes them) and with them every mutation
+# depend on --seed and the compilers alone.
+BUILT_IN = "/kpp-fuzz"
 
 
 def build_seeds(work):
-    """Seed programs: [(name, elf path, dwp path or None)]."""
+    """Seed programs: [(name, elf path, dwp path or None)], built in `work` from a copy of tiny.c under
+    relative names, their paths mapped to BUILT_IN."""
     seeds = []
+    shutil.copy(SEED_SOURCE, os.path.join(work, "tiny.c"))
+    mapped = [f"-fdebug-prefix-map={work}={BUILT_IN}"]
     base = ["-nostdlib", "-static", "-Wl,-z,noseparate-code", "-o"]
     compilers = [c for c in ("gcc", "clang") if shutil.which(c)]
     for cc in compilers:
         for opt in ("-O0", "-O2"):
             for dw in ("4", "5"):
                 name = f"{cc}{opt}_dw{dw}"
-                out = os.path.join(work, name)
-                if run_quiet([cc, opt, f"-gdwarf-{dw}", "-Wl,--build-id"] + base + [out, SEED_SOURCE]):
-                    seeds.append((name, out, None))
+                if run_quiet([cc, opt, f"-gdwarf-{dw}", "-Wl,--build-id"] + mapped + base + [name, "tiny.c"], cwd=work):
+                    seeds.append((name, os.path.join(work, name), None))
     plain = [s for s in seeds if s[0].startswith("gcc-O2")] or seeds[:1]
     # Compressed debug sections: the compression header claims the size to allocate.
     for _, path, _ in plain[:1]:
@@ -63,17 +73,18 @@ def build_seeds(work):
             out = path + "_" + kind
             if run_quiet(["objcopy", f"--compress-debug-sections={kind}", path, out]):
                 seeds.append((os.path.basename(out), out, None))
-    # Split DWARF in a .dwp: the unit index (.debug_cu_index) is trusted by LLVM.
+    # Split DWARF in a .dwp: the unit index (.debug_cu_index) is trusted by LLVM. Packed from the .dwo
+    # itself (its skeleton names it under BUILT_IN, which does not exist).
     dwp_tool = shutil.which("llvm-dwp-19") or shutil.which("llvm-dwp")
     if dwp_tool and "clang" in compilers:
         for dw in ("4", "5"):
-            out = os.path.join(work, f"split_dw{dw}")
-            obj = out + ".o"
-            ok = run_quiet(["clang", "-O1", f"-gdwarf-{dw}", "-gsplit-dwarf", "-c", "-o", obj, SEED_SOURCE])
-            ok = ok and run_quiet(["clang", "-nostdlib", "-static", "-Wl,--build-id", "-o", out, obj])
-            ok = ok and run_quiet([dwp_tool, "-e", out, "-o", out + ".dwp"])
+            out = f"split_dw{dw}"
+            ok = run_quiet(["clang", "-O1", f"-gdwarf-{dw}", "-gsplit-dwarf"] + mapped + ["-c", "-o", out + ".o", "tiny.c"],
+                           cwd=work)
+            ok = ok and run_quiet(["clang", "-nostdlib", "-static", "-Wl,--build-id", "-o", out, out + ".o"], cwd=work)
+            ok = ok and run_quiet([dwp_tool, out + ".dwo", "-o", out + ".dwp"], cwd=work)
             if ok:
-                seeds.append((os.path.basename(out), out, out + ".dwp"))
+                seeds.append((out, os.path.join(work, out), os.path.join(work, out + ".dwp")))
     return seeds
 
 
@@ -351,6 +362,7 @@ def main():
             return [[args.tool, "--no-cache", "-x", target, "-D", "main $vars", "-D", "add:1 $vars"],
                     [args.tool] + (["--no-cache"] if no_cache else []) + ["-x", target, "-F", "-L", "main", "-V", "add"]]
 
+        digest = hashlib.sha256()  # of every input made: equal digests, equal runs
         replayed = 0
         for directory in args.replay:
             for name in sorted(os.listdir(directory)):
@@ -373,6 +385,7 @@ def main():
                 dwp = mutate(dwp, rng)
             else:
                 elf = mutate(elf, rng)
+            digest.update(elf + (dwp or b""))
             for path in (target, target + ".dwp"):
                 if os.path.exists(path):
                     os.unlink(path)
@@ -390,7 +403,8 @@ def main():
                         if dwp is not None:
                             shutil.copy(target + ".dwp", kept + ".dwp")
                     break
-        print(f"{replayed} regressions and {args.count} inputs, {sum(statuses.values())} runs; exit statuses {dict(sorted(statuses.items()))}")
+        print(f"{replayed} regressions and {args.count} inputs (seed {args.seed}, digest {digest.hexdigest()[:16]}), "
+              f"{sum(statuses.values())} runs; exit statuses {dict(sorted(statuses.items()))}")
         print(f"largest peak RSS {worst_rss[0] >> 10} MiB ({worst_rss[1]}); longest run {worst_time[0]:.2f} s ({worst_time[1]})")
         print(f"{len(failures)} failed")
         return 1 if failures else 0

@@ -8,6 +8,7 @@
 #include "src/stream/companions.h"
 #include "src/stream/sink_chain.h"
 #include "src/stream/stale_instances.h"
+#include "src/stream/trace_instance.h"
 #include "src/util/companion_mark.h"
 
 namespace kpp {
@@ -137,6 +138,25 @@ TEST(StaleInstances, OnlyOurNamePatternRecordsAPid) {
   EXPECT_EQ(instance_owner_pid("kpptest_e2e_1234_1"), 0);
   EXPECT_EQ(instance_owner_pid("my-kprobe-probe-1234"), 0);
   EXPECT_EQ(instance_owner_pid("kprobe-probe-1234567890"), 0);
+}
+
+TEST(StaleInstances, NamesOutsideTheInitialPidNamespaceRecordIt) {
+  // A container's pid 1234 is not the host's: its namespace is in the name.
+  EXPECT_EQ(instance_name_of({1234, kInitialPidNamespace}), "kprobe-probe-1234");
+  EXPECT_EQ(instance_name_of({1234, 4026532001}), "kprobe-probe-1234-ns4026532001");
+  auto owner = instance_owner("kprobe-probe-1234-ns4026532001");
+  ASSERT_TRUE(owner);
+  EXPECT_EQ(owner->pid, 1234);
+  EXPECT_EQ(owner->pid_namespace, 4026532001u);
+  EXPECT_EQ(instance_owner("kprobe-probe-1234")->pid_namespace, kInitialPidNamespace);
+  EXPECT_FALSE(instance_owner("kprobe-probe-1234-ns"));
+  EXPECT_FALSE(instance_owner("kprobe-probe-1234-ns0123"));
+  EXPECT_FALSE(instance_owner("kprobe-probe-1234-nsx"));
+  EXPECT_FALSE(instance_owner("kprobe-probe--ns4026532001"));
+  // This process (the tests run in the host's namespace or a container's) names its instance so.
+  uint64_t ns = own_pid_namespace();
+  ASSERT_NE(ns, 0u) << "/proc/self/ns/pid is unreadable";
+  EXPECT_EQ(instance_owner(default_instance_name())->pid_namespace, ns);
 }
 
 }  // namespace

@@ -1,0 +1,76 @@
+// Every unit's DIE stream checked against its abbreviations before LLVM
+// reads it (issue 12 item 4). LLVM 19 skips an attribute's value by adding
+// its size to the offset without comparing it with the section's end
+// (DWARFFormValue::skipValue, DWARFDebugInfoEntry::extractFast); the next
+// LEB128 it decodes then runs through memory past the section: a SIGSEGV
+// on a damaged unit (tests/fuzz/regressions/tool/skipvalue_segv_*). Here
+// every DIE of every unit is walked with LLVM's sizes for each form: every
+// abbreviation code is defined, every form is one LLVM knows, and every
+// value ends inside its unit. A file that fails is refused whole, with the
+// unit, the DIE and the attribute named: its other units may be fine, but
+// LLVM reads units it was not asked about (an address lookup without
+// .debug_aranges reads them all).
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "src/util/result.h"
+
+namespace llvm {
+class DWARFContext;
+}
+
+namespace kpp::dwarf {
+
+// Units one after the other, as in .debug_info or .debug_types (or one
+// .dwp contribution of them), and the abbreviations their headers' offsets
+// count from.
+struct DieStream {
+  std::string_view info;
+  std::string_view abbrev;
+  bool type_units = false;  // .debug_types: DWARF 4 headers carry a signature and a type offset
+  std::string_view name;    // the section, for messages (".debug_info")
+  uint64_t base = 0;        // where `info` starts in that section, for messages
+};
+
+// Ok when LLVM can read every DIE of `stream` without leaving its unit.
+// The error names `file`, the section, the unit and the DIE (offsets in hex).
+Status check_die_stream(const DieStream &stream, const std::string &file,
+                        const std::function<void(std::string_view)> &done_with = {});
+
+// check_die_stream over every unit `context` holds (.debug_info,
+// .debug_types, and a .dwo's), as LLVM holds them: decompressed.
+// `done_with`, when given, is called with each unit's bytes once checked:
+// the caller may give their pages back (dwarf/mapped_object.h).
+Status check_context_dies(const llvm::DWARFContext &context, const std::string &file,
+                          const std::function<void(std::string_view)> &done_with = {});
+// The same, throwing DamagedDwarf (below) for the first unit that fails.
+void refuse_damaged_dies(const llvm::DWARFContext &context, const std::string &file,
+                         const std::function<void(std::string_view)> &done_with = {});
+
+// check_die_stream over the units of a .dwp package `package` (a context
+// made on it alone), each row of its unit indexes with the abbreviations
+// of its own contribution. Ok for a file without indexes.
+Status check_package_dies(llvm::DWARFContext &package, const std::string &file);
+
+// The error of a file whose DWARF LLVM must not read, thrown by the code
+// that would hand it to LLVM when it cannot return one (a DWARFContext is
+// made on first use, deep inside queries). Caught where commands are run
+// (src/cli/main.cpp, the fuzz targets): the command ends with the message
+// and status 1; nothing has been written to tracefs by then (definitions
+// are planned before anything is written).
+class DamagedDwarf : public std::exception {
+ public:
+  explicit DamagedDwarf(Error error) : error_(std::move(error)) {}
+  const Error &error() const { return error_; }
+  const char *what() const noexcept override { return error_.message.c_str(); }
+
+ private:
+  Error error_;
+};
+
+}  // namespace kpp::dwarf
