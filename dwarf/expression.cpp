@@ -723,13 +723,17 @@ class Evaluator {
         auto window = frame_window();
         if (!window) return std::move(window).error();
         if (auto e = emit(t->args[0], leaves, out); !e) return e;
-        FetchExpr base;
-        base.root = FetchExpr::Root::Register;
-        base.dwarf_reg = window->reg;
-        FetchExpr bytes = base;
-        bytes.loads = {0};
-        bytes.window = static_cast<unsigned>(window->offset);
-        out.push_back({ValueOp::PushTerm, term_of(base, leaves)});
+        // The window is [CFA - bytes, CFA): the frame, and below the stack
+        // pointer the red zone a leaf function keeps its locals in.
+        FetchExpr reg;
+        reg.root = FetchExpr::Root::Register;
+        reg.dwarf_reg = window->reg;
+        int64_t start = window->cfa_offset - static_cast<int64_t>(window->bytes);
+        FetchExpr bytes = reg;
+        bytes.loads = {start};
+        bytes.window = static_cast<unsigned>(window->bytes);
+        out.push_back({ValueOp::PushTerm, term_of(reg, leaves)});
+        if (start) out.push_back({ValueOp::AddConst, static_cast<uint64_t>(start)});
         ValueStep load{ValueOp::Load, term_of(bytes, leaves)};
         load.size = static_cast<unsigned>(t->number);
         out.push_back(load);
@@ -739,14 +743,20 @@ class Evaluator {
     return Ok{};
   }
 
-  // The probe's stack frame, [CFA register, CFA): where a computed address
-  // is looked up (a local array indexed by a register).
-  Result<FrameRule> frame_window() {
+  struct Window {
+    int reg = 0;
+    int64_t cfa_offset = 0;  // CFA = reg + cfa_offset
+    uint64_t bytes = 0;
+  };
+  // Where a computed address is looked up (a local array indexed by a
+  // register): the bytes below the CFA, the whole frame and the 128 bytes
+  // below the stack pointer (x86_64's red zone), at most 512.
+  Result<Window> frame_window() {
     auto cfa = context_.call_frame_cfa();
     if (!cfa) return std::move(cfa).error().context("a load through a computed address needs the stack frame: ");
-    if (cfa->offset < 8) return Error("it is loaded through a computed address, and the stack frame here is empty");
-    cfa->offset = static_cast<int64_t>(std::min<uint64_t>(static_cast<uint64_t>(cfa->offset), kMaxWindow) & ~uint64_t{7});
-    return *cfa;
+    if (cfa->offset < 0) return Error("it is loaded through a computed address, and the stack frame here has no known size");
+    uint64_t bytes = std::min<uint64_t>(static_cast<uint64_t>(cfa->offset) + 128, kMaxWindow) & ~uint64_t{7};
+    return Window{cfa->reg, cfa->offset, bytes};
   }
 
   std::span<const uint8_t> bytes_;

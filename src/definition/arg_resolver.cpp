@@ -339,8 +339,8 @@ class Resolver {
     auto pointer = whole(value, size);
     if (!pointer) return std::move(pointer).error();
     if (auto target = dwarf::pointee(*pointer, offset)) return *target;
-    return Error("'" + value.expr + "' is made of some of a register's bits at " + site_.where +
-                 ", which kernel fetch-args cannot load through");
+    return Error("'" + value.expr + "' is computed by our decoder at " + site_.where +
+                 " (some of a register's bits, or arithmetic), which kernel fetch-args cannot load through");
   }
 
   // The kernel type perf would use for a value of type `t`, with no type given.
@@ -438,7 +438,10 @@ class Resolver {
       return Error("'" + value.expr + "' is computed from registers or memory at " + site_.where +
                    " by our decoder; its type cannot be chosen", "leave the type off");
     if (type.empty()) {
-      auto deduced = !expr.program.empty() ? leaf_type(expr, t.kind == TypeInfo::Kind::Pointer)
+      // A program's result shows as the primary field's kind: a 64-bit
+      // signed value is fetched s64 (the same bits), a narrower one ends in s<bits>.
+      auto deduced = !expr.program.empty() ? leaf_type(expr, t.kind == TypeInfo::Kind::Pointer,
+                                                       t.is_signed && t.size == 8)
                      : computed            ? bits_type(t, expr, value.expr)
                                            : default_type(t, value.type, value.bitfield, value.expr);
       if (!deduced) return std::move(deduced).error();
@@ -470,9 +473,9 @@ class Resolver {
 
   // The kernel type of one leaf of a value the decoder computes: the whole
   // 64 bits, the bits DWARF takes, or a window of memory as an array.
-  static Result<std::string> leaf_type(const dwarf::FetchExpr &leaf, bool pointer) {
+  static Result<std::string> leaf_type(const dwarf::FetchExpr &leaf, bool pointer, bool is_signed = false) {
     if (leaf.window) return "u64[" + std::to_string(leaf.window / 8) + "]";
-    if (!leaf.has_bits()) return std::string(pointer ? "x64" : "u64");
+    if (!leaf.has_bits()) return std::string(pointer ? "x64" : is_signed ? "s64" : "u64");
     if (leaf.bit_offset == 0 && (leaf.bit_width == 8 || leaf.bit_width == 16 || leaf.bit_width == 32))
       return "u" + std::to_string(leaf.bit_width);
     return "b" + std::to_string(leaf.bit_width) + "@" + std::to_string(leaf.bit_offset) + "/64";
@@ -509,6 +512,8 @@ class Resolver {
     if (t.is_signed && bits < 64 && (narrowed || expr.post_add != 0)) keep = ValueStep{ValueOp::SignExtend, bits};
     else if (!t.is_signed && bits < 64 && (expr.post_add != 0 || !expr.program.empty()))
       keep = ValueStep{ValueOp::ZeroExtend, bits};
+    if (!keep && t.is_signed && bits == 64 && expr.has_bits() && !expr.program.empty())
+      keep = ValueStep{ValueOp::SignExtend, 64};  // shown signed: the primary's own fetch is not
     if (keep && (fixup.steps.empty() || fixup.steps.back() != *keep)) fixup.steps.push_back(*keep);
     return fixup;
   }

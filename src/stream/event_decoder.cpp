@@ -77,13 +77,13 @@ EventDecoder::EventPlan EventDecoder::build_plan(tep_event *ev) const {
     else
       p.kind = p.elem_signed ? FieldKind::Signed : FieldKind::Unsigned;
     if (p.kind == FieldKind::Signed || p.kind == FieldKind::Unsigned || p.kind == FieldKind::Hex ||
-        p.kind == FieldKind::Array) {
+        p.kind == FieldKind::Array || p.kind == FieldKind::Bytes) {
       // Arithmetic the kernel could not do, named in the field (value_fixup.h).
       NamedFixup named = split_fixup(name);
       if (named.fixup.term && plan.shown > 0) {
         p.fixup = named.fixup;
         p.term_of = static_cast<int>(plan.shown - 1);
-      } else if (!named.fixup.empty() && !named.fixup.term && p.kind != FieldKind::Array) {
+      } else if (!named.fixup.empty() && !named.fixup.term && p.kind != FieldKind::Array && p.kind != FieldKind::Bytes) {
         p.name = std::move(named.name);
         p.fixup = named.fixup;
       }
@@ -107,10 +107,9 @@ EventDecoder::EventPlan EventDecoder::build_plan(tep_event *ev) const {
     owner->program.insert(owner->program.end(), p.fixup.steps.begin(), p.fixup.steps.end());
   }
   if (owner) owner->program.insert(owner->program.end(), owner->fixup.steps.begin(), owner->fixup.steps.end());
-  // A program's result is a number: signed unless it ends keeping unsigned bits.
+  // A program's result is a number, of the primary's kind unless it ends keeping bits.
   for (FieldPlan &p : plan.fields) {
     if (p.term_of >= 0 || p.program.empty()) continue;
-    if (p.kind == FieldKind::Array) p.kind = FieldKind::Unsigned;
     const ValueStep &last = p.program.back();
     if (last.op == ValueOp::SignExtend) p.kind = FieldKind::Signed;
     else if (last.op == ValueOp::ZeroExtend && p.kind == FieldKind::Signed) p.kind = FieldKind::Unsigned;
@@ -241,6 +240,10 @@ void EventDecoder::finish_field(const EventPlan &plan, const FieldPlan &p, Field
     size_t index = p.terms[n];
     const FieldValue &raw = n == 0 ? v : term_values_[index];
     leaves_[n].value = raw.u;
+    if (raw.kind == FieldKind::Bytes) {  // a window of memory whose elements the format does not size
+      leaves_[n].bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(raw.text.data()), raw.text.size());
+      continue;
+    }
     if (raw.kind != FieldKind::Array) continue;
     // A window of memory (an array field): its bytes, as the kernel read them.
     int elem = plan.fields[index].elem_size;
