@@ -198,8 +198,6 @@ class LlvmDebugInfo final : public DebugInfo {
   Result<Place> locate(llvm::DWARFDie die, llvm::DWARFDie function, uint64_t pc, uint64_t block_entry);
   // The address ranges inside `scope` where `die` has a location.
   std::vector<AddressRange> available_ranges(llvm::DWARFDie die, llvm::DWARFDie scope);
-  // The canonical frame address at `pc`, from .eh_frame or .debug_frame.
-  Result<FetchExpr> frame_address(uint64_t pc, int64_t &addend);
   // DIE handles (split_handle.h) and the split units they name (dwarf/split_units.cpp).
   llvm::DWARFDie die_at(uint64_t handle);
   uint64_t handle_of(llvm::DWARFDie die);

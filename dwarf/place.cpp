@@ -51,7 +51,7 @@ std::optional<Place> offset_into(const Place &place, int64_t offset) {
   if (offset == 0) return place;
   if (place.kind == Place::Kind::Register || place.kind == Place::Kind::Value) {
     FetchExpr v = value_of(place);
-    if (offset < 0 || v.post_add != 0 || !v.terms.empty() || static_cast<uint64_t>(offset) * 8 >= v.bit_width)
+    if (offset < 0 || v.post_add != 0 || !v.terms.empty() || !v.program.empty() || static_cast<uint64_t>(offset) * 8 >= v.bit_width)
       return std::nullopt;
     v.bit_offset += static_cast<unsigned>(offset) * 8;
     v.bit_width -= static_cast<unsigned>(offset) * 8;

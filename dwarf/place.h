@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "src/util/value_fixup.h"
+
 namespace kpp::dwarf {
 
 // A value computed by: take the root, then for each load L: value = *(value + L).
@@ -38,18 +40,17 @@ struct FetchExpr {
   unsigned bit_offset = 0;
   unsigned bit_width = 64;
   int64_t post_add = 0;
-  // A value computed from several run-time values (DW_OP_minus of two
-  // loads): the others, each fetched as a field of its own and added (or,
-  // `negated`, subtracted) by the decoder before post_add.
+  // A value the decoder computes from several fetched leaves (dwarf/
+  // expression.h): `program` runs with this fetch's value as term 0 and
+  // `terms` as terms 1.., each fetched as a field of its own, before
+  // post_add. A term with `window` > 0 is that many bytes of memory at its
+  // address (loads = {0}), fetched as an array the program loads from.
   std::vector<FetchExpr> terms;
-  bool negated = false;
-  // The sum's low `sum_bits` bits, sign-extended when `sum_signed` (an int
-  // difference widened to a long: DW_OP_shl 32, DW_OP_shra 32).
-  unsigned sum_bits = 64;
-  bool sum_signed = false;
+  std::vector<ValueStep> program;
+  unsigned window = 0;
   bool has_bits() const { return bit_offset != 0 || bit_width < 64; }
   // Whether the decoder computes part of it: nothing loads through such a value.
-  bool decoder_computed() const { return has_bits() || !terms.empty(); }
+  bool decoder_computed() const { return has_bits() || !terms.empty() || !program.empty(); }
   bool operator==(const FetchExpr &) const = default;
 };
 

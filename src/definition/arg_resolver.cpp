@@ -197,8 +197,23 @@ class Resolver {
   }
 
   // The value's field and its terms (see ValueFixup::term), all named
-  // `name`; fails when a name with the decoder's step is too long.
+  // `name`. The decoder's program, all in the primary's fixup so far, is
+  // spread over the fields in their order (terms first, the primary's last:
+  // value_fixup.h), each name within the kernel's 32 bytes.
   static Result<std::vector<FetchArg>> named(const std::string &name, FetchArg primary, std::vector<FetchArg> terms) {
+    std::vector<ValueStep> program = std::move(primary.fixup.steps);
+    primary.fixup.steps.clear();
+    size_t next = 0;
+    for (FetchArg &t : terms) {
+      size_t used = field_name_with_fixup(name, t.fixup).size();
+      for (; next < program.size(); ++next) {
+        size_t step = step_text(program[next]).size();
+        if (used + step > max_field_name) break;
+        t.fixup.steps.push_back(program[next]);
+        used += step;
+      }
+    }
+    primary.fixup.steps.assign(program.begin() + static_cast<std::ptrdiff_t>(next), program.end());
     std::vector<FetchArg> out{std::move(primary)};
     for (FetchArg &t : terms) out.push_back(std::move(t));
     for (FetchArg &f : out) {
@@ -324,8 +339,8 @@ class Resolver {
     auto pointer = whole(value, size);
     if (!pointer) return std::move(pointer).error();
     if (auto target = dwarf::pointee(*pointer, offset)) return *target;
-    return Error("'" + value.expr + "' is made of some of a register's bits at " + site_.where +
-                 ", which kernel fetch-args cannot load through");
+    return Error("'" + value.expr + "' is computed by our decoder at " + site_.where +
+                 " (some of a register's bits, or arithmetic), which kernel fetch-args cannot load through");
   }
 
   // The kernel type perf would use for a value of type `t`, with no type given.
@@ -418,13 +433,17 @@ class Resolver {
     if (!place) return std::move(place).error();
     dwarf::FetchExpr expr = site_.formatter.lower(dwarf::value_of(*place));
     std::string type = user_type;
-    bool computed = expr.has_bits() || !expr.terms.empty();
+    bool computed = expr.decoder_computed();
     if (computed && !user_type.empty())
       return Error("'" + value.expr + "' is computed from registers or memory at " + site_.where +
                    " by our decoder; its type cannot be chosen", "leave the type off");
     if (type.empty()) {
-      auto deduced = computed ? bits_type(t, expr, value.expr)
-                              : default_type(t, value.type, value.bitfield, value.expr);
+      // A program's result shows as the primary field's kind: a 64-bit
+      // signed value is fetched s64 (the same bits), a narrower one ends in s<bits>.
+      auto deduced = !expr.program.empty() ? leaf_type(expr, t.kind == TypeInfo::Kind::Pointer,
+                                                       t.is_signed && t.size == 8)
+                     : computed            ? bits_type(t, expr, value.expr)
+                                           : default_type(t, value.type, value.bitfield, value.expr);
       if (!deduced) return std::move(deduced).error();
       type = *deduced;
     }
@@ -432,23 +451,34 @@ class Resolver {
     if (!fetch) return std::move(fetch).error();
     FetchArg arg{"", *fetch, type, needs_entry(*place)};
     if (user_type.empty()) arg.fixup = fixup_for(t, expr, value.bitfield);
-    else arg.fixup.add = expr.post_add;
+    else arg.fixup = ValueFixup::add_and_keep(expr.post_add, 0, 0);
     for (size_t i = 0; i < expr.terms.size(); ++i) {
       const dwarf::FetchExpr &term = expr.terms[i];
-      if (dwarf::needs_entry_values(term))
+      if (dwarf::needs_entry_values(term) != arg.at_entry)
         return Error("cannot read '" + value.expr + "' at " + site_.where +
                      ": it is computed from an entry value and another value");
+      if (site_.formatter.lower(term) != term)
+        return Error("cannot read '" + value.expr + "' at " + site_.where +
+                     ": it is computed from a global's run-time address and another value");
       auto text = fetch_text(value, term);
       if (!text) return std::move(text).error();
-      TypeInfo whole_register;
-      whole_register.kind = TypeInfo::Kind::Integer;
-      whole_register.size = 8;
-      FetchArg field{"", *text, *bits_type(whole_register, term, value.expr), false};
+      auto term_type = leaf_type(term, false);
+      if (!term_type) return std::move(term_type).error();
+      FetchArg field{"", *text, *term_type, arg.at_entry};
       field.fixup.term = static_cast<unsigned>(i + 1);
-      field.fixup.negated = term.negated;
       terms.push_back(std::move(field));
     }
     return arg;
+  }
+
+  // The kernel type of one leaf of a value the decoder computes: the whole
+  // 64 bits, the bits DWARF takes, or a window of memory as an array.
+  static Result<std::string> leaf_type(const dwarf::FetchExpr &leaf, bool pointer, bool is_signed = false) {
+    if (leaf.window) return "u64[" + std::to_string(leaf.window / 8) + "]";
+    if (!leaf.has_bits()) return std::string(pointer ? "x64" : is_signed ? "s64" : "u64");
+    if (leaf.bit_offset == 0 && (leaf.bit_width == 8 || leaf.bit_width == 16 || leaf.bit_width == 32))
+      return "u" + std::to_string(leaf.bit_width);
+    return "b" + std::to_string(leaf.bit_width) + "@" + std::to_string(leaf.bit_offset) + "/64";
   }
 
   // The kernel's bitfield type for the bits `expr` takes of a fetched value.
@@ -472,19 +502,19 @@ class Resolver {
   static ValueFixup fixup_for(const TypeInfo &t, const dwarf::FetchExpr &expr,
                               const std::optional<dwarf::Member> &bitfield) {
     ValueFixup fixup;
-    fixup.add = expr.post_add;
+    fixup.steps = expr.program;
+    if (expr.post_add) fixup.steps.push_back({ValueOp::AddConst, static_cast<uint64_t>(expr.post_add)});
     unsigned bits = static_cast<unsigned>(std::min<uint64_t>(t.size * 8, 64));
-    bool is_signed = t.is_signed;
     if (bitfield && bitfield->bit_size) bits = *bitfield->bit_size;
-    else if (expr.has_bits()) bits = std::min(bits, expr.bit_width);
-    if (!expr.terms.empty() && expr.sum_bits < bits) {
-      // The sum is narrower than the type (an int difference in a long).
-      bits = expr.sum_bits;
-      is_signed = expr.sum_signed;
-    }
-    bool narrowed = bitfield || expr.has_bits() || !expr.terms.empty();
-    if (is_signed && bits < 64 && (narrowed || fixup.add != 0)) fixup.sign_bits = bits;
-    else if (!is_signed && bits < 64 && (fixup.add != 0 || !expr.terms.empty())) fixup.zero_bits = bits;
+    else if (expr.has_bits() && expr.program.empty()) bits = std::min(bits, expr.bit_width);
+    bool narrowed = bitfield || expr.has_bits() || !expr.program.empty();
+    std::optional<ValueStep> keep;
+    if (t.is_signed && bits < 64 && (narrowed || expr.post_add != 0)) keep = ValueStep{ValueOp::SignExtend, bits};
+    else if (!t.is_signed && bits < 64 && (expr.post_add != 0 || !expr.program.empty()))
+      keep = ValueStep{ValueOp::ZeroExtend, bits};
+    if (!keep && t.is_signed && bits == 64 && expr.has_bits() && !expr.program.empty())
+      keep = ValueStep{ValueOp::SignExtend, 64};  // shown signed: the primary's own fetch is not
+    if (keep && (fixup.steps.empty() || fixup.steps.back() != *keep)) fixup.steps.push_back(*keep);
     return fixup;
   }
 

@@ -76,22 +76,43 @@ EventDecoder::EventPlan EventDecoder::build_plan(tep_event *ev) const {
       p.kind = FieldKind::Hex;
     else
       p.kind = p.elem_signed ? FieldKind::Signed : FieldKind::Unsigned;
-    if (p.kind == FieldKind::Signed || p.kind == FieldKind::Unsigned || p.kind == FieldKind::Hex) {
+    if (p.kind == FieldKind::Signed || p.kind == FieldKind::Unsigned || p.kind == FieldKind::Hex ||
+        p.kind == FieldKind::Array || p.kind == FieldKind::Bytes) {
       // Arithmetic the kernel could not do, named in the field (value_fixup.h).
       NamedFixup named = split_fixup(name);
       if (named.fixup.term && plan.shown > 0) {
         p.fixup = named.fixup;
         p.term_of = static_cast<int>(plan.shown - 1);
-      } else if (!named.fixup.empty() && !named.fixup.term) {
+      } else if (!named.fixup.empty() && !named.fixup.term && p.kind != FieldKind::Array && p.kind != FieldKind::Bytes) {
         p.name = std::move(named.name);
         p.fixup = named.fixup;
-        if (p.fixup.sign_bits) p.kind = FieldKind::Signed;
-        else if (p.fixup.zero_bits && p.kind == FieldKind::Signed) p.kind = FieldKind::Unsigned;
       }
     }
     if (p.term_of < 0) ++plan.shown;
     if (!p.fixup.empty()) plan.has_fixups = true;
     plan.fields.push_back(std::move(p));
+  }
+  // Each shown field's program: its terms' steps, then its own.
+  FieldPlan *owner = nullptr;
+  for (size_t i = 0; i < plan.fields.size(); ++i) {
+    FieldPlan &p = plan.fields[i];
+    if (p.term_of < 0) {
+      if (owner) owner->program.insert(owner->program.end(), owner->fixup.steps.begin(), owner->fixup.steps.end());
+      owner = &p;
+      p.terms = {i};
+      continue;
+    }
+    if (p.fixup.term >= owner->terms.size()) owner->terms.resize(p.fixup.term + 1, i);
+    owner->terms[p.fixup.term] = i;
+    owner->program.insert(owner->program.end(), p.fixup.steps.begin(), p.fixup.steps.end());
+  }
+  if (owner) owner->program.insert(owner->program.end(), owner->fixup.steps.begin(), owner->fixup.steps.end());
+  // A program's result is a number, of the primary's kind unless it ends keeping bits.
+  for (FieldPlan &p : plan.fields) {
+    if (p.term_of >= 0 || p.program.empty()) continue;
+    const ValueStep &last = p.program.back();
+    if (last.op == ValueOp::SignExtend) p.kind = FieldKind::Signed;
+    else if (last.op == ValueOp::ZeroExtend && p.kind == FieldKind::Signed) p.kind = FieldKind::Unsigned;
   }
   return plan;
 }
@@ -189,30 +210,60 @@ bool EventDecoder::decode(const void *data, int size, uint64_t ts, int cpu, Even
   // Resize without freeing: field strings keep their capacity across events.
   if (out.fields.size() > plan->shown) out.fields.resize(plan->shown);
   while (out.fields.size() < plan->shown) out.fields.emplace_back();
+  if (term_values_.size() < plan->fields.size()) term_values_.resize(plan->fields.size());
   size_t shown = 0;
-  for (const FieldPlan &p : plan->fields) {
+  for (size_t i = 0; i < plan->fields.size(); ++i) {
+    const FieldPlan &p = plan->fields[i];
     if (p.term_of >= 0) {
-      decode_field(p, bytes, size, term_);
-      FieldValue &sum = out.fields[static_cast<size_t>(p.term_of)].value;
-      sum.u = p.fixup.negated ? sum.u - term_.u : sum.u + term_.u;
-      sum.i = static_cast<int64_t>(sum.u);
+      decode_field(p, bytes, size, term_values_[i]);
       continue;
     }
     Field &f = out.fields[shown++];
     if (f.name != p.name) f.name = p.name;
     decode_field(p, bytes, size, f.value);
   }
-  // The arithmetic the kernel could not do (value_fixup.h), terms summed first.
+  // The arithmetic the kernel could not do (value_fixup.h), over all terms.
   if (!plan->has_fixups) return true;
   shown = 0;
   for (const FieldPlan &p : plan->fields) {
     if (p.term_of >= 0) continue;
     FieldValue &v = out.fields[shown++].value;
-    if (p.fixup.empty()) continue;
-    v.u = p.fixup.apply(v.u);
-    v.i = static_cast<int64_t>(v.u);
+    if (!p.program.empty()) finish_field(*plan, p, v);
   }
   return true;
+}
+
+void EventDecoder::finish_field(const EventPlan &plan, const FieldPlan &p, FieldValue &v) {
+  leaves_.assign(p.terms.size(), ProgramLeaf{});
+  if (windows_.size() < p.terms.size()) windows_.resize(p.terms.size());
+  for (size_t n = 0; n < p.terms.size(); ++n) {
+    size_t index = p.terms[n];
+    const FieldValue &raw = n == 0 ? v : term_values_[index];
+    leaves_[n].value = raw.u;
+    if (raw.kind == FieldKind::Bytes) {  // a window of memory whose elements the format does not size
+      leaves_[n].bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(raw.text.data()), raw.text.size());
+      continue;
+    }
+    if (raw.kind != FieldKind::Array) continue;
+    // A window of memory (an array field): its bytes, as the kernel read them.
+    int elem = plan.fields[index].elem_size;
+    std::vector<uint8_t> &bytes = windows_[n];
+    bytes.clear();
+    for (uint64_t item : raw.items)
+      for (int b = 0; b < elem; ++b) bytes.push_back(static_cast<uint8_t>(item >> (8 * b)));
+    leaves_[n].bytes = bytes;
+  }
+  ProgramResult r = run_value_program(p.program, leaves_);
+  v.items.clear();
+  if (!r.value) {
+    // Not a number: say why where the value would be.
+    v.kind = FieldKind::String;
+    v.text = std::string("<") + r.why + ">";
+    return;
+  }
+  v.kind = p.kind;
+  v.u = *r.value;
+  v.i = static_cast<int64_t>(v.u);
 }
 
 }  // namespace kpp

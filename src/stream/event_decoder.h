@@ -45,7 +45,11 @@ class EventDecoder {
     bool elem_hex;
     int elem_size;
     ValueFixup fixup;  // from the field name's suffix (src/util/value_fixup.h)
-    int term_of = -1;  // a term: the index, among the shown fields, of the field it adds to
+    int term_of = -1;  // a term: the index, among the shown fields, of the field it belongs to
+    // A shown field's whole program: its terms' steps in field order, then its
+    // own; `terms[N]` is the index in `fields` of its term N (0: itself).
+    std::vector<ValueStep> program;
+    std::vector<size_t> terms;
   };
   struct EventPlan {
     tep_event *event = nullptr;
@@ -66,7 +70,11 @@ class EventDecoder {
   std::unordered_map<int, EventPlan> plans_;
   int type_offset_ = 0, type_size_ = 2, pid_offset_ = 4, pid_size_ = 4;
   std::string empty_;
-  FieldValue term_;  // scratch for a term's raw value
+  // Runs the program of the shown field `p` over its fetched terms.
+  void finish_field(const EventPlan &plan, const FieldPlan &p, FieldValue &v);
+  std::vector<FieldValue> term_values_;  // scratch: the terms' raw values, by index in the plan
+  std::vector<ProgramLeaf> leaves_;
+  std::vector<std::vector<uint8_t>> windows_;
 };
 
 }  // namespace kpp

@@ -1,6 +1,6 @@
-// The decoder's finishing step travels in the field name: it must survive
-// the round trip through a definition line, and do the arithmetic the
-// kernel could not.
+// The decoder's program travels in the field names: it must survive the
+// round trip through a definition line, and do the arithmetic the kernel
+// could not, step by step as DWARF (and gdb) define it.
 #include <gtest/gtest.h>
 
 #include "src/definition/trace_definition.h"
@@ -9,42 +9,103 @@
 namespace kpp {
 namespace {
 
+int64_t run(const std::string &code, std::vector<uint64_t> terms) {
+  NamedFixup f = split_fixup("v__k" + code);
+  EXPECT_EQ(f.name, "v") << code;
+  std::vector<ProgramLeaf> leaves;
+  for (uint64_t t : terms) leaves.push_back({t, {}});
+  ProgramResult r = run_value_program(f.fixup.steps, leaves);
+  EXPECT_TRUE(r.value) << code << ": " << (r.why ? r.why : "");
+  return r.value ? static_cast<int64_t>(*r.value) : 0;
+}
+
 TEST(ValueFixup, SignExtendsASignedBitfield) {
-  ValueFixup five_bits{0, 5, 0};
-  EXPECT_EQ(static_cast<int64_t>(five_bits.apply(25)), -7) << "0b11001 is -7 in 5 bits";
-  EXPECT_EQ(static_cast<int64_t>(five_bits.apply(16)), -16);
-  EXPECT_EQ(static_cast<int64_t>(five_bits.apply(5)), 5);
+  ValueFixup five_bits = ValueFixup::add_and_keep(0, 5, 0);
+  EXPECT_EQ(static_cast<int64_t>(*five_bits.apply(25)), -7) << "0b11001 is -7 in 5 bits";
+  EXPECT_EQ(static_cast<int64_t>(*five_bits.apply(16)), -16);
+  EXPECT_EQ(static_cast<int64_t>(*five_bits.apply(5)), 5);
 }
 
 TEST(ValueFixup, AddsThenWrapsToTheTypesWidth) {
-  ValueFixup minus_one_int{-1, 32, 0};
-  EXPECT_EQ(static_cast<int64_t>(minus_one_int.apply(0)), -1) << "an int that is a register minus 1";
-  EXPECT_EQ(static_cast<int64_t>(minus_one_int.apply(0xffffffff00000005ull)), 4) << "upper bits are not the int's";
-  ValueFixup minus_one_unsigned{-1, 0, 32};
-  EXPECT_EQ(minus_one_unsigned.apply(0), 0xffffffffull);
-  ValueFixup pie_address{0x2ed0, 0, 0};
-  EXPECT_EQ(pie_address.apply(0x5555555551a0ull), 0x555555558070ull) << "%ip plus the link-time distance";
+  ValueFixup minus_one_int = ValueFixup::add_and_keep(-1, 32, 0);
+  EXPECT_EQ(static_cast<int64_t>(*minus_one_int.apply(0)), -1) << "an int that is a register minus 1";
+  EXPECT_EQ(static_cast<int64_t>(*minus_one_int.apply(0xffffffff00000005ull)), 4) << "upper bits are not the int's";
+  ValueFixup minus_one_unsigned = ValueFixup::add_and_keep(-1, 0, 32);
+  EXPECT_EQ(*minus_one_unsigned.apply(0), 0xffffffffull);
+  ValueFixup pie_address = ValueFixup::add_and_keep(0x2ed0, 0, 0);
+  EXPECT_EQ(*pie_address.apply(0x5555555551a0ull), 0x555555558070ull) << "%ip plus the link-time distance";
+}
+
+// Every step, as the DWARF operation it stands for defines it; the generic
+// type is signed for div and the comparisons, unsigned for mod and shr (gdb).
+TEST(ValueFixup, EveryStep) {
+  struct Case {
+    const char *code;
+    std::vector<uint64_t> terms;
+    int64_t want;
+  };
+  const Case cases[] = {
+      {"k5A", {7}, 12},         {"k5S", {7}, 2},          {"k5M", {7}, 35},        {"k2D", {uint64_t(-7)}, -3},
+      {"k2V", {7}, 1},          {"kcB", {10}, 8},         {"k5O", {10}, 15},       {"kfX", {10}, 5},
+      {"k4L", {3}, 48},         {"k4R", {uint64_t(-16)}, 0x0fffffffffffffff},       {"k4H", {uint64_t(-16)}, -1},
+      {"N", {5}, -5},           {"T", {0}, -1},           {"Z", {uint64_t(-9)}, 9}, {"k5E", {5}, 1},
+      {"k5F", {5}, 0},          {"k5C", {uint64_t(-1)}, 1}, {"k5G", {uint64_t(-1)}, 0}, {"k5I", {5}, 1},
+      {"k6J", {5}, 0},          {"KA", {21}, 42},         {"k1P", {9}, 9},         {"k1W", {9}, 9},
+      {"k1WS", {9}, -8},        {"k1QS", {9}, -8},         {"k1k2UPP", {9}, 2},     {"k1k2v2", {9}, 9},
+      {"p10", {1}, 17},         {"m1s32", {0}, -1},       {"u8", {0x1ff}, 0xff},   {"r1M", {6, 7}, 42},
+      {"r0A", {6}, 12},         {"w2k1i1k2", {0}, 1},     {"w2k1i1k2", {1}, 2},    {"i1k9k3", {4}, 3},
+  };
+  for (const Case &c : cases) EXPECT_EQ(run(c.code, c.terms), c.want) << c.code;
+}
+
+TEST(ValueFixup, DivisionByZeroAndWindowsSayWhy) {
+  NamedFixup div = split_fixup("v__kk0D");
+  ProgramLeaf one{1, {}};
+  ProgramResult r = run_value_program(div.fixup.steps, std::span<const ProgramLeaf>(&one, 1));
+  EXPECT_FALSE(r.value);
+  EXPECT_STREQ(r.why, "division by zero");
+  // A stack slot at a computed address: base 0x1000, window 16 bytes.
+  const uint8_t frame[16] = {1, 0, 0, 0, 0, 0, 0, 0, 0x2a, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<ProgramLeaf> leaves{{0x1008, {}}, {0x1000, {}}, {0, frame}};
+  NamedFixup load = split_fixup("v__kr1x82");
+  EXPECT_EQ(run_value_program(load.fixup.steps, leaves).value, std::optional<uint64_t>(0x2a));
+  leaves[0].value = 0x1010;
+  ProgramResult outside = run_value_program(load.fixup.steps, leaves);
+  EXPECT_FALSE(outside.value) << "past the window's end";
+  EXPECT_STREQ(outside.why, "address outside the fetched window");
 }
 
 TEST(ValueFixup, NamesRoundTrip) {
-  const ValueFixup cases[] = {{0, 5, 0},    {-1, 32, 0},           {0x2ed0, 0, 0}, {-0x10, 0, 16},
-                              {0, 0, 8},    {0, 0, 0, 1, false},   {0, 0, 0, 2, true}};
+  ValueFixup term1;
+  term1.term = 1;
+  term1.steps = {{ValueOp::PushTerm, 1}, {ValueOp::Add}};
+  ValueFixup term2 = term1;
+  term2.term = 2;
+  term2.steps = {{ValueOp::PushTerm, 2}, {ValueOp::Sub}};
+  ValueFixup general;
+  general.term = 3;
+  general.steps = {{ValueOp::PushTerm, 3}, {ValueOp::PushConst, 0x30}, {ValueOp::Mul}, {ValueOp::Xor}};
+  const ValueFixup cases[] = {ValueFixup::add_and_keep(0, 5, 0), ValueFixup::add_and_keep(-1, 32, 0),
+                              ValueFixup::add_and_keep(0x2ed0, 0, 0), ValueFixup::add_and_keep(-0x10, 0, 16),
+                              ValueFixup::add_and_keep(0, 0, 8), term1, term2, general};
   for (const ValueFixup &f : cases) {
     std::string name = field_name_with_fixup("delta", f);
     NamedFixup back = split_fixup(name);
     EXPECT_EQ(back.name, "delta") << name;
     EXPECT_EQ(back.fixup, f) << name;
   }
-  EXPECT_EQ(field_name_with_fixup("delta", {0, 5, 0}), "delta__ks5");
-  EXPECT_EQ(field_name_with_fixup("level", {-1, 32, 0}), "level__km1s32");
-  EXPECT_EQ(field_name_with_fixup("a", {0x2ed0, 0, 0}), "a__kp2ed0");
+  EXPECT_EQ(field_name_with_fixup("delta", ValueFixup::add_and_keep(0, 5, 0)), "delta__ks5");
+  EXPECT_EQ(field_name_with_fixup("level", ValueFixup::add_and_keep(-1, 32, 0)), "level__km1s32");
+  EXPECT_EQ(field_name_with_fixup("a", ValueFixup::add_and_keep(0x2ed0, 0, 0)), "a__kp2ed0");
   EXPECT_EQ(field_name_with_fixup("plain", {}), "plain");
-  EXPECT_EQ(field_name_with_fixup("w", {0, 0, 0, 1, true}), "w__kn1") << "a term subtracted from the field before";
+  EXPECT_EQ(field_name_with_fixup("w", term2), "w__kn2") << "a term subtracted keeps its short name";
+  EXPECT_EQ(field_name_with_fixup("y", general), "y__k3r3k30MX");
 }
 
 TEST(ValueFixup, OrdinaryNamesAreLeftAlone) {
   for (const char *name : {"count", "__k", "x__k", "x__ks", "x__ks0", "x__ks65", "x__kp", "x__kpXY", "x__ks5junk",
-                           "x__kP10", "my__kind", "x__kt0", "x__kt", "x__kt1s5"}) {
+                           "x__kP10", "my__kind", "x__kt0", "x__kt", "x__kt1s5", "x__k0", "x__k01A", "x__kx3",
+                           "x__kr", "x__ky"}) {
     NamedFixup n = split_fixup(name);
     EXPECT_EQ(n.name, name);
     EXPECT_TRUE(n.fixup.empty()) << name;
@@ -56,7 +117,7 @@ TEST(ValueFixup, DefinitionLinesCarryIt) {
   ASSERT_TRUE(def);
   ASSERT_EQ(def->args.size(), 2u);
   EXPECT_EQ(def->args[0].name, "delta");
-  EXPECT_EQ(def->args[0].fixup, (ValueFixup{0, 5, 0}));
+  EXPECT_EQ(def->args[0].fixup, ValueFixup::add_and_keep(0, 5, 0));
   EXPECT_TRUE(def->args[1].fixup.empty());
   EXPECT_EQ(format_definition(*def), "p:g/weigh /bin/prog:0x11f0 delta__ks5=+0(%di):b5@3/32 n=%si:s32");
 }
