@@ -209,6 +209,10 @@ class DebugInfo {
   // For such a program: how many of its units' DIEs were found, and in
   // which file (its .dwp) or how many .dwo files, for -v; empty otherwise.
   virtual std::string split_dwarf_source() { return {}; }
+  // For DWARF that leaves names, types and inlined functions' origins to a
+  // supplementary file (dwz -m: .gnu_debugaltlink or .debug_sup), which is
+  // not read: which file, and what is missing for it; empty otherwise.
+  virtual std::string unread_supplementary() { return {}; }
 
   // Whether an instruction starts at `address` inside `fn`: the function's
   // entry, a line-table row's address, or (when a disassembler is linked in)

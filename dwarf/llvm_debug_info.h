@@ -118,6 +118,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<std::string> dwarf_problems() const override { return problems_.messages(); }
   std::string missing_split_dwarf() override;
   std::string split_dwarf_source() override;
+  std::string unread_supplementary() override;  // dwarf/supplementary.cpp
   // The options, and the caches they name (the symbol table's).
   void set_open_options(const OpenOptions &options);
 

@@ -17,6 +17,9 @@ test_pkgs=(libgtest-dev trace-cmd gdb clang libclang-rt-14-dev tmux python3 llvm
 # SDT markers (tests/sdt): <sys/sdt.h> for the fixtures, and Debian binaries that ship markers
 # (python3.11's with semaphores, libstdc++'s throw/catch). postgresql-15's are tested when it is there.
 test_pkgs+=(systemtap-sdt-dev python3.11 python3.11-dbg libstdc++6-12-dbg)
+# dwz compresses the fixtures' DWARF into partial units (tests/lto), one file alone and -m with
+# a .gnu_debugaltlink supplementary file, as distributions' debug packages ship them.
+test_pkgs+=(dwz)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--tests" ] && want+=("${test_pkgs[@]}")

@@ -120,6 +120,9 @@ Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf)
       std::fprintf(stderr, "kprobe-probe: debug information from '%s'\n", (*debug)->debug_path().c_str());
     if (std::string split = options.verbose ? (*debug)->split_dwarf_source() : ""; !split.empty())
       std::fprintf(stderr, "kprobe-probe: %s\n", split.c_str());
+    // What a supplementary file (dwz -m) holds is missing: said before answers it makes wrong.
+    if (std::string unread = (*debug)->unread_supplementary(); !unread.empty())
+      std::fprintf(stderr, "kprobe-probe: warning: %s\n", unread.c_str());
     target.debug = std::move(*debug);
     return target;
   }

@@ -76,7 +76,7 @@ class Planner {
   // Names starting with '_' (internals) match only a glob that starts so.
   Result<std::vector<ProbeSpec>> expand_function_glob(const ProbeSpec &spec) {
     const std::string &glob = spec.point.function;
-    if (spec.point.sdt || glob.find_first_of("*?") == std::string::npos || !target_.debug)
+    if (spec.point.sdt || !is_function_glob(glob) || !target_.debug)
       return std::vector<ProbeSpec>{spec};
     std::vector<ProbeSpec> out;
     for (std::string_view view : target_.debug->function_names()) {

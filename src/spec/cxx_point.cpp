@@ -1,4 +1,5 @@
 #include "src/spec/cxx_point.h"
+#include "src/spec/probe_spec.h"
 
 #include <algorithm>
 #include <cctype>
@@ -98,6 +99,28 @@ bool qualifier(std::string_view w) {
   return w == "const" || w == "volatile" || w == "&" || w == "&&";
 }
 
+// Past the first word of a conversion operator's type at text[end]: the
+// rest of the type when a parameter list follows it ("unsigned| long()",
+// "char| const*()", "std::basic_string<char>| const&()"), else `end` (a
+// spec's argument may follow a name written without one).
+size_t conversion_type_end(std::string_view text, size_t end) {
+  int depth = 0;
+  size_t last = end;  // past the last character of the type seen so far
+  for (size_t i = end; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' && depth == 0) return last;
+    if (c == '<') {
+      ++depth;
+    } else if (c == '>') {
+      if (--depth < 0) return end;
+    } else if (depth == 0 && !is_word_char(c) && !is_space(c) && std::string_view(":*&").find(c) == std::string_view::npos) {
+      return end;
+    }
+    if (!is_space(c)) last = i + 1;
+  }
+  return end;
+}
+
 }  // namespace
 
 size_t operator_name_end(std::string_view text, size_t i) {
@@ -112,9 +135,12 @@ size_t operator_name_end(std::string_view text, size_t i) {
   } else if (end < text.size() && kOperatorChars.find(text[end]) != std::string_view::npos) {
     while (end < text.size() && kOperatorChars.find(text[end]) != std::string_view::npos) ++end;
   } else if (end < text.size() && is_word_char(text[end])) {
-    // "operator new[]", "operator delete", a conversion "operator int".
+    // "operator new[]", "operator delete", a conversion "operator int";
+    // a conversion's type may be several words up to its parameter list
+    // ("operator unsigned long()", "operator char const*()").
     while (end < text.size() && is_word_char(text[end])) ++end;
     if (text.substr(end, 2) == "[]") end += 2;
+    end = conversion_type_end(text, end);
   } else {
     return i;  // "operator" alone is a name like any other
   }
@@ -159,3 +185,20 @@ size_t point_token_end(std::string_view text, size_t begin) {
 }
 
 }  // namespace kpp::spec_detail
+
+namespace kpp {
+
+bool is_function_glob(std::string_view function) {
+  int depth = 0;
+  size_t component = 0;  // where the current "::" component starts
+  for (size_t i = 0; i < function.size(); ++i) {
+    char c = function[i];
+    if (c == '(' || c == '<') ++depth;
+    else if ((c == ')' || c == '>') && depth > 0) --depth;
+    else if (depth == 0 && function.substr(i, 2) == "::") component = ++i + 1;
+    else if (depth == 0 && (c == '*' || c == '?') && !function.substr(component).starts_with("operator")) return true;
+  }
+  return false;
+}
+
+}  // namespace kpp

@@ -93,4 +93,11 @@ std::string format_probe_arg(const ProbeArg &arg);
 // expressions ($retval, %REG, @SYM, $comm), which the caller names argN.
 std::string default_arg_name(const ProbeArg &arg);
 
+// Whether a probe point's FUNC (as parsed: spaces dropped) is a glob over
+// function names ("wal*", "vfs_?ead"): it has '*' or '?' outside a C++
+// name's parameter list and template arguments, and not in the last
+// component of an operator's name (a pointer in "f(char const*)",
+// "operator char const*()" and the operator "operator*" are not globs).
+bool is_function_glob(std::string_view function);
+
 }  // namespace kpp

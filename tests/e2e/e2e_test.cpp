@@ -1019,6 +1019,11 @@ TEST_P(E2eCxx, EveryNameFuncsPrintsIsAcceptedBack) {
   std::vector<std::string> names = split_lines(funcs.out);
   EXPECT_NE(std::find(names.begin(), names.end(), "int shapes::biggest<int>(int, int)"), names.end()) << funcs.out;
   EXPECT_NE(std::find(names.begin(), names.end(), "shapes::Box::area(int) const"), names.end()) << funcs.out;
+  // Operators, conversions to types of several words among them.
+  for (const char *op : {"shapes::Meter::operator unsigned long() const", "shapes::Meter::operator char const*() const",
+                         "shapes::Pair<int, long>::operator long long() const", "shapes::Meter::operator()(int) const",
+                         "shapes::Meter::operator delete(void*)", "shapes::Meter::operator++(int)"})
+    EXPECT_NE(std::find(names.begin(), names.end(), op), names.end()) << op << " missing from:\n" << funcs.out;
   for (const std::string &name : names) {
     run_result d = kpp({"-x", fixture(), "-D", name});
     EXPECT_EQ(d.status, 0) << name << ": " << describe(d);

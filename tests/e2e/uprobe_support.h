@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "definition_sites.h"
 #include "mini_json.h"
 #include "subprocess.h"
 
@@ -46,9 +47,21 @@ inline bool contains(const std::string &haystack, const std::string &needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// Runs kprobe-probe; any -D it prints must be free of repeated addresses
+// (one address, one site), whatever the test checks besides.
 inline run_result kpp(std::vector<std::string> args, const run_options &opt = {}) {
+  bool definitions = definition_sites::asks_for_definitions(args);
   args.insert(args.begin(), kpp_bin);
-  return run_program(args, opt);
+  run_result r = run_program(args, opt);
+  if (definitions) {
+    std::vector<uint64_t> repeated = definition_sites::repeated_offsets(r.out);
+    EXPECT_TRUE(repeated.empty()) << "an address repeated in the -D of:" << [&] {
+      std::string line;
+      for (const std::string &a : args) line += " " + a;
+      return line;
+    }() << "\n" << r.out;
+  }
+  return r;
 }
 
 inline std::string describe(const run_result &r) {

@@ -58,21 +58,6 @@ std::vector<uint64_t> definition_offsets(const std::string &definitions) {
   return offsets;
 }
 
-std::vector<uint64_t> repeated_offsets(const std::string &definitions) {
-  std::map<std::pair<std::string, uint64_t>, int> seen;  // (event, offset)
-  static const std::regex site(R"(^([pr]:\S+) \S+:0x([0-9a-fA-F]+))");
-  std::vector<uint64_t> repeated;
-  for (const std::string &line : lines_of(definitions)) {
-    std::smatch m;
-    if (!std::regex_search(line, m, site)) continue;
-    uint64_t offset = std::stoull(m[2].str(), nullptr, 16);
-    // Entry-value companions share their function's entry on purpose: only
-    // the probe definitions of one event count.
-    if (++seen[{m[1].str(), offset}] == 2) repeated.push_back(offset);
-  }
-  return repeated;
-}
-
 std::optional<uint64_t> address_of_offset(const std::string &path, uint64_t offset) {
   std::ifstream in(path, std::ios::binary);
   Elf64_Ehdr header{};

@@ -10,13 +10,15 @@
 
 #include <gtest/gtest.h>
 
+#include "definition_sites.h"
+
 namespace lto_test {
 
 // The uprobe offsets of the definitions -D printed ("p:G/E PATH:0xOFF ..."), in order.
 std::vector<uint64_t> definition_offsets(const std::string &definitions);
 
 // The offsets that appear more than once in those definitions (one address, one site).
-std::vector<uint64_t> repeated_offsets(const std::string &definitions);
+using definition_sites::repeated_offsets;
 
 // The link-time address of file offset `offset` of the ELF file at `path`, by its program headers.
 std::optional<uint64_t> address_of_offset(const std::string &path, uint64_t offset);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "mini_json.h"
+#include "definition_sites.h"
 #include "subprocess.h"
 
 namespace {
@@ -29,9 +30,13 @@ const std::string python = "/usr/bin/python3.11";
 const std::string libstdcxx = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
 const std::string postgres = "/usr/lib/postgresql/15/bin/postgres";  // postgresql-15: optional
 
+// Runs kprobe-probe; any -D it prints must be free of repeated addresses.
 run_result run_tool(std::vector<std::string> args) {
+  bool definitions = definition_sites::asks_for_definitions(args);
   args.insert(args.begin(), tool);
-  return run_program(args);
+  run_result r = run_program(args);
+  if (definitions) EXPECT_TRUE(definition_sites::repeated_offsets(r.out).empty()) << "an address repeated in:\n" << r.out;
+  return r;
 }
 
 std::string shown(const run_result &r) {

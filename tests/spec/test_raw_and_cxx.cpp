@@ -62,6 +62,13 @@ std::vector<Case> cases() {
       {"ns::V::operator()(int) x", {.point = {.function = "ns::V::operator()(int)"}, .args = {var("x")}}},
       {"bool ns::operator< <int>(ns::A<int> const&)", {.point = {.function = "ns::operator<<int>(ns::A<int> const&)"}}},
       {"operator new(unsigned long)", {.point = {.function = "operatornew(unsigned long)"}}},
+      // Conversions to types of several words: the type is the name's, up to its parameter list.
+      {"ns::M::operator unsigned long() const", {.point = {.function = "ns::M::operatorunsignedlong()const"}}},
+      {"ns::M::operator char const*() const %di",
+       {.point = {.function = "ns::M::operatorcharconst*()const"}, .args = {reg("di")}}},
+      {"ns::P<int, long>::operator long long() const%return",
+       {.point = {.function = "ns::P<int, long>::operatorlonglong()const", .is_return = true}}},
+      {"ns::M::operator bool x", {.point = {.function = "ns::M::operatorbool"}, .args = {var("x")}}},
       {"f(int,   long)", {.point = {.function = "f(int,   long)"}}},
       // What is no C++ name stays as it was.
       {"walk;truth_walk(p,* i", {.point = {.function = "walk", .lazy_pattern = "truth_walk(p,*"}, .args = {var("i")}}},
@@ -118,6 +125,14 @@ INSTANTIATE_TEST_SUITE_P(
                               {5, 9}},
                     ErrorCase{"f +0(+0(+0(+0(+0(+0(+0(+0(+0(%di)))))))))", "more than 8 nested loads", {26, 41}}),
     [](const testing::TestParamInfo<ErrorCase> &info) { return "case" + std::to_string(info.index); });
+
+// A '*' of a C++ type is no glob: in a parameter list, template arguments, an operator's name.
+TEST(FunctionGlob, OnlyOutsideTypes) {
+  for (const char *glob : {"wal*", "vfs_?ead", "ns::*", "std::vector<int>::*"}) EXPECT_TRUE(is_function_glob(glob)) << glob;
+  for (const char *name : {"walk", "std::__throw_length_error(charconst*)", "f<char*>", "ns::M::operatorcharconst*()const",
+                           "ns::M::operator*(int)", "ns::M::operator*=(int)", "ns::M::operatordelete(void*)", "ops::call(int(*)(int),int)"})
+    EXPECT_FALSE(is_function_glob(name)) << name;
+}
 
 TEST(RawFetch, LoadsOutermostFirst) {
   auto fetch = parse_raw_fetch("+8(-16(+u0(%si)))");
