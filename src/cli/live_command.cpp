@@ -213,6 +213,8 @@ Result<int> run_live_command(const CliOptions &options) {
   session_options.end_with_command = false;
   session_options.probes = probe_shapes(*defs);
   session_options.sites = event_sites(*defs, patterns);
+  session_options.stack = options.stack;
+  session_options.symbolizer = stack_symbolizer(options, *defs);
   auto session = Session::start(session_options, sinks);
   if (!session) return std::move(session).error();
   LiveProbes probes(*engine, (*session)->instance(), *defs, (*session)->companions());

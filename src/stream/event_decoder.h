@@ -45,6 +45,7 @@ class EventDecoder {
     bool elem_hex;
     int elem_size;
     ValueFixup fixup;  // from the field name's suffix (src/util/value_fixup.h)
+    bool to_record_end = false;  // an array as long as the record (ftrace:kernel_stack's caller)
     int term_of = -1;  // a term: the index, among the shown fields, of the field it adds to
   };
   struct EventPlan {
