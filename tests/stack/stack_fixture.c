@@ -1,6 +1,6 @@
 /* The --stack fixture: a call chain known in advance, main -> a -> b, and
  * in b a helper inlined (always), whose line is the probe point. Built
- * with frame pointers (-fno-omit-frame-pointer), as the kernel's user-stack
+ * at -O0 with frame pointers (-fno-omit-frame-pointer), as the kernel's user-stack
  * walk needs. It stays alive a moment after its calls so that its maps can
  * be read; run with "quick" it exits at once (the probed binary must then
  * be placed by its probe). */
