@@ -20,12 +20,31 @@ void StackSymbolizer::add_probes(const std::vector<TraceDefinition> &definitions
     if (d.kind == TraceDefinition::Kind::Uprobe) probes_[d.qualified_name()] = Probe{d.path, d.offset};
 }
 
+size_t StackSymbolizer::tracing_frames(const Event &event, const std::vector<StackFrame> &frames) {
+  if (source_ != StackSource::Live || !event.probe_ip || frames.empty() || frames.front().user) return 0;
+  if (!kallsyms_) kallsyms_ = Kallsyms::read();
+  if (!*kallsyms_) return 0;
+  const KallsymsEntry *probed = (*kallsyms_)->code_symbol_at(event.probe_ip);
+  if (!probed) return 0;
+  // The trigger's stack starts in the code that records it (the kprobe
+  // handler, an ftrace trampoline): the probed function's frame is the first
+  // that is the user's. A return address at a function's end belongs to it too.
+  for (size_t i = 0; i < frames.size() && !frames[i].user; ++i) {
+    const KallsymsEntry *at = (*kallsyms_)->code_symbol_at(frames[i].ip);
+    const KallsymsEntry *before = (*kallsyms_)->code_symbol_at(frames[i].ip - 1);
+    if (at == probed || before == probed) return i;
+  }
+  return 0;  // not found: keep them all rather than lose the stack
+}
+
 void StackSymbolizer::symbolize(const Event &event, std::vector<StackFrame> &frames) {
   if (cache_.size() > kMaxCached) cache_.clear();
   std::vector<StackFrame> out;
   out.reserve(frames.size());
   bool first_kernel = true, first_user = true;
-  for (const StackFrame &f : frames) {
+  size_t skip = tracing_frames(event, frames);
+  for (size_t i = skip; i < frames.size(); ++i) {
+    const StackFrame &f = frames[i];
     bool &first = f.user ? first_user : first_kernel;
     FrameAddress kind = first ? FrameAddress::Exact : FrameAddress::ReturnAddress;
     first = false;

@@ -4,7 +4,9 @@
 // modules, where KASLR put them); the running kernel's DWARF vmlinux, when
 // one is found, gives file:line and the inlined calls, at the address
 // moved back by KASLR's offset (kallsyms' _text minus the vmlinux's).
-// Modules get their symbol and offset only.
+// Modules get their symbol and offset only. The frames of the tracing code
+// that recorded a kprobe's stack (the kprobe handler, ftrace's trampoline)
+// are left out: the stack starts at the probed function.
 //
 // User frames: the process's /proc/PID/maps, read the first time one of
 // its stacks is seen (while it lives), turn each address into a file and
@@ -64,6 +66,9 @@ class StackSymbolizer : public FrameSymbolizer {
     std::string path;
     uint64_t file_offset = 0;
   };
+  // How many frames at the top of a kprobe event's kernel stack are the
+  // tracing code's, before the probed function's own frame.
+  size_t tracing_frames(const Event &event, const std::vector<StackFrame> &frames);
   std::vector<StackFrame> kernel_frames(const StackFrame &frame, FrameAddress kind);
   std::vector<StackFrame> user_frames(const Event &event, const StackFrame &frame, FrameAddress kind);
   const std::vector<FileMapping> &maps_of(pid_t pid, uint64_t address);

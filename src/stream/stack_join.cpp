@@ -1,6 +1,6 @@
 #include "src/stream/stack_join.h"
 
-#include <cstring>
+#include <algorithm>
 
 namespace kpp {
 
@@ -21,12 +21,28 @@ bool is_stack_event(const Event &e, bool &user) {
 StackJoin::StackJoin(StackJoinOptions options, EventSink *downstream)
     : options_(std::move(options)), downstream_(downstream) {}
 
+StackJoin::Held &StackJoin::push_held() {
+  if (count_ == ring_.size()) {
+    // Full: unroll the ring into a larger one, oldest first.
+    std::vector<Held> larger(std::max<size_t>(16, ring_.size() * 2));
+    for (size_t i = 0; i < count_; ++i) larger[i] = std::move(held(i));
+    ring_ = std::move(larger);
+    head_ = 0;
+  }
+  return held(count_++);
+}
+
+void StackJoin::pop_held() {
+  head_ = (head_ + 1) % ring_.size();
+  --count_;
+}
+
 StackJoin::Held *StackJoin::held_on(int cpu) {
   auto it = last_on_cpu_.find(cpu);
-  if (it == last_on_cpu_.end() || held_.empty()) return nullptr;
-  uint64_t first = held_.front().serial;
+  if (it == last_on_cpu_.end() || count_ == 0) return nullptr;
+  uint64_t first = held(0).serial;
   if (it->second < first) return nullptr;
-  return &held_[static_cast<size_t>(it->second - first)];
+  return &held(static_cast<size_t>(it->second - first));
 }
 
 void StackJoin::add_frames(Held &held, const Event &stack_event, bool user) {
@@ -66,19 +82,20 @@ Status StackJoin::on_event(const Event &event) {
   }
   // Another event on this CPU: what was held there has all it will get.
   if (Held *h = held_on(event.cpu)) h->ready = true;
-  Held held;
-  held.event = event;
-  held.serial = next_serial_++;
+  Held &h = push_held();
+  h.event = event;  // into the slot's storage
+  h.serial = next_serial_++;
+  h.wants_kernel = h.wants_user = h.ready = false;
+  h.batches = 0;
   if (options_.mode == StackMode::Expected) {
     key_.assign(event.system).append(1, ':').append(event.name);
-    held.wants_kernel = options_.kernel_stack_events.count(key_) > 0;
-    held.wants_user = options_.user_stacks;
-    held.ready = !held.wants_kernel && !held.wants_user;
+    h.wants_kernel = options_.kernel_stack_events.count(key_) > 0;
+    h.wants_user = options_.user_stacks;
+    h.ready = !h.wants_kernel && !h.wants_user;
   }
-  held_.push_back(std::move(held));
-  last_on_cpu_[event.cpu] = held_.back().serial;
-  while (held_.size() > kMaxHeld) {
-    held_.front().ready = true;
+  last_on_cpu_[event.cpu] = h.serial;
+  while (count_ > kMaxHeld) {
+    held(0).ready = true;
     if (Status st = release_ready(); !st) return st;
   }
   return release_ready();
@@ -90,24 +107,24 @@ Status StackJoin::forward(Held &held) {
 }
 
 Status StackJoin::release_ready() {
-  while (!held_.empty() && held_.front().ready) {
-    Status st = forward(held_.front());
-    held_.pop_front();
+  while (count_ > 0 && held(0).ready) {
+    Status st = forward(held(0));
+    pop_held();
     if (!st) return st;
   }
   return Ok{};
 }
 
 Status StackJoin::release_all() {
-  for (Held &h : held_) h.ready = true;
+  for (size_t i = 0; i < count_; ++i) held(i).ready = true;
   return release_ready();
 }
 
 Status StackJoin::on_batch_end() {
   // A stack stamped after this poll's watermark comes with the next poll:
   // an event waits over one batch end, not two.
-  for (Held &h : held_)
-    if (++h.batches >= 2) h.ready = true;
+  for (size_t i = 0; i < count_; ++i)
+    if (++held(i).batches >= 2) held(i).ready = true;
   if (Status st = release_ready(); !st) return st;
   return downstream_->on_batch_end();
 }

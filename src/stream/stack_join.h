@@ -17,7 +17,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -87,9 +86,17 @@ class StackJoin : public EventSink {
   Status release_all();
   Status forward(Held &held);
 
+  // The held events, oldest first: a ring of slots that are reused, so
+  // that holding an event copies into storage it already has (a report of
+  // millions of events allocates nothing per event).
+  Held &held(size_t i) { return ring_[(head_ + i) % ring_.size()]; }
+  Held &push_held();
+  void pop_held();
+
   StackJoinOptions options_;
   EventSink *downstream_;
-  std::deque<Held> held_;
+  std::vector<Held> ring_;
+  size_t head_ = 0, count_ = 0;
   uint64_t next_serial_ = 0;
   std::unordered_map<int, uint64_t> last_on_cpu_;  // cpu -> serial of its newest held event
   std::string key_;
