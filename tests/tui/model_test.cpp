@@ -322,8 +322,8 @@ TEST(LiveModel, StacksAreCountedPerProbeMostFrequentFirst) {
   EXPECT_EQ(top[1]->count, 1u);
   // The pane: the count beside the innermost frame, the callers below.
   UiState ui;
-  ui.selected = static_cast<size_t>(std::find(m.sorted(ui.sort).begin(), m.sorted(ui.sort).end(), 0u) -
-                                    m.sorted(ui.sort).begin());
+  std::vector<size_t> order = m.sorted(ui.sort);  // the table's order: select row 0's probe
+  ui.selected = static_cast<size_t>(std::find(order.begin(), order.end(), size_t{0}) - order.begin());
   std::vector<Line> lines = render_stacks(m, ui, 60, 10);
   auto text = [](const Line &l) {
     std::string s;
