@@ -9,6 +9,7 @@ namespace {
 // Bounds on what is kept: answers, processes' maps.
 constexpr size_t kMaxCached = 1 << 16;
 constexpr size_t kMaxProcesses = 4096;
+constexpr size_t kMaxFiles = 256;  // open debug infos (each maps its file)
 }  // namespace
 
 StackSymbolizer::StackSymbolizer(StackSource source, std::string vmlinux)
@@ -123,6 +124,9 @@ const std::vector<FileMapping> &StackSymbolizer::maps_of(pid_t pid, uint64_t add
 dwarf::DebugInfo *StackSymbolizer::debug_of(const std::string &path) {
   auto it = files_.find(path);
   if (it != files_.end()) return it->second.get();
+  if (files_.size() >= kMaxFiles) {
+    files_.clear();  // the answers already given stay in cache_
+  }
   auto d = dwarf::DebugInfo::open(path);
   auto &slot = files_[path];
   if (d) slot = std::move(*d);
