@@ -68,6 +68,17 @@ struct SourcePlace {
   int line = 0;           // the line at the address (0 when unknown)
 };
 
+// One frame of the code at an address, for stacks: the function whose code
+// it is and the source line there. Inlining makes several frames of one
+// address: the innermost (inlined) function at its line, then each caller
+// at the line of its call.
+struct CodeFrame {
+  std::string function;
+  std::string file;  // the whole path, as DWARF names it; empty when unknown
+  int line = 0;      // 0 when unknown
+  bool inlined = false;  // an inlined copy (its caller is the next frame)
+};
+
 // How queries that must look at every unit get their name index (see
 // dwarf/index_cache.h): built once per binary, cached on disk.
 struct OpenOptions {
@@ -184,6 +195,13 @@ class DebugInfo {
   // instruction of an inlined copy, the call in its caller, as perf and gdb
   // say); line 0 when none of them has a line there.
   virtual std::optional<SourcePlace> source_of(uint64_t address) = 0;
+  // The frames of the code at `address`, innermost first (see CodeFrame):
+  // the line-table row that covers the address, then the call site of each
+  // inlined copy that holds it. Empty when no subprogram covers it.
+  virtual std::vector<CodeFrame> frames_at(uint64_t address) {
+    (void)address;
+    return {};
+  }
   // The link-time address at file offset `offset` (the inverse of file_offset).
   virtual std::optional<uint64_t> address_of_file_offset(uint64_t offset) = 0;
 

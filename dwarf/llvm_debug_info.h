@@ -77,6 +77,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<LineSite> line_rows(const Function &fn) override;
   std::string find_source_file(const std::string &suffix) override;
   std::optional<SourcePlace> source_of(uint64_t address) override;
+  std::vector<CodeFrame> frames_at(uint64_t address) override;
   std::optional<uint64_t> address_of_file_offset(uint64_t offset) override;
   Result<uint64_t> file_offset(uint64_t address) override;
   std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) override;

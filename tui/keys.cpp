@@ -46,7 +46,13 @@ Intent move(UiState &ui, LiveModel &model, long delta, size_t page) {
     case Pane::Probes:
       move_within(ui.selected, delta, model.probes().size());
       ui.arg_selected = 0;
+      ui.stack_scroll = 0;
       break;
+    case Pane::Stacks: {
+      long at = static_cast<long>(ui.stack_scroll) + delta;
+      ui.stack_scroll = static_cast<size_t>(std::max(at, 0L));  // render stops at the last line
+      break;
+    }
     case Pane::Log: {
       // Scrolling back means a larger distance from the newest line.
       size_t lines = model.log().visible().size();
@@ -87,8 +93,8 @@ Intent handle_key(UiState &ui, LiveModel &model, Key key, size_t page) {
     }
     case Key::Kind::Tab:
     case Key::Kind::BackTab: {
-      int n = static_cast<int>(ui.focus) + (key.kind == Key::Kind::Tab ? 1 : 3);
-      ui.focus = static_cast<Pane>(n % 4);
+      int n = static_cast<int>(ui.focus) + (key.kind == Key::Kind::Tab ? 1 : kPanes - 1);
+      ui.focus = static_cast<Pane>(n % kPanes);
       ui.detail = false;
       return redraw();
     }

@@ -99,6 +99,7 @@ void LiveModel::on_event(const Event &e) {
     }
     row.args[f].summary.add(e.fields[f].value);
   }
+  if (!e.stack.empty()) row.stacks.add(e.stack);
 }
 
 void LiveModel::on_lost(int, int64_t count) {

@@ -12,6 +12,7 @@
 #include "src/stream/event.h"
 #include "tui/event_log.h"
 #include "tui/latency_pairs.h"
+#include "tui/stack_tally.h"
 #include "tui/value_summary.h"
 
 namespace kpp::tui {
@@ -47,6 +48,7 @@ struct ProbeRow {
   double rate = 0;              // hits/s over the last tick interval
   std::deque<double> history;   // rates, oldest first, one per tick
   std::vector<ArgStats> args;   // per field, in the event's field order
+  StackTally stacks;            // the stacks it fired with (--stack)
   int pair_entry = -1;          // latency pair this probe enters, or -1
   int pair_return = -1;         // latency pair this probe returns from, or -1
   uint64_t hits_at_tick = 0;

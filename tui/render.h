@@ -31,6 +31,10 @@ std::vector<Line> render_log(const LiveModel &model, const UiState &ui, size_t w
 std::vector<Line> render_latency(const LiveModel &model, const UiState &ui, size_t width, size_t height);
 std::vector<Line> render_args(const LiveModel &model, const UiState &ui, size_t width, size_t height);
 
+// The selected probe's stacks (--stack), most frequent first: each one's
+// count beside its innermost frame, its callers below.
+std::vector<Line> render_stacks(const LiveModel &model, const UiState &ui, size_t width, size_t height);
+
 // funclatency-style rows "  low -> high : count |****   |" for the
 // non-empty span of `hist`, at most `height` rows.
 std::vector<Line> render_histogram(const Log2Histogram &hist, const std::string &unit, size_t width,

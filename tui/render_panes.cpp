@@ -198,4 +198,33 @@ std::vector<Line> render_args(const LiveModel &model, const UiState &ui, size_t 
   return pad_to(std::move(out), width, height);
 }
 
+std::vector<Line> render_stacks(const LiveModel &model, const UiState &ui, size_t width, size_t height) {
+  std::vector<Line> out;
+  auto order = model.sorted(ui.sort);
+  if (order.empty()) return pad_to(std::move(out), width, height);
+  const ProbeRow &r = model.probes()[order[std::min(ui.selected, order.size() - 1)]];
+  const StackTally &t = r.stacks;
+  if (t.distinct() == 0) {
+    out.push_back({{"  " + r.id + ": " + (r.hits ? "no stacks (trace with --stack)" : "no events yet"), Style::Dim}});
+    return pad_to(std::move(out), width, height);
+  }
+  std::string head = " " + r.id + ": " + std::to_string(t.distinct()) + " stacks";
+  if (t.other()) head += " (" + std::to_string(t.other()) + " more hits of stacks not kept)";
+  out.push_back({{head, Style::Header}});
+  // Every stack's lines, then the window that fits, from ui.stack_scroll.
+  const size_t cnt = 9;
+  std::vector<Line> lines;
+  for (const StackTally::Entry *e : t.top(64)) {
+    for (size_t i = 0; i < e->frames.size(); ++i) {
+      std::string count = i == 0 ? fit_right(std::to_string(e->count), cnt) : std::string(cnt, ' ');
+      lines.push_back({{"  " + count + "  ", i == 0 ? Style::Accent : Style::Normal}, {e->frames[i], Style::Normal}});
+    }
+    lines.push_back({});
+  }
+  size_t body = height > 1 ? height - 1 : 0;
+  size_t first = std::min(ui.stack_scroll, lines.size() > body ? lines.size() - body : 0);
+  for (size_t i = first; i < lines.size() && out.size() < height; ++i) out.push_back(std::move(lines[i]));
+  return pad_to(std::move(out), width, height);
+}
+
 }  // namespace kpp::tui

@@ -9,7 +9,7 @@ namespace {
 
 const char *const help_lines[] = {
     "  Up/Down, PgUp/PgDn, Home/End   move in the focused pane (j/k too)",
-    "  Tab, Shift-Tab                 next / previous pane: probes, log, latency, args",
+    "  Tab, Shift-Tab                 next / previous pane: probes, log, latency, args, stacks",
     "  space or e                     enable or disable the selected probe (our instance only)",
     "  p                              pause or resume the log (counts keep going)",
     "  /                              filter the log by text (Enter keeps, Esc cancels)",
@@ -102,6 +102,11 @@ std::vector<Line> titled(const LiveModel &model, const UiState &ui, Pane pane, s
       out.push_back(pane_title("Args", "values of the selected probe's arguments", focused, width, ui.unicode));
       for (Line &l : render_args(model, ui, width, body)) out.push_back(std::move(l));
       break;
+    case Pane::Stacks:
+      out.push_back(pane_title("Stacks", "the selected probe's stacks and their counts (--stack)", focused, width,
+                               ui.unicode));
+      for (Line &l : render_stacks(model, ui, width, body)) out.push_back(std::move(l));
+      break;
   }
   return out;
 }
@@ -138,7 +143,7 @@ Frame render_screen(const LiveModel &model, const UiState &ui, Size size) {
     auto log = titled(model, ui, Pane::Log, left, lower);
     size_t top = lower / 2;
     auto lat = titled(model, ui, Pane::Latency, right, top);
-    auto args = titled(model, ui, Pane::Args, right, lower - top);
+    auto args = titled(model, ui, ui.focus == Pane::Stacks ? Pane::Stacks : Pane::Args, right, lower - top);
     lat.insert(lat.end(), args.begin(), args.end());
     std::string bar = ui.unicode ? "\u2502" : "|";
     for (size_t i = 0; i < lower; ++i) {

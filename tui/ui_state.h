@@ -11,8 +11,10 @@
 namespace kpp::tui {
 
 // Tab order. The lower part of the screen shows the focused pane (the log
-// when the table has focus); wide screens show all three.
-enum class Pane { Probes, Log, Latency, Args };
+// when the table has focus); wide screens show all three (the stacks in
+// the args' place while they have focus).
+enum class Pane { Probes, Log, Latency, Args, Stacks };
+inline constexpr int kPanes = 5;
 
 struct UiState {
   Pane focus = Pane::Probes;
@@ -21,6 +23,7 @@ struct UiState {
   size_t log_scroll = 0;   // lines back from the newest visible one; 0 follows new events
   size_t pair_selected = 0;
   size_t arg_selected = 0;  // argument of the selected probe
+  size_t stack_scroll = 0;  // lines scrolled down the selected probe's stacks
   bool help = false;
   bool detail = false;      // fields of the log line under the cursor
   bool editing_filter = false;

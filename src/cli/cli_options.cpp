@@ -32,6 +32,9 @@ enum HistLongOnly { opt_by = 1500, opt_sum, opt_latency };
 // Options of names and sources.
 enum NameLongOnly { opt_demangle = 1400, opt_no_demangle, opt_demangle_kernel, opt_prefix_map };
 
+// Options of stacks.
+enum StackLongOnly { opt_stack = 1900 };
+
 // Options of export.
 enum ExportLongOnly { opt_listen = 1600, opt_hist };
 
@@ -81,6 +84,7 @@ const option long_options[] = {
     {"by", required_argument, nullptr, opt_by},
     {"sum", required_argument, nullptr, opt_sum},
     {"latency", required_argument, nullptr, opt_latency},
+    {"stack", no_argument, nullptr, opt_stack},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -99,14 +103,14 @@ const char *command_name(CliOptions::Command c) {
 
 bool option_applies(CliOptions::Command c, int opt) {
   static const std::vector<int> common{'q', 'v', 'h', opt_version};
-  static const std::vector<int> trace{'e', 'o', opt_json, opt_duration, opt_filter, opt_pid_only};
+  static const std::vector<int> trace{'e', 'o', opt_json, opt_duration, opt_filter, opt_pid_only, opt_stack};
   static const std::vector<int> record{'e', 'o', opt_duration, opt_filter, opt_pid_only, opt_file_version,
-                                       opt_compression};
+                                       opt_compression, opt_stack};
   static const std::vector<int> report{opt_json};
   // live --add takes the probe options too.
   static const std::vector<int> live{'e', 'o', opt_filter, opt_keep, 'a', 'x', 'k', 'm', 's', 'f', opt_max_probes,
                                      opt_no_inlines, opt_no_cache, opt_maxactive, opt_demangle, opt_no_demangle,
-                                     opt_demangle_kernel, opt_prefix_map, opt_fprobe};
+                                     opt_demangle_kernel, opt_prefix_map, opt_fprobe, opt_stack};
   auto has = [&](const std::vector<int> &v) { return std::find(v.begin(), v.end(), opt) != v.end(); };
   if (has(common)) return true;
   switch (c) {
@@ -222,6 +226,7 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
       case 'e': o.events.push_back(optarg); break;
       case 'o': o.output = optarg; o.output_given = true; break;
       case opt_keep: o.keep = true; break;
+      case opt_stack: o.stack = true; break;
       case opt_by: o.hist_by.push_back(optarg); break;
       case opt_sum: o.hist_sum.push_back(optarg); break;
       case opt_latency: o.hist_latency = optarg; break;
@@ -324,7 +329,7 @@ const char *usage_text() {
        kprobe-probe -x PROGRAM -D PROBE       print the definitions, change nothing
        kprobe-probe -l [PATTERN] [--json]     list probes
        kprobe-probe -d PATTERN                delete probes
-       kprobe-probe trace -e GROUP:EVENT [--json] [--duration S] [-- COMMAND...]
+       kprobe-probe trace -e GROUP:EVENT [--json] [--stack] [--duration S] [-- COMMAND...]
        kprobe-probe record -e GROUP:EVENT [-o trace.dat] [--duration S] [-- COMMAND...]
        kprobe-probe report FILE [--json]      print a trace.dat's events as trace does
        kprobe-probe live [-e GROUP:EVENT | [-x PROG] --add PROBE...] [-o trace.dat] [--keep] [-- COMMAND...]
@@ -374,6 +379,7 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
       --duration S       (trace) stop after S seconds
       --filter EXPR      (trace) tracefs event filter
       --pid-only         (trace) only the traced command and its children
+      --stack            (trace, record, live) each event's kernel stack (uprobes: user stack)
       --keep             (live) leave the probes it added when it quits
       --listen [HOST:]PORT  (export) where to serve /metrics; HOST defaults to 127.0.0.1
       --hist ARG         (export) a log2 histogram of argument ARG (repeatable)

@@ -56,6 +56,7 @@ struct CliOptions {
   std::vector<std::string> command_line; // after "--"
   int file_version = 6;                  // --file-version 6|7 (record)
   std::string compression;               // --compression zstd|zlib|none (record, version 7)
+  bool stack = false;                    // --stack (trace, record, live): kernel and user stacks
 
   // hist
   std::vector<std::string> hist_by;      // --by FIELD[.MOD] (repeatable)

@@ -70,6 +70,8 @@ Result<int> run_live_command(const CliOptions &options) {
   view.command = options.command_line;
   if (options.output_given) view.output = options.output;
   view.sites = event_sites(*defs, view.events);
+  view.stack = options.stack;
+  view.symbolizer = stack_symbolizer(options, *defs);
   auto summary = run_live_view(view, *engine, *defs);
   if (!summary) return std::move(summary).error();
   print_summary(options, *summary);

@@ -3,6 +3,8 @@
 
 #include "src/cli/commands.h"
 #include "src/output/printer_sink.h"
+#include "src/probes/probe_engine.h"
+#include "src/stack/stack_symbolizer.h"
 #include "src/stream/sink_chain.h"
 #include "src/tracedat/tracedat_reader.h"
 
@@ -18,7 +20,19 @@ Status run_report_command(const CliOptions &options) {
   // file's instance buffers follow the top level's events, each under a line
   // naming it (as `trace-cmd report --stat` names them); JSON lines stay
   // events only.
-  SinkChain chain(SinkChainOptions{}, {&printer});
+  // Stacks recorded with --stack are joined to their events; the probed
+  // binaries' frames are named when their probes still exist (the file's
+  // processes are gone, its kernel may be another boot's: see StackSource).
+  SinkChainOptions chain_options;
+  chain_options.stacks.mode = StackMode::AsTheyCome;
+  StackSymbolizer symbolizer(StackSource::File);
+  symbolizer.set_probe_source([] {
+    auto engine = ProbeEngine::open();
+    auto defs = engine ? engine->list() : Result<std::vector<TraceDefinition>>(std::move(engine).error());
+    return defs ? std::move(*defs) : std::vector<TraceDefinition>{};
+  });
+  chain_options.stacks.symbolizer = &symbolizer;
+  SinkChain chain(std::move(chain_options), {&printer});
   auto name_buffer = [&](const std::string &name) {
     if (!options.json) std::fprintf(stdout, "Buffer: %s\n", name.c_str());
   };

@@ -5,6 +5,7 @@
 #include "src/probes/definition_shapes.h"
 #include "src/probes/list_format.h"
 #include "src/probes/probe_engine.h"
+#include "src/stack/stack_symbolizer.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -17,12 +18,24 @@ SessionOptions session_options_from(const CliOptions &options, CommandOutput com
   s.pid_only = options.pid_only;
   s.command = options.command_line;
   s.command_output = command_output;
-  if (auto engine = ProbeEngine::open())
-    if (auto defs = engine->list()) {
-      s.probes = probe_shapes(*defs);
-      s.sites = event_sites(*defs, options.events);
-    }
+  s.stack = options.stack;
+  std::vector<TraceDefinition> none;
+  auto engine = ProbeEngine::open();
+  auto defs = engine ? engine->list() : Result<std::vector<TraceDefinition>>(Error("no tracefs"));
+  if (defs) {
+    s.probes = probe_shapes(*defs);
+    s.sites = event_sites(*defs, options.events);
+  }
+  s.symbolizer = stack_symbolizer(options, defs ? *defs : none);
   return s;
+}
+
+std::shared_ptr<FrameSymbolizer> stack_symbolizer(const CliOptions &options, const std::vector<TraceDefinition> &definitions) {
+  if (!options.stack) return nullptr;
+  auto symbolizer = std::make_shared<StackSymbolizer>(StackSource::Live, options.vmlinux);
+  // A process gone before its stack is named: its uprobe still places the probed binary.
+  symbolizer->add_probes(definitions);
+  return symbolizer;
 }
 
 EventSites event_sites(const std::vector<TraceDefinition> &definitions, const std::vector<std::string> &patterns) {

@@ -2,6 +2,8 @@
 // command line, the summary on stderr, the exit status.
 #pragma once
 
+#include <memory>
+
 #include "src/cli/cli_options.h"
 #include "src/definition/trace_definition.h"
 #include "src/stream/session.h"
@@ -11,6 +13,10 @@ namespace kpp {
 // The session the command line asks for; the companions are recognised from
 // the definitions tracefs lists (when it can be read).
 SessionOptions session_options_from(const CliOptions &options, CommandOutput command_output);
+
+// The symbolizer of --stack (null without it): this boot's kallsyms and
+// vmlinux, the processes' maps, and the uprobes among `definitions`.
+std::shared_ptr<FrameSymbolizer> stack_symbolizer(const CliOptions &options, const std::vector<TraceDefinition> &definitions);
 
 // The sites of the definitions of the events `patterns` name (-e), for
 // events to say which site fired (debug info opened once per program).

@@ -56,15 +56,21 @@ bool Kallsyms::has_module(const std::string &module) const {
   return std::any_of(entries_.begin(), entries_.end(), [&](const KallsymsEntry &e) { return e.module == module; });
 }
 
-std::optional<std::pair<std::string, uint64_t>> Kallsyms::symbolize(uint64_t address) const {
+const KallsymsEntry *Kallsyms::code_symbol_at(uint64_t address) const {
   auto it = std::upper_bound(entries_.begin(), entries_.end(), address,
                              [](uint64_t a, const KallsymsEntry &e) { return a < e.address; });
   // Code symbols only: markers and data (_stext, __start_*) share addresses with them.
   while (it != entries_.begin()) {
     --it;
-    if (it->type == 't' || it->type == 'T') return std::make_pair(it->name, address - it->address);
+    if (it->type == 't' || it->type == 'T') return &*it;
   }
-  return std::nullopt;
+  return nullptr;
+}
+
+std::optional<std::pair<std::string, uint64_t>> Kallsyms::symbolize(uint64_t address) const {
+  const KallsymsEntry *e = code_symbol_at(address);
+  if (!e) return std::nullopt;
+  return std::make_pair(e->name, address - e->address);
 }
 
 std::optional<std::pair<uint64_t, uint64_t>> Kallsyms::function_range(uint64_t address) const {

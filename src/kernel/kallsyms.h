@@ -34,6 +34,8 @@ class Kallsyms {
   bool has_module(const std::string &module) const;
   // The nearest vmlinux or module code symbol (t, T) at or before `address`, and the offset.
   std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) const;
+  // The code symbol symbolize() names, with its module; null when none.
+  const KallsymsEntry *code_symbol_at(uint64_t address) const;
   // symbolize() of the address `offset` past the vmlinux's _text: the
   // function a definition anchored on "_text+offset" is in.
   std::optional<std::pair<std::string, uint64_t>> at_text_offset(uint64_t offset) const;

@@ -204,6 +204,8 @@ Result<LiveViewSummary> run_live_view(const LiveViewOptions &options, ProbeEngin
   session_options.end_with_command = false;
   session_options.probes = probe_shapes(defs);
   session_options.sites = options.sites;
+  session_options.stack = options.stack;
+  session_options.symbolizer = options.symbolizer;
   auto session = Session::start(session_options, sinks);
   if (!session) return std::move(session).error();
   LiveProbes probes(engine, (*session)->instance(), defs, (*session)->companions());

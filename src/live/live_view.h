@@ -4,6 +4,7 @@
 // command); adding and removing probes is the caller's.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct LiveViewOptions {
   std::vector<std::string> command;  // a command to trace (its terminal I/O to /dev/null); empty = none
   std::string output;                // also record to this trace.dat; empty = no recording
   EventSites sites;                  // the sites of the events, for their detail
+  bool stack = false;                // --stack: each event's stack (SessionOptions::stack)
+  std::shared_ptr<FrameSymbolizer> symbolizer;  // names the stacks' frames (null: addresses only)
 };
 
 struct LiveViewSummary {

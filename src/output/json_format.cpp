@@ -27,6 +27,37 @@ void append_json_value(std::string &out, const FieldValue &v) {
   }
 }
 
+// ,"stack":[{"ip":"0x..","sym":"b","off":28,"file":"f.c","line":12,"inlined":false,
+// "user":true,"object":"/path"},...]: unknown values are null ("off" too for
+// inlined frames), "object" only when known.
+void append_stack_json(std::string &out, const std::vector<StackFrame> &stack) {
+  out += ",\"stack\":[";
+  char buf[40];
+  for (size_t i = 0; i < stack.size(); ++i) {
+    const StackFrame &f = stack[i];
+    if (i) out += ',';
+    std::snprintf(buf, sizeof buf, "{\"ip\":\"0x%llx\",\"sym\":", static_cast<unsigned long long>(f.ip));
+    out += buf;
+    if (f.sym.empty()) out += "null";
+    else append_json_string(out, f.sym);
+    out += ",\"off\":";
+    out += f.sym.empty() || f.inlined ? "null" : std::to_string(f.off);
+    out += ",\"file\":";
+    if (f.file.empty()) out += "null";
+    else append_json_string(out, f.file);
+    out += ",\"line\":";
+    out += f.line > 0 ? std::to_string(f.line) : "null";
+    out += f.inlined ? ",\"inlined\":true" : ",\"inlined\":false";
+    out += f.user ? ",\"user\":true" : ",\"user\":false";
+    if (!f.object.empty()) {
+      out += ",\"object\":";
+      append_json_string(out, f.object);
+    }
+    out += '}';
+  }
+  out += ']';
+}
+
 }  // namespace
 
 std::string format_event_json(const Event &e) {
@@ -63,7 +94,9 @@ std::string format_event_json(const Event &e) {
     out += ':';
     append_json_value(out, f.value);
   }
-  out += "}}";
+  out += '}';
+  if (!e.stack.empty()) append_stack_json(out, e.stack);
+  out += '}';
   return out;
 }
 

@@ -4,7 +4,8 @@
 //    "event":"probe_prog:walk_L5","ip":"0x55d0c3a01149","site":"walk:5@prog.c",
 //    "fields":{"name":"three","i":1,"p":140737488}}
 // "ip" (the probe's address, in the traced process for uprobes) is there
-// for probe events, "site" when the probe's definition is known.
+// for probe events, "site" when the probe's definition is known, "stack"
+// (after "fields") when the event has one (--stack).
 #pragma once
 
 #include <string>

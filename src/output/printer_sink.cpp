@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "src/output/json_format.h"
+#include "src/output/stack_format.h"
 #include "src/output/text_format.h"
 #include "src/stream/stop_signal.h"
 
@@ -33,6 +34,8 @@ Status PrinterSink::on_event(const Event &event) {
     std::snprintf(ip, sizeof ip, "0x%llx", static_cast<unsigned long long>(event.probe_ip));
     line += "  (ip=" + std::string(ip) + (event.site.empty() ? "" : " site=" + event.site) + ")";
   }
+  if (format_ == PrintFormat::Text)
+    for (const StackFrame &f : event.stack) line += "\n    " + format_frame_text(f);
   line += '\n';
   if (std::fwrite(line.data(), 1, line.size(), out_) != line.size()) return failed("write");
   return Ok{};

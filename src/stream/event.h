@@ -35,6 +35,22 @@ struct Field {
   bool operator==(const Field &) const = default;
 };
 
+// One frame of an event's stack (--stack): its address, and what the
+// symbolizer (src/stack) could say of it. Inlining gives several frames of
+// one address: the inlined functions (inlined = true), then the function
+// they are in. Kernel frames come first, then the user frames.
+struct StackFrame {
+  uint64_t ip = 0;
+  bool user = false;     // a user-space address (of the event's process)
+  std::string sym;       // function name; empty when unknown
+  uint64_t off = 0;      // ip's offset into the ELF symbol (frames that are not inlined)
+  std::string file;      // source file; empty when unknown
+  int line = 0;          // 0 when unknown
+  bool inlined = false;
+  std::string object;    // the module ("[ext4]") or the binary's path, when known
+  bool operator==(const StackFrame &) const = default;
+};
+
 struct Event {
   uint64_t time_ns = 0;   // trace clock of the instance (mono by default)
   int cpu = 0;
@@ -45,6 +61,7 @@ struct Event {
   uint64_t probe_ip = 0;  // __probe_ip of kprobe/uprobe events, 0 otherwise
   std::string site;       // the probe site that fired, "walk:5@prog.c"; empty when unknown (event_sites.h)
   std::vector<Field> fields;  // event fields in format order, common_* left out
+  std::vector<StackFrame> stack;  // --stack: kernel frames, then user frames; empty otherwise
 
   // The field named `name`, or nullptr.
   const Field *field(const std::string &field_name) const {

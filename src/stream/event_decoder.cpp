@@ -88,6 +88,10 @@ EventDecoder::EventPlan EventDecoder::build_plan(tep_event *ev) const {
         p.fixup = named.fixup;
       }
     }
+    // The kernel's own stack events declare caller[8] but size it by the
+    // stack's depth (kernel_stack): the last array of an ftrace event runs
+    // to the end of the record.
+    p.to_record_end = plan.system == "ftrace" && !f->next && p.kind == FieldKind::Array && !p.dynamic;
     if (p.term_of < 0) ++plan.shown;
     if (!p.fixup.empty()) plan.has_fixups = true;
     plan.fields.push_back(std::move(p));
@@ -148,7 +152,7 @@ void EventDecoder::decode_field(const FieldPlan &p, const uint8_t *data, int siz
   v.items_hex = p.elem_hex;
   if (f->offset < 0 || f->offset + f->size > size) return;  // truncated record
   const uint8_t *base = data + f->offset;
-  int len = f->size;
+  int len = p.to_record_end ? size - f->offset : f->size;
   if (p.dynamic) {
     // __data_loc: low 16 bits offset, high 16 bits length (rel_loc: offset
     // counts from the end of this field).
@@ -187,6 +191,7 @@ bool EventDecoder::decode(const void *data, int size, uint64_t ts, int cpu, Even
   out.time_ns = ts;
   out.cpu = cpu;
   out.probe_ip = 0;
+  out.stack.clear();
   const EventPlan *plan = plan_for(data, size);
   if (!plan) {
     out.pid = 0;

@@ -45,6 +45,7 @@ class EventDecoder {
     bool elem_hex;
     int elem_size;
     ValueFixup fixup;  // from the field name's suffix (src/util/value_fixup.h)
+    bool to_record_end = false;  // an array as long as the record (ftrace:kernel_stack's caller)
     int term_of = -1;  // a term: the index, among the shown fields, of the field it belongs to
     // A shown field's whole program: its terms' steps in field order, then its
     // own; `terms[N]` is the index in `fields` of its term N (0: itself).

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "src/stream/event.h"
+#include "src/stream/process_maps.h"
 
 namespace kpp {
 
@@ -38,14 +39,10 @@ class EventSites {
   const std::string &site_of(const Event &event);
 
  private:
-  struct Mapping {
-    uint64_t start, end, pgoff;
-    std::string path;
-  };
-  const std::vector<Mapping> &maps_of(int pid);
+  const std::vector<FileMapping> &maps_of(int pid);
 
   std::unordered_map<std::string, std::vector<ProbeSite>> sites_;
-  std::unordered_map<int, std::vector<Mapping>> maps_;  // per pid, read once
+  std::unordered_map<int, std::vector<FileMapping>> maps_;  // per pid, read once
   std::string key_, none_;
 };
 

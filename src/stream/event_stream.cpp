@@ -13,6 +13,7 @@
 #include <traceevent/event-parse.h>
 
 #include "src/stream/probe_shapes.h"
+#include "src/stream/stack_join.h"
 extern "C" {  // kbuffer.h has no C++ guard
 #include <traceevent/kbuffer.h>
 }
@@ -31,7 +32,7 @@ uint64_t monotonic_ns() {
 }  // namespace
 
 Result<std::unique_ptr<EventStream>> EventStream::open(const TraceInstance &instance,
-                                                       std::vector<EventSink *> sinks) {
+                                                       std::vector<EventSink *> sinks, bool stacks) {
   if (!instance.is_open()) return Error("cannot open event stream: trace instance is closed");
   std::unique_ptr<EventStream> s(new EventStream());
   s->sinks_ = std::move(sinks);
@@ -45,6 +46,7 @@ Result<std::unique_ptr<EventStream>> EventStream::open(const TraceInstance &inst
   std::vector<std::string> systems = instance.enabled_systems();
   std::vector<const char *> names;
   for (const auto &sys : systems) names.push_back(sys.c_str());
+  if (stacks) names.push_back(kStackSystem);
   names.push_back(nullptr);
   s->tep_ = tracefs_local_events_system(instance.tracing_dir().c_str(), names.data());
   if (!s->tep_)

@@ -41,8 +41,10 @@ class EventStream {
   // Opens one reader per CPU of `instance` and loads the formats of the
   // systems it enabled. Sinks are not owned and must outlive the stream.
   // Errors: no CPU buffer could be opened, formats could not be parsed.
+  // With `stacks`, the kernel's own stack events (the "ftrace" system:
+  // kernel_stack, user_stack) are decoded too.
   static Result<std::unique_ptr<EventStream>> open(const TraceInstance &instance,
-                                                   std::vector<EventSink *> sinks);
+                                                   std::vector<EventSink *> sinks, bool stacks = false);
   ~EventStream();
   EventStream(const EventStream &) = delete;
   EventStream &operator=(const EventStream &) = delete;

@@ -55,6 +55,15 @@ Status enable_companions(TraceInstance &instance, const Companions &companions) 
   return Ok{};
 }
 
+bool is_uprobe_event(const EventId &e) {
+  tracefs_dynevent *d =
+      tracefs_dynevent_get(static_cast<tracefs_dynevent_type>(TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE),
+                           e.system.c_str(), e.name.c_str());
+  if (!d) return false;
+  tracefs_dynevent_free(d);
+  return true;
+}
+
 }  // namespace
 
 Session::Session(const SessionOptions &options) : options_(options) {}
@@ -107,14 +116,22 @@ Status Session::setup(std::vector<EventSink *> sinks) {
   std::string own = "common_pid != " + std::to_string(getpid());
   std::string filter = opt.filter.empty() ? own : "(" + opt.filter + ") && " + own;
   if (Status f = instance.set_filter(filter); !f) return f;
+  StackJoinOptions stacks;
+  if (opt.stack) {
+    auto on = enable_stacks(filter);
+    if (!on) return std::move(on).error();
+    stacks = std::move(*on);
+  }
   if (!opt.command.empty()) {
     if (Status c = command_.spawn(opt.command, opt.command_output); !c) return c;
     summary_.command_pid = command_.pid();
     if (opt.pid_only)
       if (Status p = instance.set_event_pid(command_.pid()); !p) return p;
   }
-  chain_ = std::make_unique<SinkChain>(SinkChainOptions{std::move(companions), getpid(), opt.sites}, std::move(sinks));
-  auto stream = EventStream::open(instance, {chain_.get()});
+  bool with_stacks = stacks.mode != StackMode::Off;
+  chain_ = std::make_unique<SinkChain>(SinkChainOptions{std::move(companions), getpid(), opt.sites, std::move(stacks)},
+                                       std::move(sinks));
+  auto stream = EventStream::open(instance, {chain_.get()}, with_stacks);
   if (!stream) return std::move(stream).error();
   stream_ = std::move(*stream);
   if (Status s = stream_->start(); !s) return s;
@@ -124,6 +141,32 @@ Status Session::setup(std::vector<EventSink *> sinks) {
   if (command_.started())
     if (Status r = command_.release(); !r) return r;
   return Ok{};
+}
+
+Result<StackJoinOptions> Session::enable_stacks(const std::string &filter) {
+  TraceInstance &instance = *instance_;
+  StackJoinOptions stacks;
+  stacks.mode = StackMode::Expected;
+  stacks.symbolizer = options_.symbolizer.get();
+  // The trigger has the events' own filter: a trigger without one runs
+  // before the event is written, and for the events the filter drops (our
+  // own reads) too; with one, it runs after the event, as the stack's
+  // place in the buffer must be.
+  std::string trigger = "stacktrace if " + filter;
+  for (const EventId &e : instance.enabled()) {
+    if (is_uprobe_event(e)) {
+      stacks.user_stacks = true;
+      continue;
+    }
+    if (Status t = instance.add_trigger(e, trigger); !t)
+      return Error("cannot record the kernel stacks of " + e.system + ":" + e.name + " (--stack)",
+                   "the kernel refused the `stacktrace` trigger: " + t.error().message);
+    stacks.kernel_stack_events.insert(e.system + ":" + e.name);
+  }
+  if (stacks.user_stacks && tracefs_option_enable(instance.raw(), TRACEFS_OPTION_USERSTACKTRACE) != 0)
+    return Error("cannot record the user stacks of uprobe events (--stack): the instance's userstacktrace option "
+                 "cannot be set");
+  return stacks;
 }
 
 Result<SessionState> Session::step(int max_wait_ms, int wake_fd) {

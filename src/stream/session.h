@@ -24,6 +24,7 @@
 #include "src/stream/companions.h"
 #include "src/stream/event_sink.h"
 #include "src/stream/event_sites.h"
+#include "src/stream/stack_join.h"
 #include "src/stream/traced_command.h"
 #include "src/util/result.h"
 
@@ -51,6 +52,11 @@ struct SessionOptions {
   std::vector<ProbeShape> probes;
   std::optional<Companions> companions;  // a plan's own, when it has them
   EventSites sites;                      // which site each event's probe is (empty: none)
+  // --stack: the kernel stack of each event that is not a uprobe's (the
+  // `stacktrace` trigger), the user stack of each uprobe event (the
+  // instance's `userstacktrace` option), joined to their events.
+  bool stack = false;
+  std::shared_ptr<FrameSymbolizer> symbolizer;  // names the frames (null: addresses only)
 };
 
 struct SessionSummary {
@@ -101,6 +107,8 @@ class Session {
  private:
   Session(const SessionOptions &options);
   Status setup(std::vector<EventSink *> sinks);
+  // Turns on the stacks of the enabled events (see SessionOptions::stack).
+  Result<StackJoinOptions> enable_stacks(const std::string &filter);
 
   SessionOptions options_;
   std::unique_ptr<StopSignalScope> signals_;

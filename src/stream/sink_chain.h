@@ -1,14 +1,15 @@
 // SinkChain: the one road every shown event takes, whatever the command
 // (trace, record, live, demo, report):
 //
-//   stream/trace.dat -> own-pid filter -> site -> companion join -> sinks
+//   stream/trace.dat -> own-pid filter -> site -> stack join -> companion join -> sinks
 //
 // (Value fixups -- a signed bitfield, DWARF's additions -- are finished by
 // the EventDecoder before the chain, so every sink sees final values.)
 // The own-pid filter drops events of the tool's own process: a probe on the
 // read path would otherwise show our own buffer reads. The companion join
 // (entry_value_join.h) folds entry-value companions into their probe; the
-// site (event_sites.h) says which copy of a probe fired.
+// site (event_sites.h) says which copy of a probe fired. The stack join
+// (stack_join.h) puts the kernel's stack events back on their event.
 // Raw pages pass untouched to the sinks that want them.
 #pragma once
 
@@ -21,6 +22,7 @@
 #include "src/stream/entry_value_join.h"
 #include "src/stream/event_sink.h"
 #include "src/stream/event_sites.h"
+#include "src/stream/stack_join.h"
 
 namespace kpp {
 
@@ -30,6 +32,7 @@ struct SinkChainOptions {
   std::optional<Companions> companions;
   pid_t own_pid = 0;  // events of this pid are dropped; 0: none (a replayed file)
   EventSites sites;   // empty: events carry no site
+  StackJoinOptions stacks;  // mode Off: no stacks
 };
 
 class SinkChain : public EventSink {
@@ -38,13 +41,13 @@ class SinkChain : public EventSink {
   SinkChain(SinkChainOptions options, std::vector<EventSink *> sinks);
 
   Status on_start(const StreamInfo &info) override;
-  bool wants_events() const override { return join_.wants_events(); }
-  bool wants_pages() const override { return join_.wants_pages(); }
-  Status on_page(int cpu, std::span<const uint8_t> page) override { return join_.on_page(cpu, page); }
+  bool wants_events() const override { return stacks_.wants_events(); }
+  bool wants_pages() const override { return stacks_.wants_pages(); }
+  Status on_page(int cpu, std::span<const uint8_t> page) override { return stacks_.on_page(cpu, page); }
   Status on_event(const Event &event) override;
-  void on_lost(int cpu, int64_t count) override { join_.on_lost(cpu, count); }
-  Status on_batch_end() override { return join_.on_batch_end(); }
-  Status on_finish() override { return join_.on_finish(); }
+  void on_lost(int cpu, int64_t count) override { stacks_.on_lost(cpu, count); }
+  Status on_batch_end() override { return stacks_.on_batch_end(); }
+  Status on_finish() override { return stacks_.on_finish(); }
 
   const Companions &companions() const { return join_.companions(); }
   // Events that reached the sinks: not the tool's own, companions folded in.
@@ -56,6 +59,7 @@ class SinkChain : public EventSink {
   EventSites sites_;
   Event sited_;  // reused: the event with its site
   EntryValueJoin join_;
+  StackJoin stacks_;  // in front of join_
 };
 
 }  // namespace kpp

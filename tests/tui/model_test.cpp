@@ -5,6 +5,7 @@
 
 #include "tests/tui/synthetic.h"
 #include "tui/keys.h"
+#include "tui/render.h"
 #include "tui/live_model.h"
 
 namespace kpp::tui {
@@ -283,12 +284,57 @@ TEST(Keys, IntentsAndStateChanges) {
   EXPECT_EQ(ui.focus, Pane::Log);
   handle_key(ui, m, Key::of(K::BackTab), 10);
   handle_key(ui, m, Key::of(K::BackTab), 10);
+  EXPECT_EQ(ui.focus, Pane::Stacks);
+  handle_key(ui, m, Key::of(K::BackTab), 10);
   EXPECT_EQ(ui.focus, Pane::Args);
   handle_key(ui, m, Key::character('?'), 10);
   EXPECT_TRUE(ui.help);
   handle_key(ui, m, Key::of(K::Escape), 10);
   EXPECT_FALSE(ui.help);
   EXPECT_EQ(handle_key(ui, m, Key::character('Z'), 10).kind, Intent::Kind::Ignored);
+}
+
+TEST(LiveModel, StacksAreCountedPerProbeMostFrequentFirst) {
+  LiveModel m;
+  add_demo_probes(m);
+  auto with_stack = [](Event e, std::vector<std::string> names) {
+    uint64_t ip = 0x1000;
+    for (const std::string &n : names) {
+      StackFrame f;
+      f.ip = ip += 0x10;
+      f.sym = n;
+      f.off = 4;
+      e.stack.push_back(f);
+    }
+    return e;
+  };
+  const std::string id = m.probes()[0].id;
+  Event e = make_event(m.probes()[0].info.event, 1);
+  for (int i = 0; i < 3; ++i) m.on_event(with_stack(e, {"b", "a", "main"}));
+  m.on_event(with_stack(e, {"b", "c", "main"}));
+  m.on_event(e);  // no stack: counted as a hit, not as a stack
+  const StackTally &t = m.probes()[0].stacks;
+  ASSERT_EQ(t.distinct(), 2u);
+  auto top = t.top(5);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0]->count, 3u);
+  EXPECT_EQ(top[0]->frames, (std::vector<std::string>{"b+0x4", "a+0x4", "main+0x4"}));
+  EXPECT_EQ(top[1]->count, 1u);
+  // The pane: the count beside the innermost frame, the callers below.
+  UiState ui;
+  std::vector<size_t> order = m.sorted(ui.sort);  // the table's order: select row 0's probe
+  ui.selected = static_cast<size_t>(std::find(order.begin(), order.end(), size_t{0}) - order.begin());
+  std::vector<Line> lines = render_stacks(m, ui, 60, 10);
+  auto text = [](const Line &l) {
+    std::string s;
+    for (const Segment &seg : l) s += seg.text;
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+  };
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_NE(text(lines[0]).find(id + ": 2 stacks"), std::string::npos) << text(lines[0]);
+  EXPECT_EQ(text(lines[1]), "          3  b+0x4");
+  EXPECT_EQ(text(lines[2]), "             a+0x4");
 }
 
 TEST(Keys, FilterIsTypedAppliedAndCancelled) {
