@@ -1,5 +1,6 @@
 #include "dwarf/cxx_names.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <memory>
@@ -61,6 +62,15 @@ bool is_cxx_query(std::string_view name) {
 
 CxxQuery parse_cxx_query(std::string_view name) {
   std::string text = without_spaces(name);
+  // A ref-qualifier ("str() const &"), as the cv-qualifier below, does not
+  // tell overloads apart in the demangled parameters the query is matched against.
+  for (std::string_view ref : {"&&", "&"}) {
+    std::string_view head = std::string_view(text).substr(0, text.size() - std::min(text.size(), ref.size()));
+    if (std::string_view(text).ends_with(ref) && (head.ends_with(')') || head.ends_with(")const"))) {
+      text.resize(head.size());
+      break;
+    }
+  }
   CxxQuery q;
   size_t open = params_start(text);
   if (open != std::string::npos) {

@@ -40,6 +40,14 @@ struct ScannedPoint {
 // nothing and is dropped with them (from `head`, where the name starts).
 void point_space(std::vector<PointChar> &chars, size_t head) {
   if (!chars.empty() && chars.back().c == ')') return;
+  // "str() const &": a ref-qualifier after a cv-qualifier.
+  auto ends_with = [&](std::string_view tail) {
+    if (chars.size() < tail.size()) return false;
+    for (size_t i = 0; i < tail.size(); ++i)
+      if (chars[chars.size() - tail.size() + i].c != tail[i]) return false;
+    return true;
+  };
+  if (ends_with(")const") || ends_with(")volatile")) return;
   if (chars.size() > head) chars.resize(head);
 }
 

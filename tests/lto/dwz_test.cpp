@@ -8,6 +8,7 @@
 // move to a supplementary file, which is not read: the tool says so.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "lto_support.h"
@@ -88,7 +89,7 @@ TEST_F(Dwz, SingleFileAnswersAsTheBuildWithoutDwz) {
       {"-D", "dwz_right:" + std::to_string(right_print_rel()) + " span p->y p->weight"},
       {"-D", span_tall + " p->y scale"},
       {"-D", "dwz_span p scale"},
-      {"-D", "dwz_span%return $retval"},
+      {"-D", "dwz_right%return $retval"},
       {"-D", "dwz_left@dwz_left.c"},
       {"-D", "dwz_span@dwz_fixture.h"},
       {"-D", "dwz_left;p->weight*"},
@@ -111,7 +112,9 @@ TEST_F(Dwz, SingleFileAnswersAsTheBuildWithoutDwz) {
     EXPECT_FALSE(plain.out.empty()) << asked;
     EXPECT_EQ(neutral(dwz.out, fixture("single")), neutral(plain.out, fixture("plain"))) << asked;
     EXPECT_EQ(neutral(dwz.err, fixture("single")), neutral(plain.err, fixture("plain"))) << asked;
-    if (question.front() == "-D") EXPECT_EQ(repeated_offsets(dwz.out), std::vector<uint64_t>{}) << dwz.out;
+    if (question.front() == "-D") {
+      EXPECT_EQ(repeated_offsets(dwz.out), std::vector<uint64_t>{}) << dwz.out;
+    }
   }
 }
 
@@ -125,7 +128,9 @@ TEST_F(Dwz, SingleFileHeaderLineIsWhereGdbSaysItIs) {
   std::vector<uint64_t> sites;
   for (uint64_t offset : definition_offsets(d.out)) sites.push_back(address_of_offset(fixture("single"), offset).value_or(0));
   EXPECT_EQ(sites.size(), 2u) << "one copy in each file's function: " << d.out;
-  expect_sites_agree_with_gdb(fixture("single"), sites, header, line);
+  if (!have_gdb()) GTEST_SKIP() << "gdb is not installed: no oracle for lines";
+  std::sort(sites.begin(), sites.end());
+  EXPECT_EQ(sites, gdb_breakpoint_addresses(fixture("single"), "dwz_fixture.h:" + std::to_string(line)));
 }
 
 // Real uprobes on the dwz'd binary read, through the shared type, what the

@@ -69,6 +69,7 @@ std::vector<Case> cases() {
       {"ns::P<int, long>::operator long long() const%return",
        {.point = {.function = "ns::P<int, long>::operatorlonglong()const", .is_return = true}}},
       {"ns::M::operator bool x", {.point = {.function = "ns::M::operatorbool"}, .args = {var("x")}}},
+      {"ns::S::str() const & %di", {.point = {.function = "ns::S::str()const&"}, .args = {reg("di")}}},
       {"f(int,   long)", {.point = {.function = "f(int,   long)"}}},
       // What is no C++ name stays as it was.
       {"walk;truth_walk(p,* i", {.point = {.function = "walk", .lazy_pattern = "truth_walk(p,*"}, .args = {var("i")}}},
