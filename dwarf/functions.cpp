@@ -251,7 +251,10 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
                                                         InlineCopies inlines) {
   std::vector<Function> result;
   std::set<uint64_t> seen;
-  auto add = [&](DWARFDie die) {
+  // `by_symbol`: found through a symbol whose demangled name matched; its
+  // DIE may carry no linkage name to match again (gcc gives none to a
+  // constructor in an anonymous namespace or to a member of a local class).
+  auto add = [&](DWARFDie die, bool by_symbol = false) {
     if (!die.isValid() || inlined_into_itself(die) || !seen.insert(handle_of(die)).second) return;
     // The linkage name is on the declaration (a method's in its class, an
     // inlined copy's on its abstract origin): getName follows both.
@@ -260,7 +263,7 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
       const char *n = die.getName(DINameKind::ShortName);
       have = DemangledFunction{n ? n : "", {}};
     }
-    if (!cxx_name_matches(query, *have)) return;
+    if (!by_symbol && !cxx_name_matches(query, *have)) return;
     auto fn = function_from_die(die);
     if (!fn || (!file.empty() && !path_ends_with(fn->decl_file, file))) return;
     result.push_back(std::move(*fn));
@@ -269,7 +272,7 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
   const std::vector<ElfSymbol> &functions = symbols_.functions();
   for (size_t i = 0; i < functions.size(); ++i)
     if (demangled[i] && cxx_name_matches(query, *demangled[i]))
-      add(enclosing_subprogram(dies_at(functions[i].address).FunctionDIE));
+      add(enclosing_subprogram(dies_at(functions[i].address).FunctionDIE), true);
   bool need_subprograms = result.empty();
   bool need_inlines = inlines == InlineCopies::Include;
   if (need_subprograms || need_inlines)
