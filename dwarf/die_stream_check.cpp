@@ -10,6 +10,7 @@
 
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
+#include <llvm/DebugInfo/DWARF/DWARFDataExtractor.h>
 #include <llvm/DebugInfo/DWARF/DWARFObject.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnitIndex.h>
 
@@ -248,6 +249,12 @@ class StreamChecker {
                  "LLVM would read past the end of the section; the file was not read further");
   }
 
+  // A header's abbreviation offset, through the section's relocations if it has any.
+  uint64_t abbrev_offset(Reader &h, unsigned size) const {
+    uint64_t at = h.at(), raw = h.fixed(size);
+    return s_.relocated && h.ok ? s_.relocated(at, size) : raw;
+  }
+
   // Every unit's header, in order.
   Result<std::vector<UnitSpan>> spans() const {
     std::vector<UnitSpan> units;
@@ -271,12 +278,12 @@ class StreamChecker {
       if (version == 5) {
         type = h.fixed(1);
         address_size = h.fixed(1);
-        u.abbrev_offset = h.fixed(u.format.offset_size);
+        u.abbrev_offset = abbrev_offset(h, u.format.offset_size);
         if (type == 2 || type == 6) h.skip(8 + u.format.offset_size);  // type signature and offset
         else if (type == 4 || type == 5) h.skip(8);                    // dwo_id
         else if (type != 1 && type != 3) return bad(u.offset, "unit type " + std::to_string(type));
       } else {
-        u.abbrev_offset = h.fixed(u.format.offset_size);
+        u.abbrev_offset = abbrev_offset(h, u.format.offset_size);
         address_size = h.fixed(1);
         if (s_.type_units) h.skip(8 + u.format.offset_size);
       }
@@ -385,7 +392,12 @@ Status check_context_dies(const llvm::DWARFContext &context, const std::string &
   auto view = [](llvm::StringRef s) { return std::string_view(s.data(), s.size()); };
   Status status = Ok{};
   auto check = [&](const llvm::DWARFSection &section, std::string_view abbrev, bool types, std::string_view name) {
-    if (status) status = check_die_stream({view(section.Data), abbrev, types, name}, file, done_with);
+    // LLVM reads a relocatable file's (a .ko's) header fields through its relocations; so does the check.
+    auto relocated = [&](uint64_t offset, unsigned size) {
+      llvm::DWARFDataExtractor data(object, section, object.isLittleEndian(), 0);
+      return data.getRelocatedValue(size, &offset);
+    };
+    if (status) status = check_die_stream({view(section.Data), abbrev, types, name, 0, relocated}, file, done_with);
   };
   std::string_view abbrev = view(object.getAbbrevSection()), abbrev_dwo = view(object.getAbbrevDWOSection());
   object.forEachInfoSections([&](const llvm::DWARFSection &s) { check(s, abbrev, false, ".debug_info"); });

@@ -35,6 +35,10 @@ struct DieStream {
   bool type_units = false;  // .debug_types: DWARF 4 headers carry a signature and a type offset
   std::string_view name;    // the section, for messages (".debug_info")
   uint64_t base = 0;        // where `info` starts in that section, for messages
+  // The value of the `size`-byte field at `offset` of `info` after the
+  // section's relocations (a kernel module's units name their abbreviations
+  // through one); null: the bytes as they are.
+  std::function<uint64_t(uint64_t offset, unsigned size)> relocated;
 };
 
 // Ok when LLVM can read every DIE of `stream` without leaving its unit.
