@@ -48,8 +48,9 @@ Status check_die_stream(const DieStream &stream, const std::string &file,
 
 // check_die_stream over every unit `context` holds (.debug_info,
 // .debug_types, and a .dwo's), as LLVM holds them: decompressed.
-// `done_with`, when given, is called with each unit's bytes once checked:
-// the caller may give their pages back (dwarf/mapped_object.h).
+// `done_with`, when given, is called with bytes the check has finished
+// reading (each unit once checked, the headers' walk as it goes): the
+// caller may give their pages back (dwarf/mapped_object.h).
 Status check_context_dies(const llvm::DWARFContext &context, const std::string &file,
                           const std::function<void(std::string_view)> &done_with = {});
 // The same, throwing DamagedDwarf (below) for the first unit that fails.

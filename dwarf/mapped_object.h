@@ -34,8 +34,9 @@ struct MappedObject {
 // enough for LLVM to map it. Errors: unreadable, not an object file.
 Result<MappedObject> open_mapped_object(const std::string &path);
 
-// Drops the pages of `range` (rounded out to whole pages, clipped to
-// `mapping`) from this process's memory. A range outside `mapping` is left alone.
+// Drops the pages of `range` from this process's memory, rounded out to the
+// 64 KiB windows a read fault maps (clipped to `mapping`): a neighbour's
+// page still in use is only read again. A range outside `mapping` is left alone.
 void drop_pages(std::string_view mapping, std::string_view range);
 
 // Drops all of a mapping's pages each time readers have reported `batch`
