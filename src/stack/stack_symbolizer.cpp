@@ -142,16 +142,10 @@ std::vector<StackFrame> StackSymbolizer::module_frames(const StackFrame &frame, 
   dwarf::DebugInfo *debug = module_debug(sym.module);
   if (!debug) return {named};
   // kallsyms places the function where the module was loaded; the .ko's
-  // DWARF places it elsewhere (its sections laid out as -m lays them out):
-  // the frame keeps its offset into it. Of same-named statics, the one
-  // whose body holds that offset.
-  for (const dwarf::Function &fn : debug->find_functions(sym.name, "", dwarf::InlineCopies::Exclude)) {
-    uint64_t link = fn.entry + named.off;
-    bool inside = false;
-    for (const dwarf::AddressRange &r : fn.ranges) inside = inside || r.contains(link);
-    if (inside) return with_kallsyms_name(expand_frame(*debug, link, kind, named), named);
-  }
-  return {named};
+  // layout places it elsewhere: the frame keeps its offset into it.
+  auto linked = debug->symbol_addresses({sym.name});
+  if (linked.count(sym.name) == 0) return {named};
+  return with_kallsyms_name(expand_frame(*debug, linked[sym.name] + named.off, kind, named), named);
 }
 
 const std::vector<FileMapping> &StackSymbolizer::maps_of(pid_t pid, uint64_t address) {
