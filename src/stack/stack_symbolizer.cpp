@@ -1,8 +1,5 @@
 #include "src/stack/stack_symbolizer.h"
 
-#include <fstream>
-#include <iterator>
-
 #include "src/kernel/build_id.h"
 #include "src/kernel/debug_paths.h"
 
@@ -13,17 +10,6 @@ namespace {
 constexpr size_t kMaxCached = 1 << 16;
 constexpr size_t kMaxProcesses = 4096;
 constexpr size_t kMaxFiles = 256;  // open debug infos (each maps its file)
-
-// kallsyms names what runs: its name and offset stay on the outer frame
-// (the inlined ones are DWARF's).
-std::vector<StackFrame> with_kallsyms_name(std::vector<StackFrame> frames, const StackFrame &named) {
-  for (StackFrame &f : frames)
-    if (!f.inlined) {
-      f.sym = named.sym;
-      f.off = named.off;
-    }
-  return frames;
-}
 }  // namespace
 
 StackSymbolizer::StackSymbolizer(StackSource source, std::string vmlinux)
@@ -109,43 +95,18 @@ std::vector<StackFrame> StackSymbolizer::kernel_frames(const StackFrame &frame, 
   if (named.off == 0) kind = FrameAddress::Exact;
   if (!sym->module.empty()) {
     named.object = "[" + sym->module + "]";
-    return module_frames(frame, *sym, kind, named);
+    return {named};
   }
   dwarf::DebugInfo *debug = vmlinux();
   if (!debug) return {named};
-  return with_kallsyms_name(expand_frame(*debug, frame.ip - static_cast<uint64_t>(kaslr_offset_), kind, named), named);
-}
-
-dwarf::DebugInfo *StackSymbolizer::module_debug(const std::string &module) {
-  auto it = modules_.find(module);
-  if (it != modules_.end()) return it->second.get();
-  auto &slot = modules_[module];
-  if (modules_.size() > kMaxFiles) return nullptr;
-  std::string release = kernel_release();
-  std::ifstream dep_file("/lib/modules/" + release + "/modules.dep");
-  std::string dep_text((std::istreambuf_iterator<char>(dep_file)), std::istreambuf_iterator<char>());
-  std::string loaded = loaded_module_build_id(module);
-  for (const std::string &path :
-       module_debug_candidates(release, module_path_in_dep(dep_text, module), loaded)) {
-    auto d = dwarf::DebugInfo::open(path);
-    if (!d || !(*d)->has_dwarf()) continue;
-    // Another build's lines would be wrong lines: only the loaded module's.
-    if (!loaded.empty() && !(*d)->build_id().empty() && (*d)->build_id() != loaded) continue;
-    slot = std::move(*d);
-    break;
-  }
-  return slot.get();
-}
-
-std::vector<StackFrame> StackSymbolizer::module_frames(const StackFrame &frame, const KallsymsEntry &sym,
-                                                       FrameAddress kind, const StackFrame &named) {
-  dwarf::DebugInfo *debug = module_debug(sym.module);
-  if (!debug) return {named};
-  // kallsyms places the function where the module was loaded; the .ko's
-  // layout places it elsewhere: the frame keeps its offset into it.
-  auto linked = debug->symbol_addresses({sym.name});
-  if (linked.count(sym.name) == 0) return {named};
-  return with_kallsyms_name(expand_frame(*debug, linked[sym.name] + named.off, kind, named), named);
+  std::vector<StackFrame> frames = expand_frame(*debug, frame.ip - static_cast<uint64_t>(kaslr_offset_), kind, named);
+  // kallsyms names what runs: keep its name and offset for the outer frame.
+  for (StackFrame &f : frames)
+    if (!f.inlined) {
+      f.sym = named.sym;
+      f.off = named.off;
+    }
+  return frames;
 }
 
 const std::vector<FileMapping> &StackSymbolizer::maps_of(pid_t pid, uint64_t address) {

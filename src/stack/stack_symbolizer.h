@@ -4,10 +4,7 @@
 // modules, where KASLR put them); the running kernel's DWARF vmlinux, when
 // one is found, gives file:line and the inlined calls, at the address
 // moved back by KASLR's offset (kallsyms' _text minus the vmlinux's).
-// A module's frames get file:line from its debug .ko (found by name as -m
-// finds it, its build-id the loaded module's), at the address moved from
-// where kallsyms places the frame's function to where the .ko's own layout
-// does. The frames of the tracing code
+// Modules get their symbol and offset only. The frames of the tracing code
 // that recorded a kprobe's stack (the kprobe handler, ftrace's trampoline)
 // are left out: the stack starts at the probed function.
 //
@@ -78,10 +75,6 @@ class StackSymbolizer : public FrameSymbolizer {
   // The file's debug info, opened once (null when it cannot be).
   dwarf::DebugInfo *debug_of(const std::string &path);
   dwarf::DebugInfo *vmlinux();
-  // The loaded module's debug .ko, opened once (null when none is found).
-  dwarf::DebugInfo *module_debug(const std::string &module);
-  std::vector<StackFrame> module_frames(const StackFrame &frame, const KallsymsEntry &sym, FrameAddress kind,
-                                        const StackFrame &named);
 
   StackSource source_;
   std::string vmlinux_path_;
@@ -90,7 +83,6 @@ class StackSymbolizer : public FrameSymbolizer {
   std::unique_ptr<dwarf::DebugInfo> vmlinux_;
   int64_t kaslr_offset_ = 0;  // runtime address minus the vmlinux's
   std::unordered_map<std::string, std::unique_ptr<dwarf::DebugInfo>> files_;  // null: cannot be opened
-  std::unordered_map<std::string, std::unique_ptr<dwarf::DebugInfo>> modules_;  // by module; null: none
   std::unordered_map<pid_t, std::vector<FileMapping>> maps_;
   std::unordered_map<std::string, Probe> probes_;
   std::function<std::vector<TraceDefinition>()> probe_source_;

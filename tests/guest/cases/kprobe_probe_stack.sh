@@ -5,7 +5,6 @@
 #  - trace --json: each of dd's 3 reads has a stack that starts at vfs_read
 #    (fs/read_write.c; the kprobe handler's frames left out), then its caller ksys_read;
 #  - trace (text): indented frames under the event;
-#  - a module's frames (loop.ko's lo_ioctl) with file:line from its debug .ko;
 #  - record: the file keeps the kernel's own kernel_stack events, which
 #    trace-cmd report on the host prints under the event (.host.sh);
 # and nothing is left: no trigger on the event, no instance.
@@ -40,25 +39,6 @@ kpp_ok "trace --stack (text): indented frames under the event"
 kpp_run record record -e probe:vfs_read --stack --filter 'count == 7' -o /tmp/s.dat -- dd if=/proc/version of=/dev/null bs=7 count=2
 [ $rc -eq 0 ] || kpp_fail "record --stack exited $rc"
 kpp_save /tmp/s.dat
-
-# 3b. A module's frames: loop.ko's lo_ioctl, its debug .ko where Debian puts it (found
-# by name, as -m finds it): the stack starts at lo_ioctl in drivers/block/loop.c, with
-# its line; the event fires on losetup -d's LOOP_CLR_FD.
-insmod "$KPP_MODULE_KO" || kpp_fail "insmod $KPP_MODULE_KO failed"
-REL=$(uname -r)
-mkdir -p "/lib/modules/$REL" "/usr/lib/debug/lib/modules/$REL/kernel/drivers/block"
-echo "kernel/drivers/block/loop.ko:" >"/lib/modules/$REL/modules.dep"
-ln -sf "$KPP_DEBUG_MODULE_KO" "/usr/lib/debug/lib/modules/$REL/kernel/drivers/block/loop.ko"
-kpp_run modadd -m loop --add 'lo_ioctl cmd'
-[ $rc -eq 0 ] || kpp_fail "-m loop --add 'lo_ioctl cmd' exited $rc"
-dd if=/dev/zero of=/tmp/disk bs=1024 count=64 2>/dev/null
-losetup /dev/loop0 /tmp/disk || kpp_fail "losetup /dev/loop0 failed"
-kpp_run modstack trace -e probe:lo_ioctl --stack --json --filter 'cmd == 19457' -- losetup -d /dev/loop0
-[ $rc -eq 0 ] || kpp_fail "trace --stack of losetup -d exited $rc"
-grep '"comm":"losetup"' /tmp/modstack.out | grep -Eq '"stack":\[\{"ip":"0xf[0-9a-f]*","sym":"lo_ioctl","off":[0-9]*,"file":"[^"]*drivers/block/loop.c","line":[1-9][0-9]*,"inlined":false' ||
-  kpp_fail "trace --stack: losetup's lo_ioctl event has no stack starting at lo_ioctl (drivers/block/loop.c:N)"
-kpp_run moddel -d probe:lo_ioctl
-kpp_ok "trace --stack: a module's frame named with its file:line from its debug .ko (lo_ioctl, drivers/block/loop.c)"
 
 # 4. Nothing left behind.
 ls -d "$T"/instances/kprobe-probe-* 2>/dev/null && kpp_fail "--stack left an instance"
