@@ -40,6 +40,12 @@ Intent edit_filter(UiState &ui, EventLog &log, Key key) {
   return redraw();
 }
 
+// Moves a pane's scroll position; its render stops at the last line.
+void scroll(size_t &at, long delta) {
+  long to = static_cast<long>(at) + delta;
+  at = static_cast<size_t>(std::max(to, 0L));
+}
+
 // Up/Down/PgUp/PgDn/Home/End in the focused pane.
 Intent move(UiState &ui, LiveModel &model, long delta, size_t page) {
   switch (ui.focus) {
@@ -48,11 +54,8 @@ Intent move(UiState &ui, LiveModel &model, long delta, size_t page) {
       ui.arg_selected = 0;
       ui.stack_scroll = 0;
       break;
-    case Pane::Stacks: {
-      long at = static_cast<long>(ui.stack_scroll) + delta;
-      ui.stack_scroll = static_cast<size_t>(std::max(at, 0L));  // render stops at the last line
-      break;
-    }
+    case Pane::Stacks: scroll(ui.stack_scroll, delta); break;
+    case Pane::Kernel: scroll(ui.kernel_scroll, delta); break;
     case Pane::Log: {
       // Scrolling back means a larger distance from the newest line.
       size_t lines = model.log().visible().size();

@@ -11,6 +11,7 @@
 
 #include "src/stream/event.h"
 #include "tui/event_log.h"
+#include "tui/kernel_histogram.h"
 #include "tui/latency_pairs.h"
 #include "tui/stack_tally.h"
 #include "tui/value_summary.h"
@@ -106,6 +107,10 @@ class LiveModel {
   bool lost_unknown() const { return lost_unknown_; }
   uint64_t ticks() const { return ticks_; }
 
+  // The kernel's histograms running now (read once a tick by the live layer).
+  void set_kernel_histograms(std::vector<KernelHistogram> histograms) { kernel_histograms_ = std::move(histograms); }
+  const std::vector<KernelHistogram> &kernel_histograms() const { return kernel_histograms_; }
+
   SessionFacts &facts() { return facts_; }
   const SessionFacts &facts() const { return facts_; }
 
@@ -119,6 +124,7 @@ class LiveModel {
   LatencyPairs pairs_;
   EventLog log_;
   SessionFacts facts_;
+  std::vector<KernelHistogram> kernel_histograms_;
   uint64_t events_ = 0, events_at_tick_ = 0;
   double events_rate_ = 0;
   uint64_t lost_ = 0;

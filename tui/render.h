@@ -35,6 +35,11 @@ std::vector<Line> render_args(const LiveModel &model, const UiState &ui, size_t 
 // count beside its innermost frame, its callers below.
 std::vector<Line> render_stacks(const LiveModel &model, const UiState &ui, size_t width, size_t height);
 
+// The kernel's histograms (hist triggers of our instances): each one's
+// event, keys and total, then its table; scrolled by ui.kernel_scroll. Says
+// how to start one when none runs.
+std::vector<Line> render_kernel(const LiveModel &model, const UiState &ui, size_t width, size_t height);
+
 // funclatency-style rows "  low -> high : count |****   |" for the
 // non-empty span of `hist`, at most `height` rows.
 std::vector<Line> render_histogram(const Log2Histogram &hist, const std::string &unit, size_t width,

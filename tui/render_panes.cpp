@@ -1,4 +1,5 @@
-// The panes: probes table, event log, latency pairs, argument summaries.
+// The panes: probes table, event log, latency pairs, argument summaries,
+// stacks, the kernel's histograms.
 #include <algorithm>
 #include <cstdio>
 
@@ -225,6 +226,24 @@ std::vector<Line> render_stacks(const LiveModel &model, const UiState &ui, size_
   size_t first = std::min(ui.stack_scroll, lines.size() > body ? lines.size() - body : 0);
   for (size_t i = first; i < lines.size() && out.size() < height; ++i) out.push_back(std::move(lines[i]));
   return pad_to(std::move(out), width, height);
+}
+
+std::vector<Line> render_kernel(const LiveModel &model, const UiState &ui, size_t width, size_t height) {
+  std::vector<Line> lines;
+  if (model.kernel_histograms().empty()) {
+    lines.push_back({{"  no kernel histogram running: start one with kprobe-probe hist -e GROUP:EVENT --by FIELD",
+                      Style::Dim}});
+    return pad_to(std::move(lines), width, height);
+  }
+  for (const KernelHistogram &h : model.kernel_histograms()) {
+    lines.push_back({{" " + h.event + " by " + h.keys + ": " + std::to_string(h.hits) + " hits", Style::Header},
+                     {"  (" + h.instance + ")", Style::Dim}});
+    for (const std::string &row : h.table) lines.push_back({{"  " + printable(row), Style::Normal}});
+    lines.push_back({});
+  }
+  size_t first = std::min(ui.kernel_scroll, lines.size() > height ? lines.size() - height : 0);
+  lines.erase(lines.begin(), lines.begin() + static_cast<long>(first));
+  return pad_to(std::move(lines), width, height);
 }
 
 }  // namespace kpp::tui

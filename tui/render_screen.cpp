@@ -9,7 +9,7 @@ namespace {
 
 const char *const help_lines[] = {
     "  Up/Down, PgUp/PgDn, Home/End   move in the focused pane (j/k too)",
-    "  Tab, Shift-Tab                 next / previous pane: probes, log, latency, args, stacks",
+    "  Tab, Shift-Tab                 next / previous pane: probes, log, latency, args, stacks, kernel",
     "  space or e                     enable or disable the selected probe (our instance only)",
     "  p                              pause or resume the log (counts keep going)",
     "  /                              filter the log by text (Enter keeps, Esc cancels)",
@@ -107,6 +107,12 @@ std::vector<Line> titled(const LiveModel &model, const UiState &ui, Pane pane, s
                                ui.unicode));
       for (Line &l : render_stacks(model, ui, width, body)) out.push_back(std::move(l));
       break;
+    case Pane::Kernel:
+      out.push_back(pane_title("Kernel", std::to_string(model.kernel_histograms().size()) +
+                                             " histograms the kernel keeps (kprobe-probe hist)",
+                               focused, width, ui.unicode));
+      for (Line &l : render_kernel(model, ui, width, body)) out.push_back(std::move(l));
+      break;
   }
   return out;
 }
@@ -143,7 +149,8 @@ Frame render_screen(const LiveModel &model, const UiState &ui, Size size) {
     auto log = titled(model, ui, Pane::Log, left, lower);
     size_t top = lower / 2;
     auto lat = titled(model, ui, Pane::Latency, right, top);
-    auto args = titled(model, ui, ui.focus == Pane::Stacks ? Pane::Stacks : Pane::Args, right, lower - top);
+    Pane below = ui.focus == Pane::Stacks || ui.focus == Pane::Kernel ? ui.focus : Pane::Args;
+    auto args = titled(model, ui, below, right, lower - top);
     lat.insert(lat.end(), args.begin(), args.end());
     std::string bar = ui.unicode ? "\u2502" : "|";
     for (size_t i = 0; i < lower; ++i) {

@@ -11,10 +11,10 @@
 namespace kpp::tui {
 
 // Tab order. The lower part of the screen shows the focused pane (the log
-// when the table has focus); wide screens show all three (the stacks in
-// the args' place while they have focus).
-enum class Pane { Probes, Log, Latency, Args, Stacks };
-inline constexpr int kPanes = 5;
+// when the table has focus); wide screens show all three (the stacks or the
+// kernel's histograms in the args' place while they have focus).
+enum class Pane { Probes, Log, Latency, Args, Stacks, Kernel };
+inline constexpr int kPanes = 6;
 
 struct UiState {
   Pane focus = Pane::Probes;
@@ -24,6 +24,7 @@ struct UiState {
   size_t pair_selected = 0;
   size_t arg_selected = 0;  // argument of the selected probe
   size_t stack_scroll = 0;  // lines scrolled down the selected probe's stacks
+  size_t kernel_scroll = 0;  // lines scrolled down the kernel's histograms
   bool help = false;
   bool detail = false;      // fields of the log line under the cursor
   bool editing_filter = false;

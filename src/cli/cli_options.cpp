@@ -335,8 +335,8 @@ const char *usage_text() {
        kprobe-probe live [-e GROUP:EVENT | [-x PROG] --add PROBE...] [-o trace.dat] [--keep] [-- COMMAND...]
                                               watch probes fire in the terminal
        kprobe-probe hist -e GROUP:EVENT --by FIELD[.log2|.hex|.sym|.execname]... [--sum FIELD]
-                         [--filter EXPR] [--duration S] [--json]   count per key in the kernel
-       kprobe-probe hist --latency FUNC [--duration S] [--json]    FUNC's latency, log2 µs
+                         [--filter EXPR] [--duration S] [--json] [-- COMMAND...]   count per key in the kernel
+       kprobe-probe hist --latency FUNC [--duration S] [--json] [-- COMMAND...]    FUNC's latency, log2 µs
        kprobe-probe export -e GROUP:EVENT --listen [HOST:]PORT [--hist ARG] [--duration S] [-- COMMAND...]
                                               serve Prometheus metrics at /metrics
        kprobe-probe demo                      the bundled demo
@@ -378,7 +378,7 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
       --json             (trace, report, list) JSON lines
       --duration S       (trace) stop after S seconds
       --filter EXPR      (trace) tracefs event filter
-      --pid-only         (trace) only the traced command and its children
+      --pid-only         (trace, hist) only the traced command and its children
       --stack            (trace, record, live) each event's kernel stack (uprobes: user stack)
       --keep             (live) leave the probes it added when it quits
       --listen [HOST:]PORT  (export) where to serve /metrics; HOST defaults to 127.0.0.1

@@ -16,6 +16,6 @@ Status run_report_command(const CliOptions &options);  // report
 Status run_demo_command(const CliOptions &options);    // demo
 Result<int> run_live_command(const CliOptions &options);    // live
 Result<int> run_export_command(const CliOptions &options);  // export
-Status run_hist_command(const CliOptions &options);    // hist
+Result<int> run_hist_command(const CliOptions &options);    // hist
 
 }  // namespace kpp

@@ -1,19 +1,20 @@
 // hist: counts and sums per key, aggregated by the kernel (hist triggers) in
-// our own instance; nothing is streamed. The triggers and the instance go on
-// every exit path (TraceInstance::close removes them).
-#include <poll.h>
+// the session's own instance; nothing is streamed. With -- COMMAND it counts
+// while the command runs and exits with its status. The triggers and the
+// instance go on every exit path (the session's teardown removes them).
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
+#include <functional>
 
 #include "src/cli/commands.h"
+#include "src/cli/session_report.h"
 #include "src/hist/hist_request.h"
 #include "src/hist/hist_table.h"
 #include "src/hist/latency.h"
 #include "src/hist/synthetic_event.h"
 #include "src/probes/probe_engine.h"
-#include "src/stream/stop_signal.h"
+#include "src/stream/session.h"
 #include "src/stream/trace_instance.h"
 
 namespace kpp {
@@ -77,80 +78,117 @@ Result<std::pair<EventId, EventId>> latency_events(const std::string &func) {
   return std::make_pair(*entry, *ret);
 }
 
-// Waits for --duration or Ctrl-C/SIGTERM, whichever comes first.
-void wait_until_stopped(double duration_s) {
-  StopSignalScope signals;
-  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(duration_s);
-  while (!stop_requested()) {
-    int wait_ms = 200;
-    if (duration_s > 0) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count();
-      if (left <= 0) break;
-      wait_ms = static_cast<int>(std::min<long long>(left, wait_ms));
-    }
-    poll(nullptr, 0, wait_ms);
-  }
-}
+// What the session's prepare step set counting, to be read back at the end.
+struct Counted {
+  EventId event;
+  HistRequest request;
+};
 
-Status print_table(const TraceInstance &instance, const EventId &event, const HistRequest &request, bool json) {
-  auto text = instance.read_event_file(event, "hist");
+Status print_table(const TraceInstance &instance, const Counted &counted, bool json) {
+  auto text = instance.read_event_file(counted.event, "hist");
   if (!text) return std::move(text).error();
-  auto table = parse_hist(*text, request);
+  auto table = parse_hist(*text, counted.request);
   if (!table) return std::move(table).error();
-  merge_by_comm(*table, request);
-  std::string out = json ? format_hist_json(*table, request) : format_hist_text(*table, request);
+  merge_by_comm(*table, counted.request);
+  std::string out = json ? format_hist_json(*table, counted.request) : format_hist_text(*table, counted.request);
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
   return Ok{};
 }
 
-Status run_latency(const CliOptions &options) {
+// -e EVENT --by ...: one hist trigger on the event. Our own reads (of the
+// hist file at the end) are not counted, as a session never records them.
+std::function<Status(TraceInstance &)> count_event(const CliOptions &options, HistRequest request, Counted &counted) {
+  std::string own = "common_pid != " + std::to_string(getpid());
+  request.filter = request.filter.empty() ? own : "(" + request.filter + ") && " + own;
+  return [&options, request, &counted](TraceInstance &instance) -> Status {
+    auto event = one_event(instance, options.events.front());
+    if (!event) return std::move(event).error();
+    if (Status s = check_hist_support(instance, *event); !s) return s;
+    if (Status s = instance.add_trigger(*event, hist_trigger(request)); !s) return s;
+    counted = Counted{*event, request};
+    return Ok{};
+  };
+}
+
+// --latency FUNC: the entry probe saves a timestamp, the return probe fires
+// the synthetic event (already added), whose histogram is counted.
+std::function<Status(TraceInstance &)> count_latency(std::pair<EventId, EventId> events, LatencyTriggers t,
+                                                     Counted &counted) {
+  return [events, t, &counted](TraceInstance &instance) -> Status {
+    if (Status s = check_hist_support(instance, events.first); !s) return s;
+    EventId synth{"synthetic", t.synthetic_name};
+    if (Status s = instance.add_trigger(events.first, t.entry_trigger); !s) return s;
+    if (Status s = instance.add_trigger(events.second, t.return_trigger); !s) return s;
+    if (Status s = instance.add_trigger(synth, hist_trigger(t.histogram)); !s) return s;
+    counted = Counted{synth, t.histogram};
+    return Ok{};
+  };
+}
+
+// "until dd exits", "until --duration ends", "Ctrl-C to stop".
+std::string until(const CliOptions &options) {
+  if (!options.command_line.empty()) {
+    const std::string &c = options.command_line.front();
+    return "until " + c.substr(c.rfind('/') + 1) + " exits";
+  }
+  return options.duration > 0 ? "until --duration ends" : "Ctrl-C to stop";
+}
+
+// The counting runs in the one Session trace and record use (signals, the
+// command, --duration, teardown on every path), streaming nothing.
+Result<int> count_in_session(const CliOptions &options, std::function<Status(TraceInstance &)> prepare,
+                             const Counted &counted, const std::string &what) {
+  SessionOptions s;
+  s.stream_events = false;
+  s.duration_s = options.duration;
+  s.pid_only = options.pid_only;
+  s.command = options.command_line;
+  // --json on stdout is for a program: the command's output goes to stderr.
+  s.command_output = options.json ? CommandOutput::ToStderr : CommandOutput::Inherit;
+  s.prepare = std::move(prepare);
+  auto session = Session::start(s, {});
+  if (!session) return std::move(session).error();
+  if (!options.quiet) std::fprintf(stderr, "kprobe-probe: counting %s in the kernel; %s\n", what.c_str(), until(options).c_str());
+  Status run = Ok{};
+  for (;;) {
+    auto state = (*session)->step(200);
+    if (!state) run = std::move(state).error();
+    if (!state || *state != SessionState::Running) break;
+  }
+  // The table is read before the session removes the instance (and with it the triggers).
+  if (run) run = print_table((*session)->instance(), counted, options.json);
+  auto summary = (*session)->finish();
+  if (!run) return std::move(run).error();
+  if (!summary) return std::move(summary).error();
+  report_session_notes(*summary);
+  if (!options.quiet && summary->command_pid && summary->command.ended)
+    std::fprintf(stderr, "kprobe-probe: %s %s\n", summary->command_name.c_str(), summary->command.describe().c_str());
+  return exit_status_of(*summary);
+}
+
+Result<int> run_latency(const CliOptions &options) {
   auto events = latency_events(options.hist_latency);
   if (!events) return std::move(events).error();
+  // Declared before the session: its triggers go first, then the event.
   SyntheticEvent synthetic;
-  auto instance = TraceInstance::create();
-  if (!instance) return std::move(instance).error();
-  if (Status s = check_hist_support(*instance, events->first); !s) return s;
   LatencyTriggers t = latency_triggers(events->first, std::to_string(getpid()));
-  if (Status s = synthetic.add(t.synthetic_definition); !s) return s;
-  EventId synth{"synthetic", t.synthetic_name};
-  if (Status s = instance->add_trigger(events->first, t.entry_trigger); !s) return s;
-  if (Status s = instance->add_trigger(events->second, t.return_trigger); !s) return s;
-  if (Status s = instance->add_trigger(synth, hist_trigger(t.histogram)); !s) return s;
-  if (!options.quiet)
-    std::fprintf(stderr, "kprobe-probe: timing %s:%s -> %s:%s in the kernel; %s\n", events->first.system.c_str(),
-                 events->first.name.c_str(), events->second.system.c_str(), events->second.name.c_str(),
-                 options.duration > 0 ? "until --duration ends" : "Ctrl-C to stop");
-  wait_until_stopped(options.duration);
-  Status printed = print_table(*instance, synth, t.histogram, options.json);
-  Status closed = instance->close();
-  if (!printed) return printed;
-  return closed;
+  if (Status s = synthetic.add(t.synthetic_definition); !s) return std::move(s).error();
+  Counted counted;
+  std::string what = events->first.system + ":" + events->first.name + " -> " + events->second.system + ":" +
+                     events->second.name;
+  return count_in_session(options, count_latency(*events, t, counted), counted, "the time " + what);
 }
 
 }  // namespace
 
-Status run_hist_command(const CliOptions &options) {
-  if (!options.command_line.empty())
-    return Error("hist does not run a command yet", "start the workload yourself and give --duration S");
+Result<int> run_hist_command(const CliOptions &options) {
   if (!options.hist_latency.empty()) return run_latency(options);
   if (options.events.size() != 1) return Error("hist needs one -e GROUP:EVENT (or --latency FUNC)");
   auto request = request_from(options);
   if (!request) return std::move(request).error();
-  auto instance = TraceInstance::create();
-  if (!instance) return std::move(instance).error();
-  auto event = one_event(*instance, options.events.front());
-  if (!event) return std::move(event).error();
-  if (Status s = check_hist_support(*instance, *event); !s) return s;
-  if (Status s = instance->add_trigger(*event, hist_trigger(*request)); !s) return s;
-  if (!options.quiet)
-    std::fprintf(stderr, "kprobe-probe: counting %s:%s in the kernel; %s\n", event->system.c_str(), event->name.c_str(),
-                 options.duration > 0 ? "until --duration ends" : "Ctrl-C to stop");
-  wait_until_stopped(options.duration);
-  Status printed = print_table(*instance, *event, *request, options.json);
-  Status closed = instance->close();
-  if (!printed) return printed;
-  return closed;
+  Counted counted;
+  return count_in_session(options, count_event(options, *request, counted), counted, options.events.front());
 }
 
 }  // namespace kpp

@@ -47,12 +47,13 @@ int main(int argc, char **argv) {
   // while they set up ends the session cleanly once it starts.
   std::optional<kpp::StopSignalScope> stop_signals;
   if (options->command == CliOptions::Command::Trace || options->command == CliOptions::Command::Record ||
-      options->command == CliOptions::Command::Live || options->command == CliOptions::Command::Export)
+      options->command == CliOptions::Command::Live || options->command == CliOptions::Command::Export ||
+      options->command == CliOptions::Command::Hist)
     stop_signals.emplace();
   kpp::show_download_progress_on_terminal();  // debuginfod downloads
   kpp::Status status = kpp::Ok{};
   int exit_status = 0;
-  // trace, record, live: the traced command's status is ours.
+  // trace, record, live, hist: the traced command's status is ours.
   auto session_command = [&](kpp::Result<int> r) {
     if (r) exit_status = *r;
     else status = std::move(r).error();
@@ -70,7 +71,7 @@ int main(int argc, char **argv) {
       case CliOptions::Command::Demo: status = kpp::run_demo_command(*options); break;
       case CliOptions::Command::Live: session_command(kpp::run_live_command(*options)); break;
       case CliOptions::Command::Export: session_command(kpp::run_export_command(*options)); break;
-      case CliOptions::Command::Hist: status = kpp::run_hist_command(*options); break;
+      case CliOptions::Command::Hist: session_command(kpp::run_hist_command(*options)); break;
     }
   } catch (const kpp::dwarf::DamagedDwarf &damaged) {
     status = damaged.error();

@@ -24,6 +24,7 @@ KernelSnapshot read_kernel_snapshot(const ProbeEngine *engine, const ProbeTarget
     std::ifstream readme(engine->tracing_dir() + "/README");
     std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
     snapshot.fprobe_events = kernel_has_fprobe_events(text);
+    snapshot.btf_member_chains = kernel_has_btf_member_chains(text);
   }
   return snapshot;
 }
@@ -38,6 +39,7 @@ Result<Plan> plan_specs(const std::vector<std::string> &specs, const CliOptions 
   t.btf_regs = arch::for_machine(running_machine());
   PlanOptions o;
   o.build = build_options_for(options, target);
+  o.build.btf_member_chains = snapshot.btf_member_chains;
   o.allow_suffix = allow_suffix;
   o.fprobe = options.fprobe;
   auto planned = plan(specs, t, o, snapshot);

@@ -52,9 +52,13 @@ EventSites event_sites(const std::vector<TraceDefinition> &definitions, const st
   return sites;
 }
 
-void report_session(const SessionSummary &summary, bool quiet) {
+void report_session_notes(const SessionSummary &summary) {
   for (const std::string &n : summary.notes) std::fprintf(stderr, "kprobe-probe: %s\n", n.c_str());
   for (const std::string &w : summary.warnings) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());
+}
+
+void report_session(const SessionSummary &summary, bool quiet) {
+  report_session_notes(summary);
   if (quiet) return;
   std::fprintf(stderr, "%llu events", static_cast<unsigned long long>(summary.events));
   if (summary.interrupted) std::fprintf(stderr, " (interrupted)");

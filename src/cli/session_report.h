@@ -22,6 +22,9 @@ std::shared_ptr<FrameSymbolizer> stack_symbolizer(const CliOptions &options, con
 // events to say which site fired (debug info opened once per program).
 EventSites event_sites(const std::vector<TraceDefinition> &definitions, const std::vector<std::string> &patterns);
 
+// The summary's notes and warnings (stale instances removed, events lost).
+void report_session_notes(const SessionSummary &summary);
+
 // Warnings and notes, then "123 events (interrupted); prog exited 7" unless quiet.
 void report_session(const SessionSummary &summary, bool quiet);
 

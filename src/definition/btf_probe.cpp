@@ -23,6 +23,28 @@ namespace {
 
 Error at_arg(const Error &e, const ProbeSpec &spec, const ProbeArg &arg) { return Error(e).at(spec.text, arg.span); }
 
+// A parameter's member chain ("file->f_pos") as the kernel reads it by BTF
+// name (Linux 6.6 on), which also types it; older kernels take only
+// offsets, which without DWARF we do not compute: refused, with the way out.
+Result<std::string> member_chain(const ProbeArg &arg, const btf::Scalar &param, const BuildOptions &options) {
+  if (!options.btf_member_chains)
+    return Error("'" + arg.text + "': this kernel's probe events cannot read a member chain by BTF name "
+                     "(Linux 6.6 and later can: CONFIG_PROBE_EVENTS_BTF_ARGS), and without a DWARF vmlinux "
+                     "its offsets are unknown",
+                 "give a DWARF vmlinux with -k PATH, or probe the parameter '" + arg.base + "' itself");
+  if (param.kind != btf::Scalar::Kind::Pointer || arg.chain.front().kind != ArgAccess::Kind::Arrow)
+    return Error("'" + arg.text + "': '" + arg.base + "' is " + param.name +
+                     "; from BTF a chain starts with '->' on a pointer parameter");
+  std::string fetch = arg.base;
+  for (const ArgAccess &a : arg.chain) {
+    if (a.kind == ArgAccess::Kind::Index)
+      return Error("'" + arg.text + "': array indexes need a DWARF vmlinux (-k); the kernel's BTF chains take "
+                   "members only");
+    fetch += (a.kind == ArgAccess::Kind::Arrow ? "->" : ".") + a.member;
+  }
+  return fetch;
+}
+
 }  // namespace
 
 Result<ResolvedSpec> build_btf_probe(const ProbeSpec &spec, const btf::Btf &btf, const arch::Registers &regs,
@@ -96,9 +118,6 @@ Result<ResolvedSpec> build_btf_probe(const ProbeSpec &spec, const btf::Btf &btf,
     }
     if (p.is_return)
       return at_arg(Error("a return probe cannot read the parameter '" + arg.base + "': use $retval"), spec, arg);
-    if (!arg.chain.empty())
-      return at_arg(Error("'" + arg.text + "': member chains need a DWARF vmlinux (-k); BTF gives the parameter only"),
-                    spec, arg);
     size_t index = fn->params.size();
     std::vector<std::string> names;
     for (size_t k = 0; k < fn->params.size(); ++k) {
@@ -109,6 +128,12 @@ Result<ResolvedSpec> build_btf_probe(const ProbeSpec &spec, const btf::Btf &btf,
       return at_arg(Error("no parameter '" + arg.base + "' of " + fn->name + " in BTF",
                           names.empty() ? "it takes no parameters" : "its parameters: " + join(names)),
                     spec, arg);
+    if (!arg.chain.empty()) {
+      auto chain = member_chain(arg, btf.scalar(fn->params[index].type), options);
+      if (!chain) return at_arg(chain.error(), spec, arg);
+      def.args.push_back({name, *chain, arg.type});
+      continue;
+    }
     auto f = param_fetch(index, arg.type);
     if (!f) return at_arg(f.error(), spec, arg);
     f->name = name;

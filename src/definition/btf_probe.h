@@ -1,8 +1,10 @@
 // Probes from BTF alone, for a kernel whose DWARF vmlinux is not at hand:
 // a function's entry with its parameters by name (BTF FUNC_PROTO names them,
 // the calling convention of arch/ says which register holds each), and its
-// return with a typed $retval. Lines, offsets, locals and member chains
-// need DWARF and are refused with that reason.
+// return with a typed $retval. A parameter's member chain ("file->f_pos")
+// is left to the kernel where its probe events read BTF chains (6.6 on);
+// lines, offsets, locals, and chains elsewhere need DWARF and are refused
+// with that reason.
 #pragma once
 
 #include "arch/arch.h"

@@ -59,4 +59,8 @@ bool kernel_has_fprobe_events(const std::string &tracefs_readme) {
   return tracefs_readme.find("f[:[<group>/][<event>]]") != std::string::npos;
 }
 
+bool kernel_has_btf_member_chains(const std::string &tracefs_readme) {
+  return tracefs_readme.find("<argname>[->field[->field|.field...]]") != std::string::npos;
+}
+
 }  // namespace kpp

@@ -25,5 +25,9 @@ Result<TraceDefinition> to_fprobe(const TraceDefinition &kprobe, const arch::Reg
 // Whether this kernel takes fprobe events: its tracefs README documents the
 // "f[:[<group>/][<event>]]" form (6.1 does not, 6.12 does).
 bool kernel_has_fprobe_events(const std::string &tracefs_readme);
+// Whether this kernel's probe events take a parameter's BTF member chain by
+// name ("file->f_pos", Linux 6.6 on): its tracefs README documents
+// "<argname>[->field[->field|.field...]]".
+bool kernel_has_btf_member_chains(const std::string &tracefs_readme);
 
 }  // namespace kpp

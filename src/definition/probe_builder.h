@@ -25,6 +25,9 @@ struct BuildOptions {
   std::optional<unsigned> maxactive;  // --maxactive: kretprobe instances (definition rN:)
   std::string source_dir;   // -s: where sources are, for lazy patterns (;PTN)
   std::vector<std::pair<std::string, std::string>> prefix_map;  // --prefix-map OLD=NEW (src/lookup/source_file.h)
+  // The kernel reads BTF member chains of parameters itself ("file->f_pos",
+  // KernelSnapshot::btf_member_chains): the BTF fallback may write them.
+  bool btf_member_chains = false;
 };
 
 // One site of one probe: the definition and, in perf syntax, where it is.

@@ -1,6 +1,7 @@
 #include "src/hist/hist_request.h"
 
 #include <cctype>
+#include <cstring>
 
 namespace kpp {
 
@@ -82,6 +83,65 @@ std::string hist_trigger(const HistRequest &request) {
   t += ":sort=hitcount.descending:size=" + std::to_string(kHistSize);
   if (!request.filter.empty()) t += " if " + request.filter;
   return t;
+}
+
+namespace {
+
+// One key as the kernel prints it back: "common_pid.execname" is our comm.
+std::optional<HistKey> key_from_trigger(const std::string &text) {
+  if (text == "common_pid.execname") return HistKey{"comm", HistKey::Kind::Plain};
+  auto key = parse_hist_key(text);
+  if (!key) return std::nullopt;
+  return *key;
+}
+
+std::vector<std::string> split_on(const std::string &text, char sep) {
+  std::vector<std::string> parts;
+  size_t at = 0;
+  for (;;) {
+    size_t next = text.find(sep, at);
+    parts.push_back(text.substr(at, next == std::string::npos ? std::string::npos : next - at));
+    if (next == std::string::npos) return parts;
+    at = next + 1;
+  }
+}
+
+}  // namespace
+
+std::optional<HistRequest> parse_hist_trigger(const std::string &line) {
+  if (line.rfind("hist:", 0) != 0 || line.size() > 4096) return std::nullopt;
+  std::string body = line.substr(5);
+  for (const char *state : {" [active]", " [paused]"})
+    if (body.size() >= std::strlen(state) && body.compare(body.size() - std::strlen(state), std::string::npos, state) == 0)
+      body.resize(body.size() - std::strlen(state));
+  HistRequest request;
+  if (size_t cond = body.find(" if "); cond != std::string::npos) {
+    request.filter = body.substr(cond + 4);
+    body.resize(cond);
+  }
+  bool vals = false;
+  for (const std::string &part : split_on(body, ':')) {
+    size_t eq = part.find('=');
+    std::string name = part.substr(0, eq), value = eq == std::string::npos ? "" : part.substr(eq + 1);
+    if (name == "keys" || name == "key") {
+      for (const std::string &k : split_on(value, ',')) {
+        auto key = key_from_trigger(k);
+        if (!key) return std::nullopt;
+        request.keys.push_back(*key);
+      }
+    } else if (name == "vals" || name == "values") {
+      for (const std::string &v : split_on(value, ','))
+        if (v != "hitcount") {
+          if (!check_hist_field("--sum", v)) return std::nullopt;
+          request.sums.push_back(v);
+        }
+      vals = true;
+    } else if (name != "sort" && name != "size" && name != "clock") {
+      return std::nullopt;  // a variable (ts0=...), an action (onmatch(...)), pause, ...
+    }
+  }
+  if (request.keys.empty() || !vals) return std::nullopt;
+  return request;
 }
 
 }  // namespace kpp

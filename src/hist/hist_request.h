@@ -6,6 +6,7 @@
 // checks the trigger text; writing it is hist_session's job.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,11 @@ Status check_hist_filter(const std::string &filter);
 // "hist:keys=K1,K2:vals=hitcount,S1:sort=hitcount.descending:size=N [if FILTER]".
 // The same text with a leading '!' removes the trigger.
 std::string hist_trigger(const HistRequest &request);
+
+// The request back from a trigger line as the kernel lists it in a trigger
+// file ("hist:keys=common_pid.execname:vals=hitcount,count:sort=...:size=N
+// if FILTER [active]"): nullopt for a line that is not a plain counting
+// histogram (variables, actions, other commands: the plumbing of --latency).
+std::optional<HistRequest> parse_hist_trigger(const std::string &line);
 
 }  // namespace kpp

@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 
+#include "src/live/kernel_histograms.h"
 #include "src/live/live_pages.h"
 #include "src/live/live_probes.h"
 #include "src/probes/definition_shapes.h"
@@ -79,7 +80,8 @@ struct LoopStats {
 class LiveLoop {
  public:
   LiveLoop(tui::Terminal &term, Session &session, tui::LiveModel &model, LiveProbes &probes, LivePages &pages)
-      : term_(term), session_(session), model_(model), probes_(probes), pages_(pages) {
+      : term_(term), session_(session), model_(model), probes_(probes), pages_(pages),
+        kernel_(session.instance().tracing_dir()) {
     ui_.unicode = term.unicode();
   }
 
@@ -142,10 +144,11 @@ class LiveLoop {
     dirty_ = true;
   }
 
-  // Once a second: rates, probe states, the command's state.
+  // Once a second: rates, probe states, the command's state, the kernel's histograms.
   void tick(Clock::time_point now) {
     model_.tick(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count()));
     probes_.refresh(model_);
+    model_.set_kernel_histograms(kernel_.read());
     model_.facts().command = command_state(session_.command());
     next_tick_ = std::max(next_tick_ + kTickInterval, now);
     dirty_ = true;
@@ -172,6 +175,7 @@ class LiveLoop {
   tui::LiveModel &model_;
   LiveProbes &probes_;
   LivePages &pages_;
+  KernelHistograms kernel_;
   tui::UiState ui_;
   Clock::time_point next_tick_, last_draw_;
   bool dirty_ = true;

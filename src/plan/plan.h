@@ -48,6 +48,10 @@ struct KernelSnapshot {
   // Whether the running kernel takes fprobe events (its tracefs README says
   // so); --fprobe on an install is refused where it does not.
   bool fprobe_events = false;
+  // Whether the running kernel's probe events read BTF member chains of a
+  // parameter by name ("file->f_pos": CONFIG_PROBE_EVENTS_BTF_ARGS, Linux 6.6
+  // on; its tracefs README says so): the BTF fallback writes them as typed.
+  bool btf_member_chains = false;
 };
 
 // One site of a planned event.

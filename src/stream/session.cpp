@@ -1,5 +1,6 @@
 #include "src/stream/session.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,7 +21,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 Status validate(const SessionOptions &o) {
-  if (o.events.empty()) return Error("no events to trace", "name them with -e GROUP:EVENT (globs allowed)");
+  if (o.events.empty() && o.stream_events) return Error("no events to trace", "name them with -e GROUP:EVENT (globs allowed)");
   if (o.pid_only && o.command.empty())
     return Error("--pid-only needs a command", "add -- COMMAND [ARGS...]");
   if (o.duration_s < 0) return Error("--duration must not be negative");
@@ -64,6 +65,15 @@ bool is_uprobe_event(const EventId &e) {
   return true;
 }
 
+// Waits up to `wait_ms` for one of `fds` (-1: none) to become readable, or
+// a signal: a session that streams nothing.
+void wait_for_any(std::initializer_list<int> fds, int wait_ms) {
+  std::vector<pollfd> polled;
+  for (int fd : fds)
+    if (fd >= 0) polled.push_back(pollfd{fd, POLLIN, 0});
+  (void)::poll(polled.data(), polled.size(), wait_ms);
+}
+
 }  // namespace
 
 Session::Session(const SessionOptions &options) : options_(options) {}
@@ -74,7 +84,7 @@ Session::~Session() {
 
 TraceInstance &Session::instance() { return *instance_; }
 const EventStream &Session::stream() const { return *stream_; }
-const Companions &Session::companions() const { return chain_->companions(); }
+const Companions &Session::companions() const { return chain_ ? chain_->companions() : companions_; }
 
 Result<std::unique_ptr<Session>> Session::start(const SessionOptions &options, std::vector<EventSink *> sinks) {
   if (Status v = validate(options); !v) return std::move(v).error();
@@ -103,6 +113,29 @@ Status Session::setup(std::vector<EventSink *> sinks) {
     if (Status c = instance.set_clock(opt.clock); !c) summary_.warnings.push_back(c.error().message);
   if (opt.buffer_size_kb)
     if (Status b = instance.set_buffer_size_kb(opt.buffer_size_kb); !b) return b;
+  if (opt.stream_events)
+    if (Status e = enable_events(); !e) return e;
+  if (opt.prepare)
+    if (Status p = opt.prepare(instance); !p) return p;
+  if (!opt.command.empty()) {
+    if (Status c = command_.spawn(opt.command, opt.command_output); !c) return c;
+    summary_.command_pid = command_.pid();
+    if (opt.pid_only)
+      if (Status p = instance.set_event_pid(command_.pid()); !p) return p;
+  }
+  if (opt.stream_events)
+    if (Status s = open_stream(std::move(sinks)); !s) return s;
+  if (tracefs_trace_on(instance.raw()) != 0) return Error("cannot turn tracing on in instance " + instance.name());
+  started_ = Clock::now();
+  deadline_ = started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration_s));
+  if (command_.started())
+    if (Status r = command_.release(); !r) return r;
+  return Ok{};
+}
+
+Status Session::enable_events() {
+  const SessionOptions &opt = options_;
+  TraceInstance &instance = *instance_;
   for (const auto &pattern : opt.events)
     if (auto r = instance.enable(pattern); !r) return std::move(r).error();
   Companions companions = opt.companions             ? *opt.companions
@@ -116,31 +149,23 @@ Status Session::setup(std::vector<EventSink *> sinks) {
   std::string own = "common_pid != " + std::to_string(getpid());
   std::string filter = opt.filter.empty() ? own : "(" + opt.filter + ") && " + own;
   if (Status f = instance.set_filter(filter); !f) return f;
-  StackJoinOptions stacks;
   if (opt.stack) {
     auto on = enable_stacks(filter);
     if (!on) return std::move(on).error();
-    stacks = std::move(*on);
+    stacks_ = std::move(*on);
   }
-  if (!opt.command.empty()) {
-    if (Status c = command_.spawn(opt.command, opt.command_output); !c) return c;
-    summary_.command_pid = command_.pid();
-    if (opt.pid_only)
-      if (Status p = instance.set_event_pid(command_.pid()); !p) return p;
-  }
-  bool with_stacks = stacks.mode != StackMode::Off;
-  chain_ = std::make_unique<SinkChain>(SinkChainOptions{std::move(companions), getpid(), opt.sites, std::move(stacks)},
-                                       std::move(sinks));
-  auto stream = EventStream::open(instance, {chain_.get()}, with_stacks);
+  companions_ = std::move(companions);
+  return Ok{};
+}
+
+Status Session::open_stream(std::vector<EventSink *> sinks) {
+  bool with_stacks = stacks_.mode != StackMode::Off;
+  chain_ = std::make_unique<SinkChain>(
+      SinkChainOptions{std::move(companions_), getpid(), options_.sites, std::move(stacks_)}, std::move(sinks));
+  auto stream = EventStream::open(*instance_, {chain_.get()}, with_stacks);
   if (!stream) return std::move(stream).error();
   stream_ = std::move(*stream);
-  if (Status s = stream_->start(); !s) return s;
-  if (tracefs_trace_on(instance.raw()) != 0) return Error("cannot turn tracing on in instance " + instance.name());
-  started_ = Clock::now();
-  deadline_ = started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration_s));
-  if (command_.started())
-    if (Status r = command_.release(); !r) return r;
-  return Ok{};
+  return stream_->start();
 }
 
 Result<StackJoinOptions> Session::enable_stacks(const std::string &filter) {
@@ -184,6 +209,10 @@ Result<SessionState> Session::step(int max_wait_ms, int wake_fd) {
       return SessionState::DurationElapsed;
     }
     wait_ms = static_cast<int>(std::min<long long>(wait_ms, left));
+  }
+  if (!stream_) {
+    wait_for_any({command_.wake_fd(), wake_fd}, wait_ms);
+    return SessionState::Running;
   }
   auto r = stream_->poll(wait_ms, {command_.wake_fd(), wake_fd});
   if (!r) return std::move(r).error();

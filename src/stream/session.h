@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,6 +58,15 @@ struct SessionOptions {
   // instance's `userstacktrace` option), joined to their events.
   bool stack = false;
   std::shared_ptr<FrameSymbolizer> symbolizer;  // names the frames (null: addresses only)
+  // Counting in place (hist): false leaves the events off and streams
+  // nothing (`events` may be empty); the kernel counts through the triggers
+  // `prepare` adds. Signals, the command, --duration and the teardown are
+  // the same.
+  bool stream_events = true;
+  // Called with the session's instance once its events are set and before
+  // tracing is on and the command runs: a caller's own triggers
+  // (TraceInstance::add_trigger), removed with the instance on every path.
+  std::function<Status(TraceInstance &)> prepare;
 };
 
 struct SessionSummary {
@@ -97,7 +107,7 @@ class Session {
   Result<SessionSummary> finish();
 
   TraceInstance &instance();
-  const EventStream &stream() const;
+  const EventStream &stream() const;  // only when SessionOptions::stream_events
   const TracedCommand &command() const { return command_; }
   // The companions the chain joins.
   const Companions &companions() const;
@@ -107,6 +117,10 @@ class Session {
  private:
   Session(const SessionOptions &options);
   Status setup(std::vector<EventSink *> sinks);
+  // Enables the events, their companions, the filter and the stacks.
+  Status enable_events();
+  // The sink chain and the stream that feeds it.
+  Status open_stream(std::vector<EventSink *> sinks);
   // Turns on the stacks of the enabled events (see SessionOptions::stack).
   Result<StackJoinOptions> enable_stacks(const std::string &filter);
 
@@ -114,6 +128,8 @@ class Session {
   std::unique_ptr<StopSignalScope> signals_;
   std::unique_ptr<TraceInstance> instance_;
   TracedCommand command_;  // after the instance: a failed setup ends it first
+  Companions companions_;   // until open_stream() hands them to the chain
+  StackJoinOptions stacks_;  // likewise
   std::unique_ptr<SinkChain> chain_;
   std::unique_ptr<EventStream> stream_;
   SessionSummary summary_;

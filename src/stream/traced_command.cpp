@@ -1,6 +1,8 @@
 #include "src/stream/traced_command.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -65,8 +67,15 @@ Status TracedCommand::spawn(const std::vector<std::string> &argv, CommandOutput 
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) signal(sig, SIG_DFL);
     ::close(go[1]);
     ::close(err[0]);
-    char c;
-    if (::read(go[0], &c, 1) != 1) _exit(127);  // the parent gave up
+    // Waits for the go without read(2): tracing is on by then, and a read
+    // would be the command's first traced call (a probe on vfs_read saw it,
+    // and a hist keyed by .execname named the pid "kprobe-probe" from it).
+    // The parent's byte means go; the pipe closed without one, it gave up.
+    pollfd wait{go[0], POLLIN, 0};
+    while (::poll(&wait, 1, -1) < 0 && errno == EINTR) {
+    }
+    int ready = 0;
+    if (ioctl(go[0], FIONREAD, &ready) != 0 || ready < 1) _exit(127);
     redirect(output);
     execvp(args[0], args.data());
     int e = errno;

@@ -51,5 +51,42 @@ TEST(HistLatency, EntrySavesTimeReturnFiresTheSyntheticEvent) {
   EXPECT_EQ(hist_trigger(t.histogram), "hist:keys=lat_us.log2:vals=hitcount:sort=hitcount.descending:size=8192");
 }
 
+// The live view reads our triggers back from the trigger files: the lines
+// as Debian's 6.1 kernel printed them in the guest (its hist files' "trigger
+// info", tests/hist/hist_table_test.cpp).
+TEST(HistTrigger, ReadsBackWhatTheKernelListsOfOurTriggers) {
+  auto r = parse_hist_trigger(
+      "hist:keys=common_pid.execname:vals=hitcount,count:sort=hitcount.descending:size=2048 [active]");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->keys.size(), 1u);
+  EXPECT_EQ(r->keys[0].column(), "comm");
+  EXPECT_EQ(r->keys[0].printed_name(), "common_pid");
+  EXPECT_EQ(r->sums, std::vector<std::string>{"count"});
+  r = parse_hist_trigger("hist:keys=lat.log2:vals=hitcount:sort=hitcount:size=2048 [active]");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->keys[0].column(), "lat.log2");
+  EXPECT_TRUE(r->sums.empty());
+  // What we write comes back the same (the filter included).
+  HistRequest asked;
+  asked.keys = {*parse_hist_key("comm"), *parse_hist_key("count.log2")};
+  asked.sums = {"count"};
+  asked.filter = "(count < 8) && common_pid != 42";
+  r = parse_hist_trigger(hist_trigger(asked) + " [paused]");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(hist_trigger(*r), hist_trigger(asked));
+}
+
+TEST(HistTrigger, LeavesOutWhatIsNotACountingHistogram) {
+  // --latency's entry and return triggers: variables and an action.
+  EXPECT_FALSE(parse_hist_trigger(
+      "hist:keys=common_pid:vals=hitcount:kpp_ts0=common_timestamp.usecs:sort=hitcount:size=2048 [active]"));
+  EXPECT_FALSE(parse_hist_trigger("hist:keys=common_pid:vals=hitcount:kpp_lat=common_timestamp.usecs-$kpp_ts0:"
+                                  "sort=hitcount:size=2048:onmatch(probe.vfs_read).trace(kpp_lat_42,$kpp_lat) [active]"));
+  EXPECT_FALSE(parse_hist_trigger("stacktrace:unlimited if common_pid != 1"));
+  EXPECT_FALSE(parse_hist_trigger("hist:keys=a b:vals=hitcount [active]"));
+  EXPECT_FALSE(parse_hist_trigger("hist:vals=hitcount [active]"));
+  EXPECT_FALSE(parse_hist_trigger("# Available triggers:"));
+}
+
 }  // namespace
 }  // namespace kpp

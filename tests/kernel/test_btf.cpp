@@ -125,10 +125,38 @@ TEST(Btf, DefinitionsFromAPrototype) {
   // A struct passed by value is no single register's value.
   EXPECT_FALSE(build_btf_probe(*parse_probe_spec("take_file f"), *btf, *x86, options));
   EXPECT_FALSE(build_btf_probe(*parse_probe_spec("vfs_read:3"), *btf, *x86, options));
-  EXPECT_FALSE(build_btf_probe(*parse_probe_spec("vfs_read file->f_pos"), *btf, *x86, options));
+  auto chain = build_btf_probe(*parse_probe_spec("vfs_read file->f_pos"), *btf, *x86, options);
+  ASSERT_FALSE(chain);
+  EXPECT_NE(chain.error().message.find("cannot read a member chain by BTF name (Linux 6.6 and later can"),
+            std::string::npos)
+      << chain.error().message;
   auto missing = build_btf_probe(*parse_probe_spec("vfs_read cnt"), *btf, *x86, options);
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().hint.find("count"), std::string::npos) << missing.error().hint;
+}
+
+// Where the kernel reads BTF member chains itself (6.6 on: 6.12 in the guest,
+// guest.backports.kprobe_probe_kernel), the chain is written by name and the
+// kernel types it; only what it takes is written.
+TEST(Btf, MemberChainsWhereTheKernelReadsThem) {
+  auto btf = btf::Btf::parse(vfs_read_blob());
+  ASSERT_TRUE(btf);
+  const arch::Registers *x86 = arch::for_machine(62);
+  ASSERT_TRUE(x86);
+  BuildOptions options;
+  options.btf_member_chains = true;
+  auto entry = build_btf_probe(*parse_probe_spec("vfs_read file->f_pos file->f_path.dentry:x64 count"), *btf,
+                               *x86, options);
+  ASSERT_TRUE(entry) << entry.error().message;
+  EXPECT_EQ(format_fetch_args(entry->sites[0].definition.args),
+            "f_pos=file->f_pos dentry=file->f_path.dentry:x64 count=%dx:u64");
+  auto index = build_btf_probe(*parse_probe_spec("vfs_read file->f_inode[1]"), *btf, *x86, options);
+  ASSERT_FALSE(index);
+  EXPECT_NE(index.error().message.find("array indexes need a DWARF vmlinux"), std::string::npos);
+  auto scalar = build_btf_probe(*parse_probe_spec("vfs_read count->x"), *btf, *x86, options);
+  ASSERT_FALSE(scalar);
+  EXPECT_NE(scalar.error().message.find("a chain starts with '->' on a pointer parameter"), std::string::npos)
+      << scalar.error().message;
 }
 
 TEST(Btf, TheHostKernelsBtf) {

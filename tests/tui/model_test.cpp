@@ -284,6 +284,8 @@ TEST(Keys, IntentsAndStateChanges) {
   EXPECT_EQ(ui.focus, Pane::Log);
   handle_key(ui, m, Key::of(K::BackTab), 10);
   handle_key(ui, m, Key::of(K::BackTab), 10);
+  EXPECT_EQ(ui.focus, Pane::Kernel);
+  handle_key(ui, m, Key::of(K::BackTab), 10);
   EXPECT_EQ(ui.focus, Pane::Stacks);
   handle_key(ui, m, Key::of(K::BackTab), 10);
   EXPECT_EQ(ui.focus, Pane::Args);
@@ -335,6 +337,48 @@ TEST(LiveModel, StacksAreCountedPerProbeMostFrequentFirst) {
   EXPECT_NE(text(lines[0]).find(id + ": 2 stacks"), std::string::npos) << text(lines[0]);
   EXPECT_EQ(text(lines[1]), "          3  b+0x4");
   EXPECT_EQ(text(lines[2]), "             a+0x4");
+}
+
+// The Kernel pane: the histograms the live layer read (src/live/kernel_histograms),
+// each under its event, keys and total; scrolled with the arrows.
+TEST(LiveModel, KernelPaneShowsTheKernelsHistogramsOrHowToStartOne) {
+  LiveModel m;
+  UiState ui;
+  auto text = [](const Line &l) {
+    std::string s;
+    for (const Segment &seg : l) s += seg.text;
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+  };
+  std::vector<Line> lines = render_kernel(m, ui, 100, 4);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(text(lines[0]),
+            "  no kernel histogram running: start one with kprobe-probe hist -e GROUP:EVENT --by FIELD");
+  KernelHistogram h;
+  h.event = "probe:vfs_read";
+  h.instance = "kprobe-probe-4242";
+  h.keys = "comm";
+  h.hits = 6;
+  h.table = {"comm  hits  sum(count)", "cat      3      196608", "dd       3          21"};
+  m.set_kernel_histograms({h});
+  lines = render_kernel(m, ui, 100, 6);
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_EQ(text(lines[0]), " probe:vfs_read by comm: 6 hits  (kprobe-probe-4242)");
+  EXPECT_EQ(text(lines[1]), "  comm  hits  sum(count)");
+  EXPECT_EQ(text(lines[3]), "  dd       3          21");
+  // Tab reaches it after the stacks; Down scrolls it.
+  ui.focus = Pane::Stacks;
+  handle_key(ui, m, Key::of(Key::Kind::Tab), 10);
+  EXPECT_EQ(ui.focus, Pane::Kernel);
+  handle_key(ui, m, Key::of(Key::Kind::Down), 10);
+  EXPECT_EQ(ui.kernel_scroll, 1u);
+  lines = render_kernel(m, ui, 100, 3);
+  EXPECT_EQ(text(lines[0]), "  comm  hits  sum(count)");
+  // The screen shows it, titled, when it has focus.
+  Frame f = render_screen(m, ui, Size{24, 100});
+  bool titled = false;
+  for (const Line &l : f.lines) titled = titled || text(l).find("Kernel") != std::string::npos;
+  EXPECT_TRUE(titled);
 }
 
 TEST(Keys, FilterIsTypedAppliedAndCancelled) {

@@ -149,6 +149,23 @@ TEST_F(LiveScreen, TableShowsTheExactHitCount) {
   EXPECT_NE(screen().find("name=\"three\" i=2 s=3"), std::string::npos) << screen();
 }
 
+// The Kernel pane in the real binary: Shift-Tab from the table reaches it. This
+// host's kernel has no hist triggers, so it says how to start one (its tables
+// are tested from the 6.1 kernel's files: tests/hist/kernel_histograms_test.cpp).
+TEST_F(LiveScreen, KernelPaneIsReachedAndSaysHowToStartAHistogram) {
+  start(live_demo_args());
+  ASSERT_TRUE(shows("enabled", "6")) << screen();
+  keys("BTab");
+  EXPECT_TRUE(wait_for(
+      [&] {
+        std::string s = screen();
+        return s.find("Kernel") != std::string::npos &&
+               s.find("no kernel histogram running: start one with kprobe-probe hist") != std::string::npos;
+      },
+      5000))
+      << screen();
+}
+
 TEST_F(LiveScreen, ToggleChangesTheViewAndTracefs) {
   start(live_demo_args());
   ASSERT_TRUE(shows("enabled", "6")) << screen();

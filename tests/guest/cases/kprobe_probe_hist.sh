@@ -3,6 +3,8 @@
 # instance. vfs_read's entry and return probes are added, then
 #  - hist --by comm --sum count while a dd reads 5 x 7 bytes: dd's row is exactly
 #    5 hits and 35 bytes (the truth is dd's own arguments);
+#  - hist -- dd ...: hist starts dd itself, counts while it runs, ends when it
+#    exits and exits with its status (7 through sh -c '...; exit 7');
 #  - hist --latency vfs_read: the log2 histogram of vfs_read's time has dd's reads;
 #  - a pattern naming two events is refused;
 # and nothing is left: no trigger, no synthetic event, no instance.
@@ -40,6 +42,29 @@ kpp_show "hist stderr" /tmp/h.err
 grep -qx '{"key":{"comm":"dd"},"hits":5,"sum":{"count":35}}' /tmp/h.out ||
   kpp_fail "hist --by comm: no row of dd with 5 hits and 35 bytes"
 kpp_ok "hist --by comm --sum count: dd made 5 reads of 35 bytes in all"
+
+# 1b. hist -- COMMAND: dd started by hist through its session; no --duration,
+# no waiting for the trigger: the command is held until the trigger is set.
+kprobe-probe hist -e probe:vfs_read --by comm --sum count --json -- dd if=/proc/version of=/dev/null bs=7 count=4 \
+  >/tmp/hc.out 2>/tmp/hc.err
+rc=$?
+kpp_show "hist -- dd stdout" /tmp/hc.out
+kpp_show "hist -- dd stderr" /tmp/hc.err
+[ $rc -eq 0 ] || kpp_fail "hist -- dd exited $rc"
+grep -qx '{"key":{"comm":"dd"},"hits":4,"sum":{"count":28}}' /tmp/hc.out ||
+  kpp_fail "hist -- dd: no row of dd with 4 hits and 28 bytes"
+grep -q '"comm":"kprobe-probe"' /tmp/hc.out && kpp_fail "hist -- dd counted its own reads"
+kpp_ok "hist -- dd: dd's 4 reads of 28 bytes, counted while hist ran it"
+
+kprobe-probe hist -e probe:vfs_read --by comm -- sh -c 'dd if=/proc/version of=/dev/null bs=7 count=3 2>/dev/null; exit 7' \
+  >/tmp/hc2.out 2>/tmp/hc2.err
+rc=$?
+kpp_show "hist -- sh stdout" /tmp/hc2.out
+kpp_show "hist -- sh stderr" /tmp/hc2.err
+[ $rc -eq 7 ] || kpp_fail "hist -- sh -c '...; exit 7' exited $rc, not the command's 7"
+grep -Eq '^dd +3$' /tmp/hc2.out || kpp_fail "hist -- sh: no row 'dd 3'"
+grep -q 'sh exited 7' /tmp/hc2.err || kpp_fail "hist -- sh: stderr does not say 'sh exited 7'"
+kpp_ok "hist -- COMMAND exits with the command's status (7), dd's 3 reads counted"
 
 # 2. The text table, by count.log2.
 kprobe-probe hist -e probe:vfs_read --by comm --by count.log2 --filter 'count < 8' --duration 15 >/tmp/h2.out 2>/tmp/h2.err &

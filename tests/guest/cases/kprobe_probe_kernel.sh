@@ -8,6 +8,8 @@
 #  4. --list flags from debugfs kprobes/list and hits from kprobe_profile, --enable,
 #     --disable, --maxactive;
 #  5. without any DWARF vmlinux, 'vfs_read count' from BTF, seen as count=7 on a dd.
+#  6. still without it, file->f_pos read by the kernel through BTF where it can (6.12: 14
+#     after a dd skip=2 bs=7), refused with the reason where it cannot (6.1).
 . /kpp/lib.sh
 T=$KPP_TRACING
 REL=$(uname -r)
@@ -130,3 +132,31 @@ grep -Eq ' dd-[0-9]+ probe:vfs_read__return arg1=7$' /tmp/btftrace.out || kpp_fa
 kpp_run btfdel -d 'probe:vfs_read*'
 expect_empty_events "after -d of the BTF probes"
 kpp_ok "without a DWARF vmlinux, BTF: vfs_read count=7 and return 7 from dd"
+
+# 6. Still no DWARF vmlinux: a member chain of a parameter. Where the kernel's probe
+# events read BTF chains by name (its README documents them: 6.12), the kernel reads
+# file->f_pos, which a dd with skip=2 of 7-byte blocks has set to 14 before its read;
+# where they do not (6.1), the chain is refused with the reason, nothing written.
+if grep -qF '<argname>[->field[->field|.field...]]' "$T/README"; then
+  kpp_run btfchaindef -D 'vfs_read file->f_pos count'
+  [ $rc -eq 0 ] || kpp_fail "-D of a BTF member chain exited $rc"
+  grep -qx 'p:probe/vfs_read vfs_read+0 f_pos=file->f_pos count=%dx:u64' /tmp/btfchaindef.out ||
+    kpp_fail "BTF chain -D: not 'p:probe/vfs_read vfs_read+0 f_pos=file->f_pos count=%dx:u64'"
+  kpp_run btfchainadd -q --add 'vfs_read file->f_pos count'
+  [ $rc -eq 0 ] || kpp_fail "--add of a BTF member chain exited $rc"
+  kpp_run btfchaintrace trace --pid-only -e probe:vfs_read -- dd if=/proc/version of=/dev/null bs=7 skip=2 count=1
+  grep -Eq ' dd-[0-9]+ probe:vfs_read f_pos=14 count=7$' /tmp/btfchaintrace.out ||
+    kpp_fail "BTF chain: no 'f_pos=14 count=7' from dd"
+  kpp_run btfchaindel -d probe:vfs_read
+  expect_empty_events "after -d of the BTF chain probe"
+  kpp_ok "without a DWARF vmlinux, the kernel reads file->f_pos by BTF: 14 after dd's skip=2 of 7 bytes"
+else
+  kpp_run btfchainno -D 'vfs_read file->f_pos'
+  [ $rc -eq 1 ] || kpp_fail "-D of a BTF member chain on a kernel without BTF chains exited $rc, not 1"
+  grep -q 'cannot read a member chain by BTF name' /tmp/btfchainno.err ||
+    kpp_fail "the refusal of a BTF member chain does not give the reason"
+  kpp_run btfchainno2 --add 'vfs_read file->f_pos'
+  [ $rc -eq 1 ] || kpp_fail "--add of a BTF member chain on a kernel without BTF chains exited $rc, not 1"
+  expect_empty_events "after a refused BTF chain"
+  kpp_ok "this kernel's probe events read no BTF chains: 'vfs_read file->f_pos' refused with the reason"
+fi

@@ -1,0 +1,147 @@
+#include "src/live/kernel_histograms.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "src/hist/hist_request.h"
+#include "src/hist/hist_table.h"
+#include "src/stream/stale_instances.h"
+#include "src/util/unique_fd.h"
+
+namespace kpp {
+
+namespace {
+
+constexpr size_t kMaxInstances = 32;
+constexpr size_t kMaxEvents = 1024;          // dynamic events looked at per instance
+constexpr size_t kMaxListBytes = 1u << 20;   // dynamic_events
+constexpr size_t kMaxTriggerBytes = 64u << 10;
+constexpr size_t kMaxHistBytes = 1u << 20;   // a full 8192-entry table of two keys fits
+constexpr size_t kMaxRowsShown = 200;
+
+// Up to `cap` bytes of a tracefs file (they report size 0: read to the end);
+// nullopt when it cannot be opened, `truncated` when more was there.
+std::optional<std::string> read_capped(const std::string &path, size_t cap, bool *truncated = nullptr) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (fd.get() < 0) return std::nullopt;
+  std::string text;
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+    if (text.size() > cap) {
+      text.resize(cap);
+      if (truncated) *truncated = true;
+      break;
+    }
+  }
+  return text;
+}
+
+std::vector<std::string> lines_of(const std::string &text) {
+  std::vector<std::string> lines;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
+// "GROUP/EVENT" of each dynamic event ("p:probe/vfs_read vfs_read ...",
+// "s:synthetic/kpp_lat_1 u64 lat_us").
+std::vector<std::string> dynamic_events(const std::string &tracing_dir) {
+  std::vector<std::string> events;
+  auto text = read_capped(tracing_dir + "/dynamic_events", kMaxListBytes);
+  if (!text) return events;
+  for (const std::string &line : lines_of(*text)) {
+    size_t colon = line.find(':'), space = line.find(' ');
+    if (colon == std::string::npos || (space != std::string::npos && space < colon)) continue;
+    std::string name = line.substr(colon + 1, space == std::string::npos ? std::string::npos : space - colon - 1);
+    size_t slash = name.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == name.size()) continue;
+    if (name.find("..") != std::string::npos || name.find('/', slash + 1) != std::string::npos) continue;
+    events.push_back(name);
+    if (events.size() == kMaxEvents) break;
+  }
+  return events;
+}
+
+std::vector<std::string> our_instances(const std::string &tracing_dir) {
+  std::vector<std::string> names;
+  DIR *dir = opendir((tracing_dir + "/instances").c_str());
+  if (!dir) return names;
+  while (dirent *e = readdir(dir))
+    if (instance_owner(e->d_name) && names.size() < kMaxInstances) names.push_back(e->d_name);
+  closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string keys_text(const HistRequest &request) {
+  std::string keys;
+  for (const HistKey &k : request.keys) keys += (keys.empty() ? "" : ", ") + k.column();
+  return keys;
+}
+
+// The table of one trigger, as `hist` prints it (or why it cannot be shown).
+tui::KernelHistogram histogram_of(const std::string &event_dir, const HistRequest &request) {
+  tui::KernelHistogram h;
+  h.keys = keys_text(request);
+  bool truncated = false;
+  auto text = read_capped(event_dir + "/hist", kMaxHistBytes, &truncated);
+  if (!text) return h;
+  if (truncated) {
+    h.table = {"(the table is over 1 MiB: read it with kprobe-probe hist)"};
+    return h;
+  }
+  auto table = parse_hist(*text, request);
+  if (!table) {
+    h.table = {"(cannot read the table: " + table.error().message + ")"};
+    return h;
+  }
+  merge_by_comm(*table, request);
+  h.hits = table->total_hits;
+  h.table = lines_of(format_hist_text(*table, request));
+  if (h.table.size() > kMaxRowsShown + 1) {
+    size_t more = h.table.size() - kMaxRowsShown - 1;
+    h.table.resize(kMaxRowsShown + 1);
+    h.table.push_back("(" + std::to_string(more) + " more rows)");
+  }
+  return h;
+}
+
+}  // namespace
+
+std::vector<tui::KernelHistogram> KernelHistograms::read() const {
+  std::vector<tui::KernelHistogram> out;
+  std::vector<std::string> instances = our_instances(tracing_dir_);
+  if (instances.empty()) return out;
+  std::vector<std::string> events = dynamic_events(tracing_dir_);
+  for (const std::string &instance : instances)
+    for (const std::string &event : events) {
+      std::string dir = tracing_dir_ + "/instances/" + instance + "/events/" + event;
+      auto triggers = read_capped(dir + "/trigger", kMaxTriggerBytes);
+      if (!triggers) continue;
+      for (const std::string &line : lines_of(*triggers)) {
+        auto request = parse_hist_trigger(line);
+        if (!request) continue;
+        tui::KernelHistogram h = histogram_of(dir, *request);
+        if (h.table.empty()) continue;  // gone meanwhile
+        h.event = event.substr(0, event.find('/')) + ":" + event.substr(event.find('/') + 1);
+        h.instance = instance;
+        out.push_back(std::move(h));
+      }
+    }
+  return out;
+}
+
+}  // namespace kpp
