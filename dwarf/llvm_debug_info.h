@@ -267,7 +267,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::map<std::string, NameIndex> name_indexes_;  // index_for()'s, by name
   std::optional<std::vector<UnitSpan>> unit_spans_;
   std::string search_note_;
-  std::optional<CachedBytes> function_list_;  // function_names(), one per line
+  std::optional<std::string> function_list_;  // function_names(), one per line
   std::string function_list();                // made from the symbol table
   IndexSource index_source_ = IndexSource::None;
   std::string index_note_;

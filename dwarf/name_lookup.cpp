@@ -50,8 +50,6 @@ std::optional<LlvmDebugInfo::CacheHome> LlvmDebugInfo::cache_home(const std::str
 
 void LlvmDebugInfo::set_open_options(const OpenOptions &options) {
   open_options_ = options;
-  auto home = cache_home(path_);
-  symbols_.use_cache(home ? home->directory : std::string(), home ? home->key : IndexKey{}, home ? home->max_bytes : 0);
 }
 
 Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, const OpenOptions &options) {
