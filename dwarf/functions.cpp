@@ -122,19 +122,42 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
                                               bool instances) {
   std::vector<DWARFDie> found;
   std::string instance_prefix = name + "<";
+  auto named = [&](const char *n) { return n && (name == n || (instances && std::string_view(n).starts_with(instance_prefix))); };
   if (const NameIndex *index = index_for(name, instances)) {
-    std::vector<IndexedDie> entries = index->lookup(name);
-    if (instances) {
-      std::vector<IndexedDie> more = index->lookup_prefix(instance_prefix);
-      entries.insert(entries.end(), more.begin(), more.end());
+    auto look_up = [&](const NameIndex &in) {
+      std::vector<IndexedDie> entries = in.lookup(name);
+      if (instances) {
+        std::vector<IndexedDie> more = in.lookup_prefix(instance_prefix);
+        entries.insert(entries.end(), more.begin(), more.end());
+      }
+      return entries;
+    };
+    bool cached = index_from_cache() && index == &*name_index_;
+    std::vector<IndexedDie> entries = look_up(*index);
+    // A cached index that knows no such name: the byte search confirms
+    // (a crafted index could leave a function out), at its cost, on misses only.
+    bool confirmed = true;
+    if (cached && entries.empty()) {
+      index = searched_index(name, instances);
+      cached = index == &*name_index_;
+      confirmed = !cached;  // DWARF the search cannot answer for: every unit is read below
+      entries = look_up(*index);
     }
     // Only the units that hold the named DIEs get parsed by LLVM.
     for (const IndexedDie &entry : entries) {
       if (entry.inlined ? !inline_copies : !subprograms) continue;
       DWARFDie die = die_at(entry.die_offset);
+      // From the cache, each DIE must be what the index says it is: a
+      // subprogram or inlined copy of that name; else the index is made again.
+      auto tag = die.isValid() ? die.getTag() : llvm::dwarf::DW_TAG_null;
+      bool as_said = entry.inlined ? tag == llvm::dwarf::DW_TAG_inlined_subroutine : tag == llvm::dwarf::DW_TAG_subprogram;
+      if (cached && (!as_said || !named(die.getName(DINameKind::ShortName)))) {
+        distrust_cached_index("the DIE at " + std::to_string(entry.die_offset) + " is not the '" + name + "' it lists");
+        return scan_for(name, subprograms, inline_copies, instances);
+      }
       if (die.isValid()) found.push_back(die);
     }
-    return found;
+    if (confirmed) return found;
   }
   for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) {
     DWARFUnit *unit = dwarf().getUnitAtIndex(i);
@@ -146,8 +169,7 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
       if (!wanted) continue;
       DWARFDie die(unit, &entry);
       // An inlined copy is named by its abstract origin; getName follows it.
-      const char *n = die.getName(DINameKind::ShortName);
-      if (!n || (name != n && !(instances && std::string_view(n).starts_with(instance_prefix)))) continue;
+      if (!named(die.getName(DINameKind::ShortName))) continue;
       if (tag == llvm::dwarf::DW_TAG_subprogram && !die.find(llvm::dwarf::DW_AT_low_pc) &&
           !die.find(llvm::dwarf::DW_AT_ranges))
         continue;

@@ -301,7 +301,7 @@ Result<ObtainedIndex> obtain_index(const CacheOptions &options, const IndexKey &
   std::string note;
   if (!file.empty()) {
     auto cached = load_index(file, key);
-    if (cached) return ObtainedIndex{std::move(*cached), IndexSource::Cache, "index: using " + file};
+    if (cached) return ObtainedIndex{std::move(*cached), IndexSource::Cache, "index: using " + file, file};
     note = "index: " + file + ": " + cached.error().message + "; rebuilt";
   } else {
     note = options.enabled ? "index: cache not used: " + directory.error().message + "; built in memory"
@@ -313,7 +313,7 @@ Result<ObtainedIndex> obtain_index(const CacheOptions &options, const IndexKey &
     // A cache that cannot be written costs time on the next run, not this answer.
     if (auto stored = store_index(file, *built, options.max_bytes); !stored) note += " (not stored: " + stored.error().message + ")";
   }
-  return ObtainedIndex{std::move(*built), IndexSource::Built, note};
+  return ObtainedIndex{std::move(*built), IndexSource::Built, note, file};
 }
 
 }  // namespace kpp::dwarf

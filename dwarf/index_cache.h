@@ -85,6 +85,7 @@ struct ObtainedIndex {
   NameIndex index;
   IndexSource source = IndexSource::Built;
   std::string note;
+  std::string file;  // the cache file read or written ("" with none)
 };
 Result<ObtainedIndex> obtain_index(const CacheOptions &options, const IndexKey &key,
                                    const std::function<Result<NameIndex>()> &build);

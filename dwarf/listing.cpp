@@ -1,7 +1,6 @@
 // Listings for -F and -L: function names and a function's statement rows.
 #include <algorithm>
 
-#include "dwarf/index_cache.h"
 #include "dwarf/llvm_debug_info.h"
 #include "dwarf/names.h"
 
@@ -31,24 +30,12 @@ std::string LlvmDebugInfo::function_list() {
 }
 
 std::vector<std::string_view> LlvmDebugInfo::function_names() {
-  if (!function_list_) {
-    // Cached beside the index (the same identity, "functions" added): a
-    // later -F prints it without sorting ~60k names again.
-    auto home = cache_home(path_);
-    std::string file;
-    if (home) {
-      home->key.identity += open_options_.demangle ? " functions" : " functions mangled";
-      file = cache_file(home->directory, home->key, ".fn");
-      if (auto cached = load_cached(file, home->key)) function_list_ = std::move(*cached);
-    }
-    if (!function_list_) {
-      auto text = std::make_shared<const std::string>(function_list());
-      if (home) (void)store_cached(file, home->key, *text, home->max_bytes);  // costs the next run only
-      function_list_ = CachedBytes{text, *text};
-    }
-  }
+  // Not cached: a cached list could only be checked by making it again
+  // (demangling is most of its cost), and a crafted one would be another
+  // answer (issue 12 item 3).
+  if (!function_list_) function_list_ = function_list();
   std::vector<std::string_view> names;
-  std::string_view text = function_list_->bytes;
+  std::string_view text = *function_list_;
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
     if (end == std::string_view::npos) end = text.size();

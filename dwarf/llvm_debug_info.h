@@ -152,6 +152,17 @@ class LlvmDebugInfo final : public DebugInfo {
   // units that may name it (dwarf/name_search.h), so that a function probe
   // reads a few units, not all of them. Null as name_index().
   const NameIndex *index_for(const std::string &name, bool instances);
+  // index_for()'s search without the cache: an index of the units that may
+  // name `name`, found by a byte search (else the whole file's index).
+  const NameIndex *searched_index(const std::string &name, bool instances);
+  // A cached index is checked as it answers (issue 12 item 3): each DIE it
+  // gives must be one of that name and kind, and an empty answer is
+  // confirmed by the byte search. One that is contradicted is deleted and
+  // made again from the DWARF; `why` goes to -v's note.
+  bool index_from_cache() const { return name_index_ && index_source_ == IndexSource::Cache; }
+  void distrust_cached_index(const std::string &why);
+  std::string index_cache_file_;  // the cache file name_index_ came from or went to
+  std::string distrusted_note_;   // why a cached index was made again
   // Where this run keeps cache files of `binary` (path_, or the DWARF's
   // file): the directory and the binary's key; nullopt with --no-cache or
   // without a directory.
@@ -172,8 +183,11 @@ class LlvmDebugInfo final : public DebugInfo {
   bool searched_fd_opened_ = false;
   // The units whose line tables may name `file` (a path suffix): by a byte
   // search without the cache, else from the index's file lists, else every
-  // compile unit.
-  std::vector<llvm::DWARFUnit *> units_naming(const std::string &file);
+  // compile unit. `search`: by the byte search, whatever the cache.
+  std::vector<llvm::DWARFUnit *> units_naming(const std::string &file, bool search = false);
+  // file_line_sites() over `units`.
+  std::vector<std::pair<LineSite, Function>> file_line_sites_in(const std::vector<llvm::DWARFUnit *> &units,
+                                                                const std::string &file, int line);
   // With search_instead_of_index(): the offsets of the units whose line
   // tables may name `file`, found by a search of .debug_line's bytes.
   std::optional<std::vector<uint64_t>> units_searched_for_file(const std::string &file);
@@ -267,7 +281,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::map<std::string, NameIndex> name_indexes_;  // index_for()'s, by name
   std::optional<std::vector<UnitSpan>> unit_spans_;
   std::string search_note_;
-  std::optional<CachedBytes> function_list_;  // function_names(), one per line
+  std::optional<std::string> function_list_;  // function_names(), one per line
   std::string function_list();                // made from the symbol table
   IndexSource index_source_ = IndexSource::None;
   std::string index_note_;

@@ -180,12 +180,19 @@ const NameRecord *find(const NameRecord *begin, size_t count, const char *string
 }
 
 // Whether every record of a table points inside the strings and its values.
-bool records_fit(const NameRecord *records, uint64_t count, uint64_t strings_size, uint64_t values) {
-  for (uint64_t i = 0; i < count; ++i)
-    if (uint64_t{records[i].string_offset} + records[i].string_size > strings_size ||
-        uint64_t{records[i].first} + records[i].count > values)
+// Whether the records point inside their tables, and their values follow
+// one another as build() lays them out (each record's right after the
+// previous one's, none empty, all of them used): a record whose count or
+// start was changed would hide values or lend them to its neighbour.
+bool records_tile(const NameRecord *records, uint64_t count, uint64_t strings_size, uint64_t values) {
+  uint64_t next = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (uint64_t{records[i].string_offset} + records[i].string_size > strings_size || records[i].first != next ||
+        records[i].count == 0)
       return false;
-  return true;
+    next += records[i].count;
+  }
+  return next == values;
 }
 
 }  // namespace
@@ -251,9 +258,9 @@ Result<NameIndex> NameIndex::adopt(std::shared_ptr<const void> owner, const uint
   if (sum != h.checksum) return Error("damaged (checksum mismatch)");
   // The records are checked once here so that lookups can trust them.
   Parts p = parts_of(data);
-  if (!records_fit(p.names, h.name_count, h.strings_size, h.entry_count) ||
-      !records_fit(p.files, h.file_count, h.strings_size, h.unit_entry_count))
-    return Error("damaged (a name record points outside its tables)");
+  if (!records_tile(p.names, h.name_count, h.strings_size, h.entry_count) ||
+      !records_tile(p.files, h.file_count, h.strings_size, h.unit_entry_count))
+    return Error("damaged (a name record points outside its tables, or its values overlap another's)");
   return NameIndex(std::move(owner), data, size);
 }
 

@@ -50,8 +50,6 @@ std::optional<LlvmDebugInfo::CacheHome> LlvmDebugInfo::cache_home(const std::str
 
 void LlvmDebugInfo::set_open_options(const OpenOptions &options) {
   open_options_ = options;
-  auto home = cache_home(path_);
-  symbols_.use_cache(home ? home->directory : std::string(), home ? home->key : IndexKey{}, home ? home->max_bytes : 0);
 }
 
 Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, const OpenOptions &options) {
@@ -94,6 +92,12 @@ bool LlvmDebugInfo::search_instead_of_index() const {
 const NameIndex *LlvmDebugInfo::index_for(const std::string &name, bool instances) {
   // With the cache, the whole file's index: built once, then read in ~1 ms.
   if (!search_instead_of_index()) return name_index();
+  return searched_index(name, instances);
+}
+
+const NameIndex *LlvmDebugInfo::searched_index(const std::string &name, bool instances) {
+  bool little = binary_.getBinary()->isLittleEndian() && !binary_.getBinary()->isRelocatableObject();
+  if (!little) return name_index();
   std::string key = instances ? name + "<" : name;
   if (auto it = name_indexes_.find(key); it != name_indexes_.end()) return &it->second;
   // Each search reads all of .debug_info (~25 ms on a vmlinux); past a few
@@ -164,7 +168,10 @@ const NameIndex *LlvmDebugInfo::name_index() {
   // they are there (nor the other way round).
   if (skeletons > 0) key->identity += " split:" + std::to_string(split.size()) + "/" + std::to_string(skeletons);
   CacheOptions cache;
-  cache.enabled = open_options_.use_cache;
+  // A cached index that was contradicted is not read again: this run
+  // builds its own (in memory: the DWARF it came from may be a crafted
+  // .dwarf image, whose index must not outlive it) and the file is gone.
+  cache.enabled = open_options_.use_cache && distrusted_note_.empty();
   cache.directory = open_options_.cache_directory;
   auto obtained = obtain_index(cache, *key, [&]() -> Result<NameIndex> {
     // The scan reads all of .debug_info once: the pages it has read go back
@@ -184,9 +191,18 @@ const NameIndex *LlvmDebugInfo::name_index() {
     return nullptr;
   }
   index_source_ = obtained->source;
-  index_note_ = obtained->note;
+  index_note_ = distrusted_note_.empty() ? obtained->note : distrusted_note_ + "\n  " + obtained->note;
+  index_cache_file_ = obtained->file;
   name_index_ = std::move(obtained->index);
   return &*name_index_;
+}
+
+void LlvmDebugInfo::distrust_cached_index(const std::string &why) {
+  distrusted_note_ = "index: " + index_cache_file_ + ": " + why + "; not trusted, removed, made again";
+  if (!index_cache_file_.empty()) ::unlink(index_cache_file_.c_str());
+  name_index_.reset();
+  index_source_ = IndexSource::None;
+  index_note_.clear();
 }
 
 }  // namespace kpp::dwarf

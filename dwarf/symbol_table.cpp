@@ -10,7 +10,6 @@
 
 #include <llvm/Object/ELFObjectFile.h>
 
-#include "dwarf/index_cache.h"
 #include "dwarf/name_search.h"
 #include "dwarf/names.h"
 
@@ -162,7 +161,7 @@ std::vector<uint32_t> SymbolTable::with_name_hash(std::string_view name) {
   uint64_t key = name_hash(name);
   std::vector<uint32_t> indexes;
   for (size_t i = first_not_below(by_name_, key); i < by_name_.size(); ++i) {
-    Slot slot = slot_at(by_name_, i);
+    Slot slot = by_name_[i];
     if (slot.key != key) break;
     indexes.push_back(slot.index);
   }
@@ -210,33 +209,9 @@ std::vector<std::optional<uint64_t>> SymbolTable::first_addresses(const std::vec
 
 bool SymbolTable::walk_instead_of_sort() {
   if (sorted_) return false;
-  if (cache_) {
-    // The sorted tables of an earlier run, else made now for the next ones.
-    Cache cache = std::move(*cache_);
-    cache_.reset();
-    if (auto image = load_cached(cache.file, cache.key)) {
-      // Searched with pread, as the table itself is (read_lookups_from()):
-      // its mapping is then never read (a freshly written file's large
-      // folios would come in whole, a MB at a time).
-      if (file_.valid()) image_file_ = UniqueFd(::open(cache.file.c_str(), O_RDONLY | O_CLOEXEC));
-      if (adopt(std::move(*image))) return false;
-      image_file_.reset();
-    }
-    sort(/*with_names=*/true);
-    (void)store_cached(cache.file, cache.key, image_.bytes, cache.max_bytes);  // costs the next run only
-    return false;
-  }
   if (++walks_ <= kWalksBeforeSort) return true;
-  sort(/*with_names=*/false);  // those only when a name is asked for
+  sort();  // by name only when a name is asked for
   return false;
-}
-
-void SymbolTable::use_cache(const std::string &directory, const IndexKey &key, uint64_t max_bytes) {
-  cache_.reset();
-  if (sorted_ || entry_count_ == 0 || directory.empty()) return;
-  cache_ = Cache{{}, key, max_bytes};
-  cache_->key.identity += std::string(versions_.empty() ? " symbols v2 " : " dynamic symbols v2 ") + std::to_string(entry_count_);
-  cache_->file = cache_file(directory, cache_->key, ".sym");
 }
 
 std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
@@ -303,8 +278,8 @@ std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint
     // The last start at or below `address`, then back to the first of its aliases.
     size_t above = address == UINT64_MAX ? by_address_.size() : first_not_below(by_address_, address + 1);
     if (above > 0) {
-      uint64_t start = slot_at(by_address_, above - 1).key;
-      best = accept(looked_up(slot_at(by_address_, first_not_below(by_address_, start)).index));
+      uint64_t start = by_address_[above - 1].key;
+      best = accept(looked_up(by_address_[first_not_below(by_address_, start)].index));
     }
   }
   // A slot's key comes from the cache file: the symbol it names must start
@@ -326,7 +301,7 @@ std::vector<std::string_view> SymbolTable::function_source_names() const {
 }
 
 const std::vector<ElfSymbol> &SymbolTable::functions() {
-  if (walk_instead_of_sort()) sort(/*with_names=*/false);
+  if (walk_instead_of_sort()) sort();
   if (!functions_) {
     functions_.emplace();
     for (const Slot &slot : by_address_)
@@ -352,11 +327,6 @@ uint64_t fnv1a(std::string_view s) {
   for (char c : s) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
   return h;
 }
-
-struct ImageHeader {
-  uint64_t address_count;
-  uint64_t name_count;
-};
 
 }  // namespace
 
@@ -384,22 +354,11 @@ void radix_sort(std::vector<Slot> &slots) {
 
 }  // namespace
 
-SymbolTable::Slot SymbolTable::slot_at(std::span<const Slot> table, size_t i) const {
-  Slot slot;
-  const char *at = reinterpret_cast<const char *>(&table[i]);
-  if (image_file_.valid() && at >= image_.bytes.data() && at + sizeof slot <= image_.bytes.data() + image_.bytes.size()) {
-    uint64_t offset = image_.file_offset + static_cast<uint64_t>(at - image_.bytes.data());
-    if (::pread(image_file_.get(), &slot, sizeof slot, static_cast<off_t>(offset)) == static_cast<ssize_t>(sizeof slot))
-      return slot;
-  }
-  return table[i];
-}
-
 size_t SymbolTable::first_not_below(std::span<const Slot> table, uint64_t key) const {
   size_t low = 0, high = table.size();
   while (low < high) {
     size_t mid = low + (high - low) / 2;
-    if (slot_at(table, mid).key < key) low = mid + 1;
+    if (table[mid].key < key) low = mid + 1;
     else high = mid;
   }
   return low;
@@ -488,27 +447,16 @@ SymbolTable::Raw SymbolTable::looked_up(uint32_t index) const {
   return raw;
 }
 
-void SymbolTable::sort(bool with_names) {
+void SymbolTable::sort() {
   // (key, table index) pairs, 16 bytes each, made in table order so that
-  // equal keys (aliases) stay in it. By address: the function and data
-  // symbols. By name: every named symbol under its own name, a function
-  // also under its source name.
-  std::vector<Slot> by_address, by_name;
-  by_address.reserve(entry_count_);
-  if (with_names) by_name.reserve(entry_count_ + entry_count_ / 4);
+  // equal keys (aliases) stay in it: the function and data symbols by address.
+  by_address_.reserve(entry_count_);
   walk([&](const Raw &raw) {
-    if (auto address = address_of(raw)) by_address.push_back({*address, raw.index, 0});
-    if (with_names) add_names(raw, by_name);
+    if (auto address = address_of(raw)) by_address_.push_back({*address, raw.index, 0});
     return true;
   });
-  radix_sort(by_address);
-  radix_sort(by_name);
-  ImageHeader header{by_address.size(), by_name.size()};
-  auto image = std::make_shared<std::string>(reinterpret_cast<const char *>(&header), sizeof header);
-  image->append(reinterpret_cast<const char *>(by_address.data()), by_address.size() * sizeof(Slot));
-  image->append(reinterpret_cast<const char *>(by_name.data()), by_name.size() * sizeof(Slot));
-  std::string_view bytes = *image;
-  adopt(CachedBytes{std::move(image), bytes});
+  radix_sort(by_address_);
+  sorted_ = true;
 }
 
 void SymbolTable::add_names(const Raw &raw, std::vector<Slot> &by_name) const {
@@ -520,36 +468,14 @@ void SymbolTable::add_names(const Raw &raw, std::vector<Slot> &by_name) const {
 }
 
 void SymbolTable::sort_names() {
-  late_names_.reserve(entry_count_ + entry_count_ / 4);
+  // By name: every named symbol under its own name, a function also under its source name.
+  by_name_.reserve(entry_count_ + entry_count_ / 4);
   walk([&](const Raw &raw) {
-    add_names(raw, late_names_);
+    add_names(raw, by_name_);
     return true;
   });
-  radix_sort(late_names_);
-  by_name_ = std::span<const Slot>(late_names_);
+  radix_sort(by_name_);
   names_sorted_ = true;
-}
-
-bool SymbolTable::adopt(CachedBytes image) {
-  ImageHeader header;
-  if (image.bytes.size() < sizeof header || reinterpret_cast<uintptr_t>(image.bytes.data()) % alignof(Slot) != 0)
-    return false;
-  if (!image_file_.valid() || ::pread(image_file_.get(), &header, sizeof header, static_cast<off_t>(image.file_offset)) !=
-                                  static_cast<ssize_t>(sizeof header))
-    std::memcpy(&header, image.bytes.data(), sizeof header);
-  if (header.address_count > entry_count_ || header.name_count > 2 * entry_count_ ||
-      image.bytes.size() != sizeof header + (header.address_count + header.name_count) * sizeof(Slot))
-    return false;
-  image_ = std::move(image);
-  const auto *slots = reinterpret_cast<const Slot *>(image_.bytes.data() + sizeof header);
-  by_address_ = std::span<const Slot>(slots, header.address_count);
-  by_name_ = std::span<const Slot>(slots + header.address_count, header.name_count);
-  names_sorted_ = header.name_count > 0;
-  // Indexes come from a file (checked by its checksum): raw_at() still
-  // refuses one past the table rather than trust it, so that checking them
-  // all here does not read every page.
-  sorted_ = true;
-  return true;
 }
 
 }  // namespace kpp::dwarf

@@ -7,8 +7,10 @@
 // is in the file's mapping, so that walks leave nothing resident; a query by
 // name first finds where the strings hold the name (one search), then the
 // entries that point there. The tables sorted by address and by name hash
-// are made once the walks would cost more than sorting, or read from the
-// cache (use_cache()).
+// are made once the walks would cost more than sorting. They are not
+// cached: a sorted copy read from a file would have to be checked against
+// the whole table (an entry left out hides a symbol), which costs what
+// making it does (issue 12 item 3).
 #pragma once
 
 #include <cstdint>
@@ -23,8 +25,6 @@
 
 #include <llvm/Object/ObjectFile.h>
 
-#include "dwarf/index_cache.h"
-#include "dwarf/name_index.h"
 #include "dwarf/section_layout.h"
 #include "src/util/unique_fd.h"
 
@@ -91,13 +91,6 @@ class SymbolTable {
   // each read through the mapping would make the kernel map 64 KiB around
   // it, most of a return probe's resident size. Walks still read the mapping.
   void read_lookups_from(const std::string &path, std::string_view mapping);
-
-  // Keeps the tables sorted by address and by name in a cache file of
-  // `directory` for the binary `key` names (see index_cache.h): the first
-  // query reads them from there, or makes them (~8 ms on a vmlinux) and
-  // writes them for the next run, instead of walking the table. An empty
-  // `directory`: no cache (the first queries walk).
-  void use_cache(const std::string &directory, const IndexKey &key, uint64_t max_bytes);
 
  private:
   // A symbol as the file holds it, its name not yet measured.
@@ -171,7 +164,7 @@ class SymbolTable {
   uint64_t table_offset_ = 0, strings_offset_ = 0;  // in that file
   std::string_view mapping_;                        // the file's mapping (which holds strings_)
   mutable std::deque<std::string> names_read_;      // the names looked_up() read
-  void sort(bool with_names);
+  void sort();  // by_address_
   // One more query answered by a walk: past a few, sorting once is cheaper.
   bool walk_instead_of_sort();
 
@@ -184,34 +177,22 @@ class SymbolTable {
   int walks_ = 0;
   bool sorted_ = false;
   // Once sorted, as (key, table index) pairs ordered by key then index:
-  // the function and data symbols by address, and every named symbol by a
-  // hash of its name (a function also by its source name's). Both live in
-  // one image, made here or read from the cache.
+  // the function and data symbols by address, and (made when a name is
+  // first asked for) every named symbol by a hash of its name (a function
+  // also by its source name's).
   struct Slot {
     uint64_t key;
     uint32_t index;
     uint32_t unused;
   };
-  static_assert(sizeof(Slot) == 16);
-  CachedBytes image_;  // a heap string, or a cache file's mapping
-  UniqueFd image_file_;  // that cache file, when its slots are read with pread
-  Slot slot_at(std::span<const Slot> table, size_t i) const;
+  std::vector<Slot> by_address_, by_name_;
   size_t first_not_below(std::span<const Slot> table, uint64_t key) const;  // binary search by key
-  std::span<const Slot> by_address_, by_name_;
   static uint64_t name_hash(std::string_view name);
-  bool adopt(CachedBytes image);  // false: not a valid image for this table
   std::vector<uint32_t> with_name_hash(std::string_view name);  // table indexes, by_name_
   std::vector<uint32_t> named_exactly(std::string_view name);   // in table order
   void add_names(const Raw &raw, std::vector<Slot> &by_name) const;
-  void sort_names();  // by_name_, made after a sort without it
-  std::vector<Slot> late_names_;  // sort_names()'s
+  void sort_names();  // by_name_, made after sort()
   bool names_sorted_ = false;
-  struct Cache {
-    std::string file;
-    IndexKey key;
-    uint64_t max_bytes = 0;
-  };
-  std::optional<Cache> cache_;  // until the first query
   std::optional<std::vector<ElfSymbol>> functions_;  // functions(), made from by_address_
   std::map<std::string, std::vector<ElfSymbol>, std::less<>> named_before_;  // functions_named() by walks
 };

@@ -11,6 +11,16 @@ namespace {
 // Lines read from kprobe_events end in '\n' (and may come with '\r' from a file).
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// Whether `name` can be a group or an event name as the kernel lists one:
+// not empty, no control characters (a NUL or a tab would write a line that
+// reads back as another definition; the kernel takes neither).
+bool is_listed_name(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  return true;
+}
+
 std::vector<std::string_view> split_words(std::string_view s) {
   std::vector<std::string_view> words;
   size_t i = 0;
@@ -101,6 +111,9 @@ Result<TraceDefinition> parse_definition(std::string_view line) {
   if (slash == std::string_view::npos) return Error("probe definition without a group: '" + std::string(line) + "'");
   def.group = std::string(name.substr(0, slash));
   def.event = std::string(name.substr(slash + 1));
+  if (!is_listed_name(def.group) || !is_listed_name(def.event))
+    return Error("probe definition with an empty group or event name, or one with control characters: '" +
+                 std::string(line) + "'");
 
   std::string_view where = words[1];
   // A uprobe's place is PATH:0xOFFSET (an absolute path); a kprobe's is
@@ -136,7 +149,13 @@ Result<TraceDefinition> parse_definition(std::string_view line) {
       def.symbol = std::string(where);
     }
   }
-  for (size_t i = 2; i < words.size(); ++i) def.args.push_back(parse_fetch_arg(words[i]));
+  for (size_t i = 2; i < words.size(); ++i) {
+    def.args.push_back(parse_fetch_arg(words[i]));
+    // (":" alone would be written as nothing, and the line would read back one argument short.)
+    if (def.args.back().fetch.empty())
+      return Error("probe definition with an argument that fetches nothing ('" + std::string(words[i]) + "'): '" +
+                   std::string(line) + "'");
+  }
   return def;
 }
 

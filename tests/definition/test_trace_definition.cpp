@@ -213,5 +213,20 @@ TEST(ParseListing, RefusesWhatIsNotADefinition) {
   EXPECT_NE(no_group.error().message.find("group"), std::string::npos) << no_group.error().message;
 }
 
+// Found by fuzz_definition (tests/fuzz/regressions/fuzz_definition): such
+// lines wrote lines that read back as other definitions. The kernel lists none.
+TEST(ParseListing, RefusesControlCharactersAndEmptyNames) {
+  using namespace std::string_literals;
+  EXPECT_FALSE(parse_definition("p:probe/ev\0il /bin/true:0x10"s));    // a NUL in the event name
+  EXPECT_FALSE(parse_definition("p:pro\x01" "be/evil /bin/true:0x10"));   // a control byte in the group
+  EXPECT_FALSE(parse_definition("p:probe/ev\x7fil vfs_read+0"));
+  EXPECT_FALSE(parse_definition("p:/evil vfs_read+0"));                 // an empty group
+  EXPECT_FALSE(parse_definition("p:probe/ vfs_read+0"));                // an empty event
+  auto nothing = parse_definition("p:probe/ev vfs_read+0 %di :u8");     // ":u8" fetches nothing
+  ASSERT_FALSE(nothing);
+  EXPECT_NE(nothing.error().message.find("fetches nothing"), std::string::npos) << nothing.error().message;
+  EXPECT_TRUE(parse_definition("p:probe/ev vfs_read+0 %di x=+0(%si):u8"));
+}
+
 }  // namespace
 }  // namespace kpp

@@ -88,8 +88,14 @@ class IndexCache : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(directory_); }
 
-  // The one index file the cache directory holds (beside the symbol
-  // table's sorted copy, *.sym, and -F's list, *.fn).
+  // How many files of that type the cache directory holds.
+  size_t cache_files(const char *extension) {
+    size_t n = 0;
+    if (fs::exists(directory_))
+      for (const auto &e : fs::directory_iterator(directory_)) n += e.path().extension() == extension;
+    return n;
+  }
+  // The one index file the cache directory holds.
   std::string cache_file_path(const char *extension = ".idx") {
     std::vector<std::string> files;
     for (const auto &e : fs::directory_iterator(directory_))
@@ -256,8 +262,8 @@ TEST_F(IndexCache, SymbolWalksAndTheSortedTableAgree) {
   EXPECT_EQ(sorted->function_symbol_addresses("lookup").size(), 2u);
   EXPECT_FALSE(walked->symbolize(0).has_value());
 
-  // With the cache: the sorted copy is written by the first run (*.sym),
-  // read by the next, made again when damaged; every answer the same.
+  // With the cache: the same answers, and no sorted copy written (a
+  // crafted one could hide a symbol: issue 12 item 3).
   auto answers = [&](DebugInfo &debug) {
     std::string out;
     for (size_t i = 0; i < addresses.size() && i < 24; ++i)
@@ -269,13 +275,15 @@ TEST_F(IndexCache, SymbolWalksAndTheSortedTableAgree) {
     return out + (debug.is_kernel() ? "kernel" : "program");
   };
   std::string expected = answers(*open_with(path, false, directory_));
-  // A flipped byte of a slot's table index: the checksum tells.
-  expect_cache_file_repaired(".sym", 5, [&] { return answers(*open_with(path, true, directory_)); }, expected);
+  EXPECT_EQ(answers(*open_with(path, true, directory_)), expected);
+  EXPECT_EQ(answers(*open_with(path, true, directory_)), expected);
+  EXPECT_EQ(cache_files(".sym"), 0u);
 }
 
-// -F's list is cached beside the index, checked like it, and answers as
-// the symbol table does.
-TEST_F(IndexCache, FunctionListIsCachedAndChecked) {
+// -F's list answers as the symbol table does, and is not cached: a
+// crafted list would be another answer, and checking one costs what making
+// it does (issue 12 item 3).
+TEST_F(IndexCache, FunctionListIsNotCached) {
   std::string fixture = fixtures().front();
   fs::remove_all(directory_);
   auto names = [](DebugInfo &debug) {
@@ -288,24 +296,9 @@ TEST_F(IndexCache, FunctionListIsCachedAndChecked) {
   for (const char *want : {"main", "sum_a", "sum_b", "lookup"})
     EXPECT_NE(std::find(expected.begin(), expected.end(), want), expected.end()) << want;
   EXPECT_TRUE(std::is_sorted(expected.begin(), expected.end()));
-
   EXPECT_EQ(names(*open_with(fixture, true, directory_)), expected);
-  std::string file = cache_file_path(".fn");
-  std::string good = read_file(file);
-  EXPECT_NE(good.find("sum_a\nsum_b\n"), std::string::npos);
   EXPECT_EQ(names(*open_with(fixture, true, directory_)), expected);
-  struct stat before {};
-  ASSERT_EQ(stat(file.c_str(), &before), 0);
-
-  // A damaged list (a name changed, the checksum left) is made again.
-  std::string bad = good;
-  bad[bad.find("sum_a")] = 'x';
-  write_file(file, bad);
-  EXPECT_EQ(names(*open_with(fixture, true, directory_)), expected);
-  EXPECT_EQ(read_file(file), good);
-  write_file(file, good.substr(0, good.size() - 3));
-  EXPECT_EQ(names(*open_with(fixture, true, directory_)), expected);
-  EXPECT_EQ(read_file(file), good);
+  EXPECT_EQ(cache_files(".fn"), 0u);
 }
 
 // Where the units start is cached too (*.units): the next run maps their
