@@ -62,6 +62,7 @@ bool is_cxx_query(std::string_view name) {
 
 CxxQuery parse_cxx_query(std::string_view name) {
   std::string text = without_spaces(name);
+  std::string printed = printed_key(name);
   // A ref-qualifier ("str() const &"), as the cv-qualifier below, does not
   // tell overloads apart in the demangled parameters the query is matched against.
   for (std::string_view ref : {"&&", "&"}) {
@@ -81,6 +82,7 @@ CxxQuery parse_cxx_query(std::string_view name) {
   q.scopes = split_scopes(text);
   q.base = q.scopes.back();
   q.scopes.pop_back();
+  q.printed = std::move(printed);
   return q;
 }
 
@@ -112,6 +114,33 @@ bool cxx_name_matches(const CxxQuery &query, const DemangledFunction &have) {
   for (size_t i = 0; i < query.scopes.size(); ++i)
     if (parts[offset + i] != query.scopes[i]) return false;
   return query.params.empty() || query.params == have.params;
+}
+
+namespace {
+bool printed_ignores(char c) { return std::isspace(static_cast<unsigned char>(c)) || c == '\'' || c == '"'; }
+}  // namespace
+
+std::string printed_key(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    if (!printed_ignores(c)) out += c;
+  return out;
+}
+
+bool printed_name_matches(std::string_view key, std::string_view display) {
+  if (key.empty()) return false;
+  // From the end: one pass, however many spaces the display has.
+  size_t i = display.size();
+  for (size_t k = key.size(); k > 0; --k) {
+    while (i > 0 && printed_ignores(display[i - 1])) --i;
+    if (i == 0 || display[i - 1] != key[k - 1]) return false;
+    --i;
+  }
+  while (i > 0 && (display[i - 1] == '\'' || display[i - 1] == '"')) --i;
+  if (i == 0) return true;
+  // "non-virtual thunk to X::~X()" is not X::~X() (the spec's parser drops
+  // the words before a name: such a name reads back as the function itself).
+  return std::isspace(static_cast<unsigned char>(display[i - 1])) && !display.substr(0, i).ends_with("thunk to ");
 }
 
 }  // namespace kpp::dwarf

@@ -71,6 +71,25 @@ std::vector<Case> cases() {
       {"ns::M::operator bool x", {.point = {.function = "ns::M::operatorbool"}, .args = {var("x")}}},
       {"ns::S::str() const & %di", {.point = {.function = "ns::S::str()const&"}, .args = {reg("di")}}},
       {"f(int,   long)", {.point = {.function = "f(int,   long)"}}},
+      // Names libstdc++'s -F prints: ABI tags, return types with brackets or
+      // spaces, operator templates, lambdas and local classes (their quotes
+      // are taken off: the matcher ignores them), literal operators, thunks.
+      {"std::locale::name[abi:cxx11]() const", {.point = {.function = "std::locale::name[abi:cxx11]()const"}}},
+      {"decltype(fp.base() - fp0.base()) ns::operator-<char const*, char*>(ns::It<char*> const&) %di",
+       {.point = {.function = "ns::operator-<char const*, char*>(ns::It<char*> const&)"}, .args = {reg("di")}}},
+      {"bool ns::operator!=<char*, int>(int const&, int const&) x",
+       {.point = {.function = "ns::operator!=<char*, int>(int const&, int const&)"}, .args = {var("x")}}},
+      {"std::ostream&& std::operator<<<std::ostream, char*>(std::ostream&&, char* const&)",
+       {.point = {.function = "std::operator<<<std::ostream, char*>(std::ostream&&, char* const&)"}}},
+      {"std::tuple_element<1ul, std::tuple<char*, (anonymous namespace)::D>>::type& std::get<1ul>(std::tuple<char*>&)",
+       {.point = {.function = "std::get<1ul>(std::tuple<char*>&)"}}},
+      {"auto f(int)::'lambda'(auto const&)::operator()<stat>(auto const&) const",
+       {.point = {.function = "f(int)::lambda(auto const&)::operator()<stat>(auto const&)const"}}},
+      {"void g()::'lambda'(int)::operator()(int) const::'lambda'()::operator()() const%return",
+       {.point = {.function = "g()::lambda(int)::operator()(int)const::lambda()::operator()()const", .is_return = true}}},
+      {"auto f(int)::_UCvt::~_UCvt() x", {.point = {.function = "f(int)::_UCvt::~_UCvt()"}, .args = {var("x")}}},
+      {"non-virtual thunk to std::S::~S()", {.point = {.function = "std::S::~S()"}}},
+      {"std::operator\"\" sv(char const*, unsigned long)", {.point = {.function = "std::operator\"\"sv(char const*, unsigned long)"}}},
       // What is no C++ name stays as it was.
       {"walk;truth_walk(p,* i", {.point = {.function = "walk", .lazy_pattern = "truth_walk(p,*"}, .args = {var("i")}}},
       {"walk p x=+0(%di)", {.point = {.function = "walk"}, .args = {var("p"), raw("+0(%di)", "", "x")}}},
