@@ -189,6 +189,7 @@ size_t symbol_operator_end(std::string_view text, size_t i) {
     while (next < text.size() && is_space(text[next])) ++next;
     if (next < text.size() && text[next] == '<' && template_args_end(text, next) == std::string_view::npos) continue;
     if (next < text.size() && text[next] != '<' && kOperatorChars.find(text[next]) != std::string_view::npos) continue;
+    if (next < text.size() && is_word_char(text[next])) continue;  // "operator<<long, ...>" is operator< of <long, ...>
     return end;
   }
   return i;
@@ -260,7 +261,13 @@ NameWords find_name_words(std::string_view text, size_t begin) {
   // "f(int)::'lambda'(int)::operator()(int) const::'lambda'()::operator()()
   // const". The first word may carry the event ("EVENT=int").
   std::string_view first = word(0);
-  if (size_t eq = first.find('='); eq != std::string_view::npos && eq < first.find_first_of("(<")) first.remove_prefix(eq + 1);
+  for (size_t i = 0; i < first.size() && std::string_view("(<").find(first[i]) == std::string_view::npos; ++i) {
+    if (size_t op = operator_name_end(first, i); op != i) break;  // "operator==" is no event's '='
+    if (first[i] == '=') {
+      first.remove_prefix(i + 1);
+      break;
+    }
+  }
   std::optional<size_t> name, name_first;
   for (size_t k = 0; k < words.size(); ++k) {
     std::string_view w = k == 0 ? first : word(k);

@@ -41,7 +41,8 @@ std::string event_of(const std::string &line) { return line.substr(0, line.find(
 // One -D per name in one process; on failure, each half again.
 void send_back(const std::string &binary, const std::vector<std::string> &names, size_t begin, size_t end,
                RoundTrip &trip) {
-  std::vector<std::string> args{"-q", "-x", binary, "--max-probes", "100000"};
+  // -f: two names may make one event name (its second gets a _N suffix).
+  std::vector<std::string> args{"-q", "-f", "-x", binary, "--max-probes", "100000"};
   for (size_t i = begin; i < end; ++i) args.insert(args.end(), {"-D", names[i]});
   run_result r = kpp(args);
   if (r.status == 0) {
