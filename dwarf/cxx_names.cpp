@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include <llvm/Demangle/Demangle.h>
 
@@ -120,9 +121,47 @@ namespace {
 bool printed_ignores(char c) { return std::isspace(static_cast<unsigned char>(c)) || c == '\'' || c == '"'; }
 }  // namespace
 
+namespace {
+
+// c++filt and gdb print the N-th lambda of a scope "{lambda(int)#N}", LLVM
+// (and so -F) 'lambda'(int), 'lambda0'(int), 'lambda1'(int)...: the first
+// spelling in LLVM's, so that both read back. Other text is kept.
+std::string llvm_lambda_spelling(std::string_view name) {
+  constexpr std::string_view open = "{lambda(";
+  std::string out;
+  size_t i = 0;
+  for (size_t at; (at = name.find(open, i)) != std::string_view::npos;) {
+    size_t params = at + open.size() - 1;
+    int depth = 0;
+    size_t close = params;
+    for (; close < name.size(); ++close) {
+      if (name[close] == '(') ++depth;
+      if (name[close] == ')' && --depth == 0) break;
+    }
+    size_t digits = close + 2;
+    size_t end = digits;
+    while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
+    if (close >= name.size() || name.substr(close + 1, 1) != "#" || end == digits || end >= name.size() ||
+        name[end] != '}' || end - digits > 6) {
+      out += name.substr(i, params - i);
+      i = params;
+      continue;
+    }
+    unsigned n = std::stoul(std::string(name.substr(digits, end - digits)));
+    out += name.substr(i, at - i);
+    out += n <= 1 ? std::string("lambda") : "lambda" + std::to_string(n - 2);
+    out += name.substr(params, close + 1 - params);
+    i = end + 1;
+  }
+  out += name.substr(i);
+  return out;
+}
+
+}  // namespace
+
 std::string printed_key(std::string_view name) {
   std::string out;
-  for (char c : name)
+  for (char c : llvm_lambda_spelling(name))
     if (!printed_ignores(c)) out += c;
   return out;
 }

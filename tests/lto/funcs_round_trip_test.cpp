@@ -122,3 +122,33 @@ TEST(PrintedNamesRoundTrip, Python311) {
 }
 
 }  // namespace
+
+namespace {
+
+// A few of those names, placed where gdb breaks on the same name (c++filt's
+// spelling, which gdb reads): a lambda (in both spellings), an ABI tag.
+// (gdb finds no operator template by name: those have no oracle here.)
+TEST(PrintedNamesRoundTrip, LibstdcxxSitesAreWhereGdbBreaks) {
+  const std::string binary = "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6";
+  NEED("libstdc++6-12-dbg", binary);
+  if (!have_gdb()) GTEST_SKIP() << "gdb is not installed: no oracle for addresses";
+  const std::string swap = "(anonymous namespace)::swap_ucont(__gnu_cxx::__mutex&, __gnu_debug::_Safe_unordered_container_base&, "
+                           "__gnu_cxx::__mutex&, __gnu_debug::_Safe_unordered_container_base&)";
+  struct Name {
+    std::string ours, gdbs;
+  };
+  for (const Name &n : {Name{swap + "::'lambda'()::operator()() const", swap + "::{lambda()#1}::operator()() const"},
+                        Name{swap + "::{lambda()#1}::operator()() const", swap + "::{lambda()#1}::operator()() const"},
+                        Name{"std::locale::name[abi:cxx11]() const", "std::locale::name[abi:cxx11]() const"}}) {
+    run_result d = kpp({"-q", "-x", binary, "-D", n.ours});
+    ASSERT_EQ(d.status, 0) << n.ours << "\n" << describe(d);
+    std::vector<uint64_t> sites;
+    for (uint64_t offset : definition_offsets(d.out)) sites.push_back(address_of_offset(binary, offset).value_or(0));
+    std::sort(sites.begin(), sites.end());
+    std::vector<uint64_t> breaks = gdb_breakpoint_addresses(binary, "'" + n.gdbs + "'");
+    ASSERT_FALSE(breaks.empty()) << "gdb finds no " << n.gdbs;
+    EXPECT_EQ(sites, breaks) << n.ours;
+  }
+}
+
+}  // namespace
