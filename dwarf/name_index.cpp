@@ -157,7 +157,7 @@ Grouped group(const std::vector<std::pair<std::string_view, uint64_t>> &pairs) {
 void write_group(const Grouped &g, NameRecord *records, uint64_t *values, char *strings, uint32_t &string_offset) {
   for (size_t r = 0; r < g.keys.size(); ++r) {
     records[r] = {string_offset, static_cast<uint32_t>(g.keys[r].size()), g.first[r], g.count[r]};
-    std::memcpy(strings + string_offset, g.keys[r].data(), g.keys[r].size());
+    if (!g.keys[r].empty()) std::memcpy(strings + string_offset, g.keys[r].data(), g.keys[r].size());  // an empty key's data may be null
     string_offset += static_cast<uint32_t>(g.keys[r].size());
   }
   std::copy(g.values.begin(), g.values.end(), values);

@@ -27,6 +27,33 @@ bool die_contains(const DWARFDie &die, uint64_t pc) {
 
 bool is_variable(llvm::dwarf::Tag tag) { return tag == llvm::dwarf::DW_TAG_variable || tag == llvm::dwarf::DW_TAG_formal_parameter; }
 
+// `function`, then each lexical block and inlined copy inside it that holds `pc`, outermost first.
+std::vector<DWARFDie> scopes_at(const DWARFDie &function, uint64_t pc) {
+  std::vector<DWARFDie> scopes{function};
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const DWARFDie &child : scopes.back().children()) {
+      auto tag = child.getTag();
+      if ((tag == llvm::dwarf::DW_TAG_lexical_block || tag == llvm::dwarf::DW_TAG_inlined_subroutine) && die_contains(child, pc)) {
+        scopes.push_back(child);
+        deeper = true;
+        break;
+      }
+    }
+  }
+  return scopes;
+}
+
+// The index in `scopes` of the innermost function, inlined or not: inside
+// an inlined copy the caller's locals are out of scope, as in C.
+size_t innermost_function(const std::vector<DWARFDie> &scopes) {
+  size_t innermost = 0;
+  for (size_t i = 0; i < scopes.size(); ++i)
+    if (scopes[i].getTag() == llvm::dwarf::DW_TAG_inlined_subroutine || scopes[i].getTag() == llvm::dwarf::DW_TAG_subprogram)
+      innermost = i;
+  return innermost;
+}
+
 }  // namespace
 
 TypeRef LlvmDebugInfo::type_of(DWARFDie die) {
@@ -47,18 +74,7 @@ std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t p
   DWARFDie function = die_at(fn.die_offset);
   if (!function.isValid()) return result;
 
-  std::vector<DWARFDie> scopes{function};
-  for (bool deeper = true; deeper;) {
-    deeper = false;
-    for (const DWARFDie &child : scopes.back().children()) {
-      auto tag = child.getTag();
-      if ((tag == llvm::dwarf::DW_TAG_lexical_block || tag == llvm::dwarf::DW_TAG_inlined_subroutine) && die_contains(child, pc)) {
-        scopes.push_back(child);
-        deeper = true;
-        break;
-      }
-    }
-  }
+  std::vector<DWARFDie> scopes = scopes_at(function, pc);
 
   std::set<std::string> seen;  // an inner variable hides an outer one of the same name
   uint64_t block_entry = fn.entry;  // of the innermost function scope, set below
@@ -82,19 +98,15 @@ std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t p
   DWARFDie frame_function = function;
   while (frame_function.isValid() && frame_function.getTag() != llvm::dwarf::DW_TAG_subprogram)
     frame_function = frame_function.getParent();
-  // Inside an inlined copy, the caller's locals are out of scope, as in C:
-  // the walk outward stops at the innermost function, inlined or not.
-  size_t innermost_function = 0;
-  for (size_t i = 0; i < scopes.size(); ++i)
-    if (scopes[i].getTag() == llvm::dwarf::DW_TAG_inlined_subroutine || scopes[i].getTag() == llvm::dwarf::DW_TAG_subprogram)
-      innermost_function = i;
-  if (innermost_function > 0) {
+  // The walk outward stops at the innermost function, inlined or not.
+  size_t innermost = innermost_function(scopes);
+  if (innermost > 0) {
     // An inlined copy inside `fn`: its entry is its entry_pc, else its low pc.
-    block_entry = code_entry(scopes[innermost_function]).value_or(block_entry);
+    block_entry = code_entry(scopes[innermost]).value_or(block_entry);
   } else if (!fn.inlined) {
     block_entry = fn.frame_entry;  // the out-of-line function's first instruction
   }
-  for (size_t i = scopes.size(); i-- > innermost_function;)
+  for (size_t i = scopes.size(); i-- > innermost;)
     for (const DWARFDie &child : scopes[i].children())
       if (!child.isValid()) break;
       else if (is_variable(child.getTag())) add(child, frame_function, &scopes[i]);

@@ -57,26 +57,8 @@ class Resolver {
     std::string name = arg.name.empty() ? default_arg_name(arg) : arg.name;
     if (name.empty()) name = "arg" + std::to_string(position);
     switch (arg.kind) {
-      case ProbeArg::Kind::Retval: {
-        if (!site_.is_return)
-          return Error("$retval is only available in a return probe", "probe '" + site_.function.name + "%return'");
-        // Without DWARF there is no type to give it: the kernel's default (u64), as perf probe leaves it.
-        if (!site_.debug.has_dwarf() || (!arg.type.empty() && !is_bare_integer_type(arg.type)))
-          return std::vector<FetchArg>{{name, "$retval", arg.type}};
-        // A scalar from the raw DWARF of the function's unit when it can
-        // (a return probe then reads no other unit), else through LLVM.
-        auto scalar = site_.debug.scalar_return_type(site_.function);
-        dwarf::TypeRef ref = scalar ? dwarf::TypeRef{} : site_.debug.return_type(site_.function);
-        TypeInfo returned = scalar ? *scalar : site_.debug.describe(ref);
-        if (!arg.type.empty()) {
-          auto sized = sized_type(arg.type, returned.size, "$retval");
-          if (!sized) return std::move(sized).error();
-          return std::vector<FetchArg>{{name, "$retval", *sized}};
-        }
-        auto type = default_type(returned, ref, std::nullopt, "$retval");
-        if (!type) return std::move(type).error();
-        return std::vector<FetchArg>{{name, "$retval", *type}};
-      }
+      case ProbeArg::Kind::Retval:
+        return retval(arg, name);
       case ProbeArg::Kind::Comm:
         return std::vector<FetchArg>{{name, "$comm", arg.type.empty() ? "string" : arg.type}};
       case ProbeArg::Kind::Register:
@@ -99,6 +81,33 @@ class Resolver {
       case ProbeArg::Kind::Symbol:
         break;
     }
+    return named_value(arg, name);
+  }
+
+  // $retval, typed by the function's return type.
+  Result<std::vector<FetchArg>> retval(const ProbeArg &arg, const std::string &name) {
+    if (!site_.is_return)
+      return Error("$retval is only available in a return probe", "probe '" + site_.function.name + "%return'");
+    // Without DWARF there is no type to give it: the kernel's default (u64), as perf probe leaves it.
+    if (!site_.debug.has_dwarf() || (!arg.type.empty() && !is_bare_integer_type(arg.type)))
+      return std::vector<FetchArg>{{name, "$retval", arg.type}};
+    // A scalar from the raw DWARF of the function's unit when it can
+    // (a return probe then reads no other unit), else through LLVM.
+    auto scalar = site_.debug.scalar_return_type(site_.function);
+    dwarf::TypeRef ref = scalar ? dwarf::TypeRef{} : site_.debug.return_type(site_.function);
+    TypeInfo returned = scalar ? *scalar : site_.debug.describe(ref);
+    if (!arg.type.empty()) {
+      auto sized = sized_type(arg.type, returned.size, "$retval");
+      if (!sized) return std::move(sized).error();
+      return std::vector<FetchArg>{{name, "$retval", *sized}};
+    }
+    auto type = default_type(returned, ref, std::nullopt, "$retval");
+    if (!type) return std::move(type).error();
+    return std::vector<FetchArg>{{name, "$retval", *type}};
+  }
+
+  // A variable (or @SYM) by name, through its member and index chain.
+  Result<std::vector<FetchArg>> named_value(const ProbeArg &arg, const std::string &name) {
     if (!site_.debug.has_dwarf()) {
       if (arg.kind == ProbeArg::Kind::Variable || !arg.chain.empty()) return needs_dwarf(arg);
       // @SYM: the symbol table has its address, not its type.
@@ -381,54 +390,70 @@ class Resolver {
     bool wants_string = user_type == "string" || user_type == "ustring";
     bool char_array = t.kind == TypeInfo::Kind::Array &&
                       site_.debug.describe(t.target).kind == TypeInfo::Kind::Char;
-    if (value.place.kind == Place::Kind::Constant && value.place.text) {
-      // A known constant string, given to a kprobe as an immediate
-      // (\"text"); the kernel's argument parser splits on white space, so
-      // text with spaces or quotes cannot be passed.
-      const std::string &text = *value.place.text;
-      if (!char_array && !wants_string) return Error("'" + value.expr + "' is a constant string, not " + t.name);
-      // uprobes read strings with user-memory accessors, which cannot read
-      // the kernel's copy of an immediate (the event would show ""): read
-      // the program's own copy of the literal, when it has one.
-      if (site_.formatter.uprobe) {
-        if (auto address = site_.debug.find_read_only_bytes(std::string_view(text.c_str(), text.size() + 1))) {
-          auto fetch = fetch_text(value, dwarf::value_of(Place::at_address(*address)));
-          if (!fetch) return std::move(fetch).error();
-          return FetchArg{"", *fetch, user_type.empty() ? "string" : user_type, false};
-        }
-        return Error("'" + value.expr + "' is the constant \"" + text + "\" (it has no place in memory, and the program holds no copy of it), and uprobes cannot carry a constant string");
+    if (value.place.kind == Place::Kind::Constant && value.place.text)
+      return constant_string_fetch(value, t, user_type, wants_string || char_array);
+    if (wants_string || (user_type.empty() && char_array)) return string_fetch(value, t, user_type);
+    if (t.kind == TypeInfo::Kind::Array && user_type.empty()) return array_fetch(value, t);
+    return scalar_fetch(value, t, user_type, terms);
+  }
+
+  // A known constant string, given to a kprobe as an immediate (\"text");
+  // the kernel's argument parser splits on white space, so text with spaces
+  // or quotes cannot be passed.
+  Result<FetchArg> constant_string_fetch(const Value &value, const TypeInfo &t, const std::string &user_type,
+                                         bool as_string) {
+    const std::string &text = *value.place.text;
+    if (!as_string) return Error("'" + value.expr + "' is a constant string, not " + t.name);
+    // uprobes read strings with user-memory accessors, which cannot read
+    // the kernel's copy of an immediate (the event would show ""): read
+    // the program's own copy of the literal, when it has one.
+    if (site_.formatter.uprobe) {
+      if (auto address = site_.debug.find_read_only_bytes(std::string_view(text.c_str(), text.size() + 1))) {
+        auto fetch = fetch_text(value, dwarf::value_of(Place::at_address(*address)));
+        if (!fetch) return std::move(fetch).error();
+        return FetchArg{"", *fetch, user_type.empty() ? "string" : user_type, false};
       }
-      if (text.find_first_of(" \t\n\"\\") != std::string::npos)
-        return Error("'" + value.expr + "' is the constant \"" + text + "\", which has characters a kernel immediate cannot hold");
-      return FetchArg{"", "\\\"" + text + "\"", "string", false};
+      return Error("'" + value.expr + "' is the constant \"" + text + "\" (it has no place in memory, and the program holds no copy of it), and uprobes cannot carry a constant string");
     }
-    if (wants_string || (user_type.empty() && char_array)) {
-      // A string is fetched by the address of its first character, written
-      // as a load from it: "+0(%si):string" reads the string at %si.
-      Place first_char;
-      if (t.kind == TypeInfo::Kind::Pointer) {
-        auto target = pointee(value, t.size, 0);
-        if (!target) return std::move(target).error();
-        first_char = *target;
-      }
-      else if (t.kind == TypeInfo::Kind::Array && value.place.kind == Place::Kind::Memory) first_char = value.place;
-      else
-        return Error("':" + (user_type.empty() ? std::string("string") : user_type) + "' needs a char pointer or array; '" +
-                     value.expr + "' is " + t.name);
-      auto fetch = fetch_text(value, dwarf::value_of(first_char));
-      if (!fetch) return std::move(fetch).error();
-      return FetchArg{"", *fetch, user_type.empty() ? "string" : user_type, needs_entry(first_char)};
+    if (text.find_first_of(" \t\n\"\\") != std::string::npos)
+      return Error("'" + value.expr + "' is the constant \"" + text + "\", which has characters a kernel immediate cannot hold");
+    return FetchArg{"", "\\\"" + text + "\"", "string", false};
+  }
+
+  // A string is fetched by the address of its first character, written as
+  // a load from it: "+0(%si):string" reads the string at %si.
+  Result<FetchArg> string_fetch(const Value &value, const TypeInfo &t, const std::string &user_type) {
+    Place first_char;
+    if (t.kind == TypeInfo::Kind::Pointer) {
+      auto target = pointee(value, t.size, 0);
+      if (!target) return std::move(target).error();
+      first_char = *target;
     }
-    if (t.kind == TypeInfo::Kind::Array && user_type.empty()) {
-      TypeInfo element = site_.debug.describe(t.target);
-      auto element_type = default_type(element, t.target, std::nullopt, value.expr + "[0]");
-      if (!element_type) return std::move(element_type).error();
-      if (!t.count || value.place.kind != Place::Kind::Memory)
-        return Error("'" + value.expr + "' is an array of unknown size", "fetch one element: " + value.expr + "[0]");
-      auto fetch = fetch_text(value, dwarf::value_of(value.place));
-      if (!fetch) return std::move(fetch).error();
-      return FetchArg{"", *fetch, *element_type + "[" + std::to_string(*t.count) + "]", needs_entry(value.place)};
-    }
+    else if (t.kind == TypeInfo::Kind::Array && value.place.kind == Place::Kind::Memory) first_char = value.place;
+    else
+      return Error("':" + (user_type.empty() ? std::string("string") : user_type) + "' needs a char pointer or array; '" +
+                   value.expr + "' is " + t.name);
+    auto fetch = fetch_text(value, dwarf::value_of(first_char));
+    if (!fetch) return std::move(fetch).error();
+    return FetchArg{"", *fetch, user_type.empty() ? "string" : user_type, needs_entry(first_char)};
+  }
+
+  // A whole array of known size in memory, as the kernel's TYPE[N].
+  Result<FetchArg> array_fetch(const Value &value, const TypeInfo &t) {
+    TypeInfo element = site_.debug.describe(t.target);
+    auto element_type = default_type(element, t.target, std::nullopt, value.expr + "[0]");
+    if (!element_type) return std::move(element_type).error();
+    if (!t.count || value.place.kind != Place::Kind::Memory)
+      return Error("'" + value.expr + "' is an array of unknown size", "fetch one element: " + value.expr + "[0]");
+    auto fetch = fetch_text(value, dwarf::value_of(value.place));
+    if (!fetch) return std::move(fetch).error();
+    return FetchArg{"", *fetch, *element_type + "[" + std::to_string(*t.count) + "]", needs_entry(value.place)};
+  }
+
+  // A scalar (or a bitfield, or a value the decoder computes, whose other
+  // run-time values become `terms`).
+  Result<FetchArg> scalar_fetch(const Value &value, const TypeInfo &t, const std::string &user_type,
+                                std::vector<FetchArg> &terms) {
     auto place = whole(value, t.size);
     if (!place) return std::move(place).error();
     dwarf::FetchExpr expr = site_.formatter.lower(dwarf::value_of(*place));
@@ -452,9 +477,16 @@ class Resolver {
     FetchArg arg{"", *fetch, type, needs_entry(*place)};
     if (user_type.empty()) arg.fixup = fixup_for(t, expr, value.bitfield);
     else arg.fixup = ValueFixup::add_and_keep(expr.post_add, 0, 0);
+    if (Status st = add_terms(value, expr, arg.at_entry, terms); !st) return std::move(st).error();
+    return arg;
+  }
+
+  // The fields of the run-time values besides the primary one that the
+  // decoder combines into `value`; all read at the same time (entry or not).
+  Status add_terms(const Value &value, const dwarf::FetchExpr &expr, bool at_entry, std::vector<FetchArg> &terms) {
     for (size_t i = 0; i < expr.terms.size(); ++i) {
       const dwarf::FetchExpr &term = expr.terms[i];
-      if (dwarf::needs_entry_values(term) != arg.at_entry)
+      if (dwarf::needs_entry_values(term) != at_entry)
         return Error("cannot read '" + value.expr + "' at " + site_.where +
                      ": it is computed from an entry value and another value");
       if (site_.formatter.lower(term) != term)
@@ -464,11 +496,11 @@ class Resolver {
       if (!text) return std::move(text).error();
       auto term_type = leaf_type(term, false);
       if (!term_type) return std::move(term_type).error();
-      FetchArg field{"", *text, *term_type, arg.at_entry};
+      FetchArg field{"", *text, *term_type, at_entry};
       field.fixup.term = static_cast<unsigned>(i + 1);
       terms.push_back(std::move(field));
     }
-    return arg;
+    return Ok{};
   }
 
   // The kernel type of one leaf of a value the decoder computes: the whole

@@ -54,33 +54,39 @@ Result<std::string> FetchFormatter::format(const dwarf::FetchExpr &expr) const {
     case dwarf::FetchExpr::Root::Constant:
       out = "\\" + std::to_string(expr.constant);
       break;
-    case dwarf::FetchExpr::Root::GlobalMemory:
-      if (auto got = uprobe ? debug.got_slot_of(expr.address) : std::nullopt) {
-        // Read as the code reads it: the GOT slot holds where the variable
-        // really is (the executable's copy, after a copy relocation).
-        dwarf::FetchExpr slot;
-        slot.root = dwarf::FetchExpr::Root::GlobalMemory;
-        slot.address = got->slot;
-        auto text = format(slot);
-        if (!text) return text;
-        out = signed_offset(static_cast<int64_t>(got->offset)) + "(" + *text + ")";
-      } else if (uprobe) {
-        // "@+OFFSET" is a file offset that the kernel turns into an address
-        // by the probe's own mapping: address = OFFSET + (where the probe is
-        // mapped - the probe's file offset). Writing the global's link-time
-        // address minus the probe's (link address - file offset) therefore
-        // lands on the global in every segment, .bss included, and in a PIE.
-        out = "@+" + hex(expr.address - (probe_address - probe_file_offset));
-      } else if (auto sym = debug.symbolize(expr.address)) {
-        // By symbol, so that the definition survives KASLR.
-        out = "@" + sym->first + (sym->second ? "+" + std::to_string(sym->second) : "");
-      } else {
-        out = "@" + hex(expr.address);
-      }
+    case dwarf::FetchExpr::Root::GlobalMemory: {
+      auto global = global_memory(expr.address);
+      if (!global) return global;
+      out = std::move(*global);
       break;
+    }
   }
   for (int64_t load : expr.loads) out = signed_offset(load) + "(" + out + ")";
   return out;
+}
+
+Result<std::string> FetchFormatter::global_memory(uint64_t address) const {
+  if (auto got = uprobe ? debug.got_slot_of(address) : std::nullopt) {
+    // Read as the code reads it: the GOT slot holds where the variable
+    // really is (the executable's copy, after a copy relocation).
+    dwarf::FetchExpr slot;
+    slot.root = dwarf::FetchExpr::Root::GlobalMemory;
+    slot.address = got->slot;
+    auto text = format(slot);
+    if (!text) return text;
+    return signed_offset(static_cast<int64_t>(got->offset)) + "(" + *text + ")";
+  }
+  if (uprobe) {
+    // "@+OFFSET" is a file offset that the kernel turns into an address
+    // by the probe's own mapping: address = OFFSET + (where the probe is
+    // mapped - the probe's file offset). Writing the global's link-time
+    // address minus the probe's (link address - file offset) therefore
+    // lands on the global in every segment, .bss included, and in a PIE.
+    return "@+" + hex(address - (probe_address - probe_file_offset));
+  }
+  // By symbol, so that the definition survives KASLR.
+  if (auto sym = debug.symbolize(address)) return "@" + sym->first + (sym->second ? "+" + std::to_string(sym->second) : "");
+  return "@" + hex(address);
 }
 
 }  // namespace kpp

@@ -29,6 +29,9 @@ struct FetchFormatter {
   // the field name carry them). Fails for a register this architecture's
   // kprobes cannot fetch.
   Result<std::string> format(const dwarf::FetchExpr &expr) const;
+  // The global at link-time `address`, as fetch-args name memory: through
+  // its GOT slot, by file offset (uprobes), by symbol or by address.
+  Result<std::string> global_memory(uint64_t address) const;
 };
 
 }  // namespace kpp

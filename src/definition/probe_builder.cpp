@@ -58,64 +58,79 @@ class Builder {
     if (!regs_)
       return Error("'" + debug_.path() + "' is for ELF machine " + std::to_string(debug_.machine()) +
                    ", which kprobe-probe has no register table for");
-    const ProbePoint &p = spec_.point;
     if (auto refused = needs_dwarf(); refused) return std::move(*refused);
-    std::vector<Site> sites;
+    auto sites = point_sites();
+    if (!sites) return std::move(sites).error();
+    if (sites->empty())
+      return fail("'" + spec_.point.function + "' is only inlined, so it has no " +
+                      (spec_.point.is_return ? "return" : "entry offset") + " to probe",
+                  "probe a line of it, or of the function it is inlined into");
+    drop_repeated_addresses(*sites);
+    if (sites->size() > options_.max_probes) return too_many_sites(*sites);
+    return definitions_at(*sites);
+  }
+
+ private:
+  // Every site the spec's point names: an address, a function's (entry,
+  // offset, line or return), a lazy pattern's or a file:line's.
+  Result<std::vector<Site>> point_sites() {
+    const ProbePoint &p = spec_.point;
     if (p.address) {
       auto site = address_site(*p.address);
       if (!site) return std::move(site).error();
-      sites.push_back(*site);
-    } else if (!p.function.empty()) {
-      // A return or an offset has no site in an inlined copy: the symbol
-      // table finds the bodies without the name index (no scan on a first
-      // run). The copies are looked for only to say why there is nothing.
-      bool bodies_only = p.is_return || p.offset;
-      // A FUNC%return with nothing but $retval needs the symbol and, for
-      // $retval, the type of one unit's subprogram: no other DWARF is read.
-      if (p.is_return && p.file.empty() && returns_only_retval()) {
-        functions_ = debug_.function_symbols(p.function);
-        for (const dwarf::Function &fn : functions_)
-          if (!spec_.args.empty() && !debug_.scalar_return_type(fn)) functions_.clear();  // LLVM's path, then
-      }
-      if (functions_.empty())
-        functions_ = debug_.find_functions(p.function, p.file, bodies_only ? dwarf::InlineCopies::Exclude : inline_copies());
-      if (functions_.empty() && bodies_only) functions_ = debug_.find_functions(p.function, p.file, inline_copies());
-      if (functions_.empty()) return no_such_function();
-      // A line may be in only some of the bodies (one of a .part.0 split, a
-      // copy that kept it): an error only when no body has it.
-      std::optional<Error> first_error;
-      for (const dwarf::Function &fn : functions_) {
-        auto found = sites_in(fn);
-        if (found) sites.insert(sites.end(), found->begin(), found->end());
-        else if (!first_error) first_error = std::move(found).error();
-      }
-      if (sites.empty() && first_error) return std::move(*first_error);
-    } else if (!p.lazy_pattern.empty()) {
-      auto found = file_pattern_sites();
-      if (!found) return std::move(found).error();
-      sites = std::move(*found);
-    } else {
-      for (auto &[line_site, fn] : debug_.file_line_sites(p.file, p.line)) {
-        functions_.push_back(fn);
-        line_addresses_.push_back(line_site.address);
-      }
-      if (functions_.empty()) return fail("no code at " + p.file + ":" + std::to_string(p.line) + " in '" + debug_.path() + "'");
-      for (size_t i = 0; i < functions_.size(); ++i) {
-        const dwarf::Function &fn = functions_[i];
-        uint64_t address = past_prologue(fn, line_addresses_[i]);
-        sites.push_back({&fn, address, line_point(fn, p.line, address)});
-      }
+      return std::vector<Site>{*site};
     }
-    if (sites.empty())
-      return fail("'" + p.function + "' is only inlined, so it has no " + (p.is_return ? "return" : "entry offset") +
-                      " to probe",
-                  "probe a line of it, or of the function it is inlined into");
-    drop_repeated_addresses(sites);
-    if (sites.size() > options_.max_probes) return too_many_sites(sites);
+    if (!p.function.empty()) return function_sites();
+    if (!p.lazy_pattern.empty()) return file_pattern_sites();
+    for (auto &[line_site, fn] : debug_.file_line_sites(p.file, p.line)) {
+      functions_.push_back(fn);
+      line_addresses_.push_back(line_site.address);
+    }
+    if (functions_.empty()) return fail("no code at " + p.file + ":" + std::to_string(p.line) + " in '" + debug_.path() + "'");
+    std::vector<Site> sites;
+    for (size_t i = 0; i < functions_.size(); ++i) {
+      const dwarf::Function &fn = functions_[i];
+      uint64_t address = past_prologue(fn, line_addresses_[i]);
+      sites.push_back({&fn, address, line_point(fn, p.line, address)});
+    }
+    return sites;
+  }
 
-    // A site whose arguments cannot be read (an inlined copy where the
-    // value was folded away, say) is left out with a warning, as long as
-    // some site remains: the others still show what was asked for.
+  // The sites of FUNC[@FILE][:LINE|+OFF|%return] in each body of FUNC.
+  Result<std::vector<Site>> function_sites() {
+    const ProbePoint &p = spec_.point;
+    // A return or an offset has no site in an inlined copy: the symbol
+    // table finds the bodies without the name index (no scan on a first
+    // run). The copies are looked for only to say why there is nothing.
+    bool bodies_only = p.is_return || p.offset;
+    // A FUNC%return with nothing but $retval needs the symbol and, for
+    // $retval, the type of one unit's subprogram: no other DWARF is read.
+    if (p.is_return && p.file.empty() && returns_only_retval()) {
+      functions_ = debug_.function_symbols(p.function);
+      for (const dwarf::Function &fn : functions_)
+        if (!spec_.args.empty() && !debug_.scalar_return_type(fn)) functions_.clear();  // LLVM's path, then
+    }
+    if (functions_.empty())
+      functions_ = debug_.find_functions(p.function, p.file, bodies_only ? dwarf::InlineCopies::Exclude : inline_copies());
+    if (functions_.empty() && bodies_only) functions_ = debug_.find_functions(p.function, p.file, inline_copies());
+    if (functions_.empty()) return no_such_function();
+    // A line may be in only some of the bodies (one of a .part.0 split, a
+    // copy that kept it): an error only when no body has it.
+    std::vector<Site> sites;
+    std::optional<Error> first_error;
+    for (const dwarf::Function &fn : functions_) {
+      auto found = sites_in(fn);
+      if (found) sites.insert(sites.end(), found->begin(), found->end());
+      else if (!first_error) first_error = std::move(found).error();
+    }
+    if (sites.empty() && first_error) return std::move(*first_error);
+    return sites;
+  }
+
+  // A site whose arguments cannot be read (an inlined copy where the value
+  // was folded away, say) is left out with a warning, as long as some site
+  // remains: the others still show what was asked for.
+  Result<ResolvedSpec> definitions_at(const std::vector<Site> &sites) {
     ResolvedSpec out;
     out.spec = spec_;
     std::optional<Error> first_error;
@@ -132,7 +147,6 @@ class Builder {
     return out;
   }
 
- private:
   Error fail(const std::string &message, const std::string &hint = {}) {
     return Error(message, hint).at(spec_.text, point_span(spec_));
   }

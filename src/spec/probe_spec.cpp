@@ -4,6 +4,7 @@
 #include "src/spec/probe_spec.h"
 
 #include <cctype>
+#include <cstdio>
 
 #include "src/spec/cxx_point.h"
 #include "src/spec/spec_support.h"
@@ -34,6 +35,18 @@ std::vector<Span> split_tokens(std::string_view text) {
 }  // namespace
 
 Result<ProbeSpec> parse_probe_spec(std::string_view text) {
+  // A control character other than white space (a NUL, an escape) would be
+  // read one way here and another way where the spec is shown again or
+  // written to tracefs. White space of any kind separates, as in perf.
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && !is_space(text[i])) || c == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "0x%02x", c);
+      return spec_error(text, i, i + 1, std::string("the probe spec has a control character (") + code + ")",
+                        "a spec is printable text and white space");
+    }
+  }
   std::vector<Span> tokens = split_tokens(text);
   if (tokens.empty())
     return spec_error(text, 0, 1, "the probe spec is empty",

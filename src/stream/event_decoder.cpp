@@ -1,5 +1,6 @@
 #include "src/stream/event_decoder.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <traceevent/event-parse.h>
@@ -48,60 +49,67 @@ EventDecoder::EventPlan EventDecoder::build_plan(tep_event *ev) const {
   plan.name = ev->name ? ev->name : "";
   plan.key = plan.system + ":" + plan.name;
   auto hex = hex_fields(ev);
-  auto is_hex = [&](const char *n) {
-    for (const auto &h : hex)
-      if (h == n) return true;
-    return false;
-  };
   for (tep_format_field *f = ev->format.fields; f; f = f->next) {
     std::string name = f->name ? f->name : "";
     if (name == "__probe_ip") { plan.probe_ip = f; continue; }
     // Probe bookkeeping (kretprobe/uretprobe function and return address).
     if (name.rfind("__probe_", 0) == 0) continue;
-    FieldPlan p{};
-    p.field = f;
-    p.name = name;
-    p.dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
-    p.relative = f->flags & TEP_FIELD_IS_RELATIVE;
-    p.elem_signed = f->flags & TEP_FIELD_IS_SIGNED;
-    p.elem_hex = is_hex(f->name);
-    p.elem_size = static_cast<int>(f->elementsize);
-    if (f->flags & TEP_FIELD_IS_STRING)
-      p.kind = FieldKind::String;
-    else if (p.dynamic || (f->flags & TEP_FIELD_IS_ARRAY))
-      p.kind = (p.elem_size == 1 || p.elem_size == 2 || p.elem_size == 4 || p.elem_size == 8)
-                   ? FieldKind::Array
-                   : FieldKind::Bytes;
-    else if (p.elem_hex || (f->flags & TEP_FIELD_IS_POINTER))
-      p.kind = FieldKind::Hex;
-    else
-      p.kind = p.elem_signed ? FieldKind::Signed : FieldKind::Unsigned;
-    if (p.kind == FieldKind::Signed || p.kind == FieldKind::Unsigned || p.kind == FieldKind::Hex ||
-        p.kind == FieldKind::Array || p.kind == FieldKind::Bytes) {
-      // Arithmetic the kernel could not do, named in the field (value_fixup.h).
-      NamedFixup named = split_fixup(name);
-      if (named.fixup.term && plan.shown > 0) {
-        p.fixup = named.fixup;
-        p.term_of = static_cast<int>(plan.shown - 1);
-      } else if (!named.fixup.empty() && !named.fixup.term && p.kind != FieldKind::Array && p.kind != FieldKind::Bytes) {
-        p.name = std::move(named.name);
-        p.fixup = named.fixup;
-      }
-    }
-    // The kernel's own stack events declare caller[8] but size it by the
-    // stack's depth (kernel_stack): the last array of an ftrace event runs
-    // to the end of the record.
-    p.to_record_end = plan.system == "ftrace" && !f->next && p.kind == FieldKind::Array && !p.dynamic;
+    bool is_hex = std::find(hex.begin(), hex.end(), name) != hex.end();
+    FieldPlan p = field_plan(f, is_hex, plan.system, plan.shown);
     if (p.term_of < 0) ++plan.shown;
     if (!p.fixup.empty()) plan.has_fixups = true;
     plan.fields.push_back(std::move(p));
   }
-  // Each shown field's program: its terms' steps, then its own.
+  join_programs(plan);
+  return plan;
+}
+
+EventDecoder::FieldPlan EventDecoder::field_plan(tep_format_field *f, bool hex, const std::string &system, size_t shown) {
+  FieldPlan p{};
+  p.field = f;
+  p.name = f->name ? f->name : "";
+  p.dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
+  p.relative = f->flags & TEP_FIELD_IS_RELATIVE;
+  p.elem_signed = f->flags & TEP_FIELD_IS_SIGNED;
+  p.elem_hex = hex;
+  p.elem_size = static_cast<int>(f->elementsize);
+  if (f->flags & TEP_FIELD_IS_STRING)
+    p.kind = FieldKind::String;
+  else if (p.dynamic || (f->flags & TEP_FIELD_IS_ARRAY))
+    p.kind = (p.elem_size == 1 || p.elem_size == 2 || p.elem_size == 4 || p.elem_size == 8)
+                 ? FieldKind::Array
+                 : FieldKind::Bytes;
+  else if (p.elem_hex || (f->flags & TEP_FIELD_IS_POINTER))
+    p.kind = FieldKind::Hex;
+  else
+    p.kind = p.elem_signed ? FieldKind::Signed : FieldKind::Unsigned;
+  if (p.kind != FieldKind::String) {
+    // Arithmetic the kernel could not do, named in the field (value_fixup.h).
+    NamedFixup named = split_fixup(p.name);
+    if (named.fixup.term && shown > 0) {
+      p.fixup = named.fixup;
+      p.term_of = static_cast<int>(shown - 1);
+    } else if (!named.fixup.empty() && !named.fixup.term && p.kind != FieldKind::Array && p.kind != FieldKind::Bytes) {
+      p.name = std::move(named.name);
+      p.fixup = named.fixup;
+    }
+  }
+  // The kernel's own stack events declare caller[8] but size it by the
+  // stack's depth (kernel_stack): the last array of an ftrace event runs
+  // to the end of the record.
+  p.to_record_end = system == "ftrace" && !f->next && p.kind == FieldKind::Array && !p.dynamic;
+  return p;
+}
+
+void EventDecoder::join_programs(EventPlan &plan) {
   FieldPlan *owner = nullptr;
+  auto finish = [&] {
+    if (owner) owner->program.insert(owner->program.end(), owner->fixup.steps.begin(), owner->fixup.steps.end());
+  };
   for (size_t i = 0; i < plan.fields.size(); ++i) {
     FieldPlan &p = plan.fields[i];
     if (p.term_of < 0) {
-      if (owner) owner->program.insert(owner->program.end(), owner->fixup.steps.begin(), owner->fixup.steps.end());
+      finish();
       owner = &p;
       p.terms = {i};
       continue;
@@ -110,7 +118,7 @@ EventDecoder::EventPlan EventDecoder::build_plan(tep_event *ev) const {
     owner->terms[p.fixup.term] = i;
     owner->program.insert(owner->program.end(), p.fixup.steps.begin(), p.fixup.steps.end());
   }
-  if (owner) owner->program.insert(owner->program.end(), owner->fixup.steps.begin(), owner->fixup.steps.end());
+  finish();
   // A program's result is a number, of the primary's kind unless it ends keeping bits.
   for (FieldPlan &p : plan.fields) {
     if (p.term_of >= 0 || p.program.empty()) continue;
@@ -118,7 +126,6 @@ EventDecoder::EventPlan EventDecoder::build_plan(tep_event *ev) const {
     if (last.op == ValueOp::SignExtend) p.kind = FieldKind::Signed;
     else if (last.op == ValueOp::ZeroExtend && p.kind == FieldKind::Signed) p.kind = FieldKind::Unsigned;
   }
-  return plan;
 }
 
 const EventDecoder::EventPlan *EventDecoder::plan_for(const void *data, int size) {

@@ -62,6 +62,10 @@ class EventDecoder {
   };
   const EventPlan *plan_for(const void *data, int size);
   EventPlan build_plan(tep_event *ev) const;
+  // One field's plan; `shown` counts the fields shown before it.
+  static FieldPlan field_plan(tep_format_field *f, bool hex, const std::string &system, size_t shown);
+  // Each shown field's program: its terms' steps, then its own.
+  static void join_programs(EventPlan &plan);
   // The field's raw value (sign-extended when the kernel's type is signed);
   // fixups are applied once its terms are in.
   void decode_field(const FieldPlan &p, const uint8_t *data, int size, FieldValue &v) const;

@@ -95,18 +95,17 @@ Result<uint64_t> write_compressed_cpu(int in, uint64_t len, int out, int page_si
   return written;
 }
 
-}  // namespace
-
-Status write_v7(int out_fd, const std::string &what, const Metadata &meta, int page_size,
-                const std::vector<int> &cpu_fds, const std::vector<uint64_t> &cpu_bytes, Compression c, bool release) {
-  Strings strings;
+// The file's head: the initial header, the compression, a placeholder for
+// the options section's offset (at `options_offset_at`) and the metadata
+// sections, each remembered as an option in `options`.
+Result<std::string> head_and_metadata(const Metadata &meta, int page_size, Compression c, Strings &strings,
+                                      std::string &options, uint64_t &options_offset_at) {
   std::string head = initial_header(7, page_size);
   put_cstr(head, compression_name(c));
   put_cstr(head, compression_version(c));
-  const uint64_t options_offset_at = head.size();
-  put<uint64_t>(head, 0);  // the options section's offset, filled in at the end
+  options_offset_at = head.size();
+  put<uint64_t>(head, 0);  // filled in at the end
 
-  // Metadata sections, each remembered for its option.
   struct Meta {
     uint16_t id;
     const char *name;
@@ -120,7 +119,6 @@ Status write_v7(int out_fd, const std::string &what, const Metadata &meta, int p
       {kOptionPrintk, "printk", printk_body(meta)},
       {kOptionCmdlines, "command lines", cmdlines_body(meta)},
   };
-  std::string options;
   for (const Meta &m : metas) {
     auto s = section(m.id, m.name, m.body, c, strings);
     if (!s) return std::move(s).error();
@@ -129,57 +127,90 @@ Status write_v7(int out_fd, const std::string &what, const Metadata &meta, int p
     put_option(options, m.id, offset);
     head += *s;
   }
-  if (Status st = write_all(out_fd, head, what); !st) return st;
-  uint64_t at = head.size();
+  return head;
+}
 
-  // The flyrecord section; its size is known once the CPU data is in.
+// Where one CPU's data lies in the file.
+struct CpuData {
+  uint64_t offset = 0, size = 0;
+};
+
+// The flyrecord section at `at` (advanced past it): each CPU's data on a
+// page of its own; the section's size is written once the data is in.
+Result<std::vector<CpuData>> write_flyrecord(int out_fd, const std::string &what, uint64_t &at, int page_size,
+                                             const std::vector<int> &cpu_fds, const std::vector<uint64_t> &cpu_bytes,
+                                             Compression c, bool release, Strings &strings) {
   const uint64_t fly_at = at;
   const uint16_t fly_flags = c == Compression::None ? 0 : kFlagCompressed;
   if (Status st = write_all(out_fd, section_header(kOptionBuffer, fly_flags, strings.id("buffer flyrecord "), 0), what); !st)
-    return st;
+    return std::move(st).error();
   at += kSectionHeaderSize;
   const uint64_t ps = static_cast<uint64_t>(page_size);
-  std::vector<uint64_t> offsets(cpu_fds.size()), sizes(cpu_fds.size());
+  std::vector<CpuData> cpus(cpu_fds.size());
   for (size_t cpu = 0; cpu < cpu_fds.size(); ++cpu) {
-    if (Status st = pad_to(out_fd, at, (at + ps - 1) / ps * ps, what); !st) return st;
-    offsets[cpu] = at;
+    if (Status st = pad_to(out_fd, at, (at + ps - 1) / ps * ps, what); !st) return std::move(st).error();
+    cpus[cpu].offset = at;
     if (c == Compression::None) {
-      if (Status st = copy_block(cpu_fds[cpu], out_fd, cpu_bytes[cpu], what, release); !st) return st;
-      sizes[cpu] = cpu_bytes[cpu];
+      if (Status st = copy_block(cpu_fds[cpu], out_fd, cpu_bytes[cpu], what, release); !st) return std::move(st).error();
+      cpus[cpu].size = cpu_bytes[cpu];
     } else {
       auto n = write_compressed_cpu(cpu_fds[cpu], cpu_bytes[cpu], out_fd, page_size, c, what, release);
       if (!n) return std::move(n).error();
-      sizes[cpu] = *n;
+      cpus[cpu].size = *n;
     }
-    at += sizes[cpu];
+    at += cpus[cpu].size;
   }
   std::string fly_size;
   put<uint64_t>(fly_size, at - fly_at - kSectionHeaderSize);
-  if (Status st = pwrite_all(out_fd, fly_size, fly_at + 8, what); !st) return st;
+  if (Status st = pwrite_all(out_fd, fly_size, fly_at + 8, what); !st) return std::move(st).error();
+  return cpus;
+}
 
-  // The options section, then the strings.
-  const std::string clock = selected_clock(meta.trace_clock);
+// The options that describe the recording: clock, uname, CPUs and their
+// statistics, the top instance's buffer (its CPU data at `cpus`), done.
+void put_recording_options(std::string &options, const Metadata &meta, int page_size, uint64_t fly_at,
+                           const std::vector<CpuData> &cpus) {
   put_option(options, kOptionTraceClock, meta.trace_clock + '\0');
   if (!meta.uname.empty()) put_option(options, kOptionUname, meta.uname + '\0');
   std::string count;
-  put<uint32_t>(count, static_cast<uint32_t>(cpu_fds.size()));
+  put<uint32_t>(count, static_cast<uint32_t>(cpus.size()));
   put_option(options, kOptionCpuCount, count);
   put_cpu_stats(options, meta);
   std::string buffer;
   put<uint64_t>(buffer, fly_at);
   put_cstr(buffer, "");  // the top instance: readers show its events without a buffer name
-  put_cstr(buffer, clock);
+  put_cstr(buffer, selected_clock(meta.trace_clock));
   put<uint32_t>(buffer, static_cast<uint32_t>(page_size));
-  put<uint32_t>(buffer, static_cast<uint32_t>(cpu_fds.size()));
-  for (size_t cpu = 0; cpu < cpu_fds.size(); ++cpu) {
+  put<uint32_t>(buffer, static_cast<uint32_t>(cpus.size()));
+  for (size_t cpu = 0; cpu < cpus.size(); ++cpu) {
     put<uint32_t>(buffer, static_cast<uint32_t>(cpu));
-    put<uint64_t>(buffer, offsets[cpu]);
-    put<uint64_t>(buffer, sizes[cpu]);
+    put<uint64_t>(buffer, cpus[cpu].offset);
+    put<uint64_t>(buffer, cpus[cpu].size);
   }
   put_option(options, kOptionBuffer, buffer);
   std::string done;
   put<uint64_t>(done, 0);
   put_option(options, kOptionDone, done);
+}
+
+}  // namespace
+
+Status write_v7(int out_fd, const std::string &what, const Metadata &meta, int page_size,
+                const std::vector<int> &cpu_fds, const std::vector<uint64_t> &cpu_bytes, Compression c, bool release) {
+  Strings strings;
+  std::string options;
+  uint64_t options_offset_at = 0;
+  auto head = head_and_metadata(meta, page_size, c, strings, options, options_offset_at);
+  if (!head) return std::move(head).error();
+  if (Status st = write_all(out_fd, *head, what); !st) return st;
+  uint64_t at = head->size();
+
+  const uint64_t fly_at = at;
+  auto cpus = write_flyrecord(out_fd, what, at, page_size, cpu_fds, cpu_bytes, c, release, strings);
+  if (!cpus) return std::move(cpus).error();
+  put_recording_options(options, meta, page_size, fly_at, *cpus);
+
+  // The options section, then the strings; then the head learns where the options are.
   const uint64_t options_at = at;
   const uint32_t options_name = strings.id("options");
   strings.id("strings");

@@ -229,12 +229,78 @@ NamedFixup split_fixup(std::string_view field_name) {
   return {std::string(field_name.substr(0, at)), fixup};
 }
 
+namespace {
+
+// The ops that only rearrange or change the values on the stack; false when
+// the stack holds too few (or too many) for `op`.
+bool run_stack_op(ValueOp op, Stack &stack) {
+  switch (op) {
+    case ValueOp::Neg:
+    case ValueOp::Not:
+    case ValueOp::Abs:
+    case ValueOp::Dup:
+    case ValueOp::Drop: {
+      if (!stack.has(1)) return false;
+      uint64_t &t = stack.top();
+      if (op == ValueOp::Neg) t = -t;
+      else if (op == ValueOp::Not) t = ~t;
+      else if (op == ValueOp::Abs) t = static_cast<int64_t>(t) < 0 ? -t : t;
+      else if (op == ValueOp::Dup) return stack.push(t);
+      else stack.pop();
+      return true;
+    }
+    case ValueOp::Swap:
+      if (!stack.has(2)) return false;
+      std::swap(stack.top(), stack.top(1));
+      return true;
+    case ValueOp::Over:
+      return stack.has(2) && stack.push(stack.top(1));
+    case ValueOp::Rot: {  // (a b c -- c a b): the top goes third
+      if (!stack.has(3)) return false;
+      uint64_t c = stack.top(), b = stack.top(1), a = stack.top(2);
+      stack.top(2) = c;
+      stack.top(1) = a;
+      stack.top() = b;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+bool is_stack_op(ValueOp op) {
+  switch (op) {
+    case ValueOp::Neg: case ValueOp::Not: case ValueOp::Abs: case ValueOp::Dup: case ValueOp::Drop:
+    case ValueOp::Swap: case ValueOp::Over: case ValueOp::Rot:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A load of `size` bytes at `address` from the window of memory fetched
+// from `start`; nullopt when the address lies outside it.
+std::optional<uint64_t> load_from_window(std::span<const uint8_t> window, uint64_t start, uint64_t address,
+                                         unsigned size) {
+  uint64_t offset = address - start;
+  if (address < start || offset > window.size() || window.size() - offset < size) return std::nullopt;
+  uint64_t v = 0;
+  for (unsigned b = 0; b < size; ++b) v |= static_cast<uint64_t>(window[offset + b]) << (8 * b);
+  return v;
+}
+
+}  // namespace
+
 ProgramResult run_value_program(std::span<const ValueStep> steps, std::span<const ProgramLeaf> leaves) {
   Stack stack;
   const ProgramResult malformed{std::nullopt, "malformed program"};
   if (leaves.empty() || !stack.push(leaves[0].value)) return malformed;
   for (size_t pc = 0; pc < steps.size(); ++pc) {
     const ValueStep &s = steps[pc];
+    if (is_stack_op(s.op)) {
+      if (!run_stack_op(s.op, stack)) return malformed;
+      continue;
+    }
     switch (s.op) {
       case ValueOp::AddConst:
         if (!stack.has(1)) return malformed;
@@ -265,41 +331,9 @@ ProgramResult run_value_program(std::span<const ValueStep> steps, std::span<cons
       case ValueOp::Load: {
         if (!stack.has(2) || s.operand >= leaves.size()) return malformed;
         uint64_t start = stack.pop(), address = stack.pop();
-        std::span<const uint8_t> window = leaves[s.operand].bytes;
-        uint64_t offset = address - start;
-        if (address < start || offset > window.size() || window.size() - offset < s.size)
-          return {std::nullopt, "address outside the fetched window"};
-        uint64_t v = 0;
-        for (unsigned b = 0; b < s.size; ++b) v |= static_cast<uint64_t>(window[offset + b]) << (8 * b);
-        stack.push(v);
-        break;
-      }
-      case ValueOp::Neg:
-      case ValueOp::Not:
-      case ValueOp::Abs:
-      case ValueOp::Dup:
-      case ValueOp::Drop: {
-        if (!stack.has(1)) return malformed;
-        uint64_t &t = stack.top();
-        if (s.op == ValueOp::Neg) t = -t;
-        else if (s.op == ValueOp::Not) t = ~t;
-        else if (s.op == ValueOp::Abs) t = static_cast<int64_t>(t) < 0 ? -t : t;
-        else if (s.op == ValueOp::Dup) { if (!stack.push(t)) return malformed; }
-        else stack.pop();
-        break;
-      }
-      case ValueOp::Swap:
-      case ValueOp::Over:
-        if (!stack.has(2)) return malformed;
-        if (s.op == ValueOp::Swap) std::swap(stack.top(), stack.top(1));
-        else if (!stack.push(stack.top(1))) return malformed;
-        break;
-      case ValueOp::Rot: {  // (a b c -- c a b): the top goes third
-        if (!stack.has(3)) return malformed;
-        uint64_t c = stack.top(), b = stack.top(1), a = stack.top(2);
-        stack.top(2) = c;
-        stack.top(1) = a;
-        stack.top() = b;
+        auto v = load_from_window(leaves[s.operand].bytes, start, address, s.size);
+        if (!v) return {std::nullopt, "address outside the fetched window"};
+        stack.push(*v);
         break;
       }
       default: {

@@ -256,7 +256,7 @@ cat >"$root/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s
 export PATH=/kpp/files:/bin:/sbin:/usr/bin:/usr/sbin
-setup_failed() { echo "KPP-GUEST-SETUP-FAILED: $*"; echo "KPP-GUEST-EXIT=125"; poweroff -f; }
+setup_failed() { echo "KPP-GUEST-SETUP-FAILED: $*"; echo "KPP-GUEST-EXIT=125"; sleep 1; poweroff -f; }
 echo "KPP-GUEST-BOOTED $(uname -r)"
 mount -t proc proc /proc || setup_failed "mount /proc"
 mount -t sysfs sysfs /sys || setup_failed "mount /sys"
@@ -295,6 +295,10 @@ if [ -n "${KPP_OUT_SERIAL:-}" ]; then
 fi
 echo
 echo "KPP-GUEST-EXIT=$rc"
+# poweroff -f does not wait for the serial line to send what is queued: on
+# a loaded host the status line was lost now and then ("ended without
+# reporting an exit status"). A second lets the UART drain.
+sleep 1
 poweroff -f
 INIT
 chmod +x "$root/init" "$root/guest.sh"

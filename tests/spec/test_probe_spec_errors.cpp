@@ -74,7 +74,12 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"sdt_libc:set.jmp", "'set.jmp' is not an SDT marker name", {9, 16}},
         ErrorCase{"%", "'' is not an SDT marker name", {1, 2}},
         ErrorCase{"", "the probe spec is empty", {0, 1}},
-        ErrorCase{"   ", "the probe spec is empty", {0, 1}}));
+        ErrorCase{"   ", "the probe spec is empty", {0, 1}},
+        // Control characters other than white space (fuzz_spec found a NUL and
+        // 0x1d in a quoted C++ name formatting to a different spec).
+        ErrorCase{std::string("vfs_read\0 count", 15), "the probe spec has a control character (0x00)", {8, 9}},
+        ErrorCase{"'f(int)\x1d' x", "the probe spec has a control character (0x1d)", {7, 8}},
+        ErrorCase{"f x\x7f", "the probe spec has a control character (0x7f)", {3, 4}}));
 
 // [[GROUP:]EVENT=]: C identifiers that fit perf's 64-byte MAX_EVENT_NAME_LEN.
 INSTANTIATE_TEST_SUITE_P(

@@ -98,8 +98,11 @@ class LiveScreen : public ::testing::Test {
     run(tmux_ + "resize-window -t live -x " + std::to_string(cols) + " -y " + std::to_string(rows));
   }
 
+  // `ms` is what a quiet machine needs; CI's two shared cores may take
+  // several times that (a wait ends as soon as `ok` holds).
   bool wait_for(const std::function<bool()> &ok, int ms) {
-    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    constexpr int kLoadedMachine = 4;
+    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms * kLoadedMachine);
     while (std::chrono::steady_clock::now() < end) {
       if (ok()) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
