@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include <llvm/Demangle/Demangle.h>
 
@@ -62,6 +63,7 @@ bool is_cxx_query(std::string_view name) {
 
 CxxQuery parse_cxx_query(std::string_view name) {
   std::string text = without_spaces(name);
+  std::string printed = printed_key(name);
   // A ref-qualifier ("str() const &"), as the cv-qualifier below, does not
   // tell overloads apart in the demangled parameters the query is matched against.
   for (std::string_view ref : {"&&", "&"}) {
@@ -81,6 +83,7 @@ CxxQuery parse_cxx_query(std::string_view name) {
   q.scopes = split_scopes(text);
   q.base = q.scopes.back();
   q.scopes.pop_back();
+  q.printed = std::move(printed);
   return q;
 }
 
@@ -112,6 +115,71 @@ bool cxx_name_matches(const CxxQuery &query, const DemangledFunction &have) {
   for (size_t i = 0; i < query.scopes.size(); ++i)
     if (parts[offset + i] != query.scopes[i]) return false;
   return query.params.empty() || query.params == have.params;
+}
+
+namespace {
+bool printed_ignores(char c) { return std::isspace(static_cast<unsigned char>(c)) || c == '\'' || c == '"'; }
+}  // namespace
+
+namespace {
+
+// c++filt and gdb print the N-th lambda of a scope "{lambda(int)#N}", LLVM
+// (and so -F) 'lambda'(int), 'lambda0'(int), 'lambda1'(int)...: the first
+// spelling in LLVM's, so that both read back. Other text is kept.
+std::string llvm_lambda_spelling(std::string_view name) {
+  constexpr std::string_view open = "{lambda(";
+  std::string out;
+  size_t i = 0;
+  for (size_t at; (at = name.find(open, i)) != std::string_view::npos;) {
+    size_t params = at + open.size() - 1;
+    int depth = 0;
+    size_t close = params;
+    for (; close < name.size(); ++close) {
+      if (name[close] == '(') ++depth;
+      if (name[close] == ')' && --depth == 0) break;
+    }
+    size_t digits = close + 2;
+    size_t end = digits;
+    while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
+    if (close >= name.size() || name.substr(close + 1, 1) != "#" || end == digits || end >= name.size() ||
+        name[end] != '}' || end - digits > 6) {
+      out += name.substr(i, params - i);
+      i = params;
+      continue;
+    }
+    unsigned n = std::stoul(std::string(name.substr(digits, end - digits)));
+    out += name.substr(i, at - i);
+    out += n <= 1 ? std::string("lambda") : "lambda" + std::to_string(n - 2);
+    out += name.substr(params, close + 1 - params);
+    i = end + 1;
+  }
+  out += name.substr(i);
+  return out;
+}
+
+}  // namespace
+
+std::string printed_key(std::string_view name) {
+  std::string out;
+  for (char c : llvm_lambda_spelling(name))
+    if (!printed_ignores(c)) out += c;
+  return out;
+}
+
+bool printed_name_matches(std::string_view key, std::string_view display) {
+  if (key.empty()) return false;
+  // From the end: one pass, however many spaces the display has.
+  size_t i = display.size();
+  for (size_t k = key.size(); k > 0; --k) {
+    while (i > 0 && printed_ignores(display[i - 1])) --i;
+    if (i == 0 || display[i - 1] != key[k - 1]) return false;
+    --i;
+  }
+  while (i > 0 && (display[i - 1] == '\'' || display[i - 1] == '"')) --i;
+  if (i == 0) return true;
+  // "non-virtual thunk to X::~X()" is not X::~X() (the spec's parser drops
+  // the words before a name: such a name reads back as the function itself).
+  return std::isspace(static_cast<unsigned char>(display[i - 1])) && !display.substr(0, i).ends_with("thunk to ");
 }
 
 }  // namespace kpp::dwarf

@@ -17,6 +17,7 @@ struct CxxQuery {
   std::vector<std::string> scopes;  // "ns", "Cls"
   std::string base;                 // "method", "max<int>"
   std::string params;               // "(int)" when a parameter list was given (a trailing "const" dropped)
+  std::string printed;              // the whole name as typed, printed_key()'s form
 };
 
 // Whether `name` asks for the C++ matcher: it has `::`, template arguments
@@ -43,5 +44,16 @@ std::string demangle_for_display(const std::string &symbol);
 // every instance (`biggest` finds `biggest<int>` and `biggest<double>`);
 // a parameter list, when given, must be equal.
 bool cxx_name_matches(const CxxQuery &query, const DemangledFunction &have);
+
+// A name as -F prints it, compared whole: without white space and quotes
+// (the point's parser takes quotes off: 'lambda' is typed back as lambda).
+std::string printed_key(std::string_view name);
+
+// Whether `key` (printed_key of a query) is `display` (a demangled name as
+// -F prints it) or its end after a space: a return type, "auto" before a
+// local class's scope, is no part of the name typed. This finds what the
+// scoped matcher cannot: members of local classes and lambdas
+// ("f(int)::'lambda'()::operator()() const"), thunks, "[abi:cxx11]" tags.
+bool printed_name_matches(std::string_view key, std::string_view display);
 
 }  // namespace kpp::dwarf

@@ -266,6 +266,18 @@ const std::vector<std::optional<DemangledFunction>> &LlvmDebugInfo::demangled_sy
   return *demangled_symbols_;
 }
 
+const std::vector<std::string> &LlvmDebugInfo::printed_symbols() {
+  if (!printed_symbols_) {
+    printed_symbols_.emplace();
+    printed_symbols_->reserve(symbols_.functions().size());
+    for (const ElfSymbol &sym : symbols_.functions()) {
+      std::string source(source_name_of_symbol(sym.name));
+      printed_symbols_->push_back(source.starts_with("_Z") ? demangle_for_display(source) : std::string());
+    }
+  }
+  return *printed_symbols_;
+}
+
 // Every function whose demangled name is what `query` asks for: all the
 // overloads and template instances that fit, as perf probes every function
 // a plain name matches; a parameter list picks one overload.
@@ -291,10 +303,18 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
     result.push_back(std::move(*fn));
   };
   const auto &demangled = demangled_symbols();
+  const auto &printed = printed_symbols();
   const std::vector<ElfSymbol> &functions = symbols_.functions();
-  for (size_t i = 0; i < functions.size(); ++i)
-    if (demangled[i] && cxx_name_matches(query, *demangled[i]))
-      add(enclosing_subprogram(dies_at(functions[i].address).FunctionDIE), true);
+  std::set<uint64_t> bare_entries;
+  for (size_t i = 0; i < functions.size(); ++i) {
+    if (!(demangled[i] && cxx_name_matches(query, *demangled[i])) && !printed_name_matches(query.printed, printed[i]))
+      continue;
+    DWARFDie die = enclosing_subprogram(dies_at(functions[i].address).FunctionDIE);
+    if (die.isValid()) add(die, true);
+    // No DWARF for it (a thunk gcc writes without a DIE): the symbol alone, as in no-DWARF mode.
+    else if (file.empty() && bare_entries.insert(functions[i].address).second)
+      result.push_back(function_of_symbol(functions[i], printed[i]));
+  }
   bool need_subprograms = result.empty();
   bool need_inlines = inlines == InlineCopies::Include;
   if (need_subprograms || need_inlines)

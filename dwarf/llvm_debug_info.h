@@ -144,6 +144,8 @@ class LlvmDebugInfo final : public DebugInfo {
   static Function function_of_symbol(const ElfSymbol &sym, const std::string &name);
   // functions_' names demangled (nullopt: not a C++ function), made on first use.
   const std::vector<std::optional<DemangledFunction>> &demangled_symbols();
+  // Each function symbol's name as -F prints it ("" for a C name).
+  const std::vector<std::string> &printed_symbols();
   // The index of every function with code, built or loaded on first use
   // (null for relocatable objects, whose raw DWARF the fast scan cannot read).
   const NameIndex *name_index();
@@ -269,6 +271,7 @@ class LlvmDebugInfo final : public DebugInfo {
   bool symbols_are_dynamic_ = false;
   std::string no_dwarf_note_;  // set when no DWARF was found: where it was looked for
   std::optional<std::vector<std::optional<DemangledFunction>>> demangled_symbols_;
+  std::optional<std::vector<std::string>> printed_symbols_;
   // Data symbols reached through the GOT: (start, size, slot), by start; read at first use.
   struct GotEntry {
     uint64_t start = 0, size = 0, slot = 0;

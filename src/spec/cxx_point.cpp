@@ -2,6 +2,7 @@
 #include "src/spec/probe_spec.h"
 
 #include <algorithm>
+#include <optional>
 #include <cctype>
 #include <string>
 #include <vector>
@@ -55,10 +56,10 @@ Word scan_word(std::string_view text, size_t i) {
       continue;
     } else if (name_done) {
       // Brackets of a file name or a line are plain characters.
-    } else if (c == '(' || c == '<' || c == '{') {
+    } else if (c == '(' || c == '<' || c == '{' || c == '[') {
       if (c == '(' && depth == 0) w.has_paren = true;
       ++depth;
-    } else if ((c == ')' || c == '>' || c == '}') && depth > 0) {
+    } else if ((c == ')' || c == '>' || c == '}' || c == ']') && depth > 0) {
       --depth;
     } else if (depth == 0 && (c == '@' || c == '+' || c == '%' || (c == ':' && text.substr(i, 2) != "::"))) {
       name_done = true;
@@ -72,31 +73,68 @@ Word scan_word(std::string_view text, size_t i) {
   return w;
 }
 
-// A return type's word: a C++ type's characters only (an argument such as
-// `p->name`, `x=%di` or `$retval` has others).
-bool type_word(std::string_view w) {
+// A word that may come before a C++ name as printed: a return type
+// ("std::tuple_element<1ul, std::tuple<char*>>::type&", "decltype(a - b)",
+// "auto"), "non-virtual thunk to". Outside brackets it has none of an
+// argument's characters (`p->name`, `x=%di`, `$retval`, `v:u32`, `a.b`).
+bool prefix_word(std::string_view w) {
+  int depth = 0;
+  char quote = 0;
   for (size_t i = 0; i < w.size(); ++i) {
-    if (w.substr(i, 2) == "::") {
-      ++i;
+    char c = w[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (size_t op = operator_name_end(w, i); op != i) {
+      i = op - 1;  // "operator<", "operator->": no brackets, no argument
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(' || c == '<' || c == '{' || c == '[') {
+      ++depth;
+    } else if (c == ')' || c == '>' || c == '}' || c == ']') {
+      if (--depth < 0) return false;
+    } else if (depth > 0) {
       continue;
+    } else if (w.substr(i, 2) == "::") {
+      ++i;
+    } else if (!is_word_char(c) && std::string_view("*&-~").find(c) == std::string_view::npos) {
+      return false;
+    } else if (c == '-' && i + 1 < w.size() && w[i + 1] == '>') {
+      return false;
     }
-    if (!is_word_char(w[i]) && std::string_view("<>*&, ").find(w[i]) == std::string_view::npos) return false;
   }
-  return !w.empty();
+  return !w.empty() && depth == 0;
 }
 
 // The word that names the function: starts like a name and has no
 // argument's characters before its parameter list.
 bool name_word(std::string_view w) {
   if (w.empty() || !(is_word_char(w[0]) || w[0] == '~' || w[0] == ':' || w[0] == '(')) return false;
-  size_t paren = w.find('(', w[0] == '(' ? 1 : 0);
-  return w.substr(0, paren).find_first_of("=$%@+") == std::string_view::npos;
+  for (size_t i = w[0] == '(' ? 1 : 0; i < w.size(); ++i) {
+    if (size_t op = operator_name_end(w, i); op != i) {
+      i = op - 1;  // "operator!=<char*>(...)": an operator's characters are its name's
+      continue;
+    }
+    if (w[i] == '(') return true;
+    if (std::string_view("=$%@+").find(w[i]) != std::string_view::npos) return false;
+  }
+  return true;
+}
+
+// A word that goes on with the name before it: after a lambda's or local
+// class's enclosing function, "f(int) const::'lambda'()::operator()() const".
+bool continues_name(std::string_view w) {
+  for (std::string_view q : {"const::", "volatile::", "&::", "&&::"})
+    if (w.starts_with(q)) return true;
+  return false;
 }
 
 // A qualifier after a parameter list, maybe followed by the point's rest ("const%return").
 bool qualifier(std::string_view w) {
   w = w.substr(0, w.find_first_of("@%+:"));
-  return w == "const" || w == "volatile" || w == "&" || w == "&&";
+  // "[8]": the array a function returns a reference to ("T (&f(int)) [8]").
+  bool array_bound = w.size() > 2 && w.front() == '[' && w.back() == ']' &&
+                     w.substr(1, w.size() - 2).find_first_not_of("0123456789") == std::string_view::npos;
+  return w == "const" || w == "volatile" || w == "&" || w == "&&" || array_bound;
 }
 
 // Past the first word of a conversion operator's type at text[end]: the
@@ -121,6 +159,42 @@ size_t conversion_type_end(std::string_view text, size_t end) {
   return end;
 }
 
+// Where a template argument list opening at text[i] ('<') closes, or npos.
+size_t template_args_end(std::string_view text, size_t i) {
+  int depth = 0;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '<' || c == '(') ++depth;
+    else if ((c == '>' || c == ')') && --depth == 0) return i + 1;
+    else if (depth < 0) return std::string_view::npos;
+  }
+  return std::string_view::npos;
+}
+
+// The operator symbols C++ overloads, longest first.
+constexpr std::string_view kOperatorSymbols[] = {
+    "->*", "<<=", ">>=", "<=>", "()", "[]", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+    "+=",  "-=",  "*=",  "/=",  "%=", "^=", "&=", "|=", "+",  "-",  "*",  "/",  "%",  "^",  "&",  "|",
+    "~",   "!",   "=",   "<",   ">",  ","};
+
+// Past the symbol of an operator at text[i] ("operator<<<char>(...)" is
+// operator<< with template arguments <char>, "operator<<int>(...)" is
+// operator< with <int>): the longest symbol after which what follows can
+// be a name's rest. `i` itself when there is none.
+size_t symbol_operator_end(std::string_view text, size_t i) {
+  for (std::string_view sym : kOperatorSymbols) {
+    if (text.substr(i, sym.size()) != sym) continue;
+    size_t end = i + sym.size();
+    size_t next = end;
+    while (next < text.size() && is_space(text[next])) ++next;
+    if (next < text.size() && text[next] == '<' && template_args_end(text, next) == std::string_view::npos) continue;
+    if (next < text.size() && text[next] != '<' && kOperatorChars.find(text[next]) != std::string_view::npos) continue;
+    if (next < text.size() && is_word_char(text[next])) continue;  // "operator<<long, ...>" is operator< of <long, ...>
+    return end;
+  }
+  return i;
+}
+
 }  // namespace
 
 size_t operator_name_end(std::string_view text, size_t i) {
@@ -130,10 +204,13 @@ size_t operator_name_end(std::string_view text, size_t i) {
   if (at < text.size() && is_word_char(text[at])) return i;  // "operators", "operator_x"
   size_t end = at;
   while (end < text.size() && is_space(text[end])) ++end;
-  if (text.substr(end, 2) == "()") {
+  if (size_t sym = symbol_operator_end(text, end); sym != end) {
+    end = sym;
+  } else if (text.substr(end, 2) == "\"\"") {
+    // A literal operator, "operator\"\" sv": its suffix is its name's.
     end += 2;
-  } else if (end < text.size() && kOperatorChars.find(text[end]) != std::string_view::npos) {
-    while (end < text.size() && kOperatorChars.find(text[end]) != std::string_view::npos) ++end;
+    while (end < text.size() && is_space(text[end])) ++end;
+    while (end < text.size() && is_word_char(text[end])) ++end;
   } else if (end < text.size() && is_word_char(text[end])) {
     // "operator new[]", "operator delete", a conversion "operator int";
     // a conversion's type may be several words up to its parameter list
@@ -151,7 +228,15 @@ size_t operator_name_end(std::string_view text, size_t i) {
   return end;
 }
 
-size_t point_token_end(std::string_view text, size_t begin) {
+namespace {
+
+// Where the C++ name of the point at text[begin] starts and where the
+// point ends (cxx_point.h).
+struct NameWords {
+  size_t name_begin, end;
+};
+
+NameWords find_name_words(std::string_view text, size_t begin) {
   std::vector<Word> words;
   for (size_t i = begin; i < text.size() && words.size() < kMaxPointWords;) {
     while (i < text.size() && is_space(text[i])) ++i;
@@ -159,30 +244,48 @@ size_t point_token_end(std::string_view text, size_t begin) {
     words.push_back(scan_word(text, i));
     i = words.back().end;
   }
-  if (words.empty()) return begin;
+  if (words.empty()) return {begin, begin};
   auto word = [&](size_t k) { return text.substr(words[k].begin, words[k].end - words[k].begin); };
   auto with_qualifiers = [&](size_t k) {
     size_t end = words[k].end;
     if (!word(k).ends_with(')')) return end;
     while (++k < words.size() && qualifier(word(k))) {
       end = words[k].end;
-      if (!qualifier(word(k).substr(0, word(k).find_first_of("@%+:")))) break;
       if (word(k).find_first_of("@%+:") != std::string_view::npos) break;  // the point goes on after it
     }
     return end;
   };
-  if (words[0].has_paren) return with_qualifiers(0);
-  // "int ns::biggest<int>(int, int)": words of a type, then the name. The
-  // first word may carry the event ("EVENT=int").
+  // The name is the last word with a parameter list before the first word
+  // that only an argument has: "int ns::biggest<int>(int, int) a", "auto
+  // f(int)::'lambda'()::operator()() const" (its last scope is the name),
+  // "f(int)::'lambda'(int)::operator()(int) const::'lambda'()::operator()()
+  // const". The first word may carry the event ("EVENT=int").
   std::string_view first = word(0);
-  if (size_t eq = first.find('='); eq != std::string_view::npos) first.remove_prefix(eq + 1);
-  if (!type_word(first)) return words[0].end;
-  for (size_t k = 1; k < words.size(); ++k) {
-    if (words[k].has_paren && words[k].balanced && name_word(word(k))) return with_qualifiers(k);
-    if (!type_word(word(k))) break;
+  for (size_t i = 0; i < first.size() && std::string_view("(<").find(first[i]) == std::string_view::npos; ++i) {
+    if (size_t op = operator_name_end(first, i); op != i) break;  // "operator==" is no event's '='
+    if (first[i] == '=') {
+      first.remove_prefix(i + 1);
+      break;
+    }
   }
-  return words[0].end;
+  std::optional<size_t> name, name_first;
+  for (size_t k = 0; k < words.size(); ++k) {
+    std::string_view w = k == 0 ? first : word(k);
+    if (words[k].has_paren && words[k].balanced && name_word(w)) {
+      if (!(name && *name + 1 == k && continues_name(w))) name_first = k;
+      name = k;
+    }
+    if (!prefix_word(w)) break;
+  }
+  if (!name) return {words[0].begin, words[0].end};
+  return {*name_first == 0 ? words[0].begin : words[*name_first].begin, with_qualifiers(*name)};
 }
+
+}  // namespace
+
+size_t point_token_end(std::string_view text, size_t begin) { return find_name_words(text, begin).end; }
+
+size_t point_name_begin(std::string_view text, size_t begin) { return find_name_words(text, begin).name_begin; }
 
 }  // namespace kpp::spec_detail
 

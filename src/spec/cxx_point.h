@@ -21,4 +21,9 @@ size_t operator_name_end(std::string_view text, size_t i);
 // before the name included. A lazy pattern (';') ends at white space.
 size_t point_token_end(std::string_view text, size_t begin);
 
+// Where the name starts in that point: past the words of a return type
+// ("int ", "auto ", "decltype(a - b) "), which name nothing and are dropped;
+// `begin` when the point has no such words (an "EVENT=" stays with them).
+size_t point_name_begin(std::string_view text, size_t begin);
+
 }  // namespace kpp::spec_detail

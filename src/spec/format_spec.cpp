@@ -9,7 +9,7 @@
 namespace kpp {
 namespace {
 
-// Whether (), <> and {} in `name` pair up, as the point's parser reads a
+// Whether (), <>, {} and [] in `name` pair up, as the point's parser reads a
 // C++ name's brackets (an operator's own characters aside).
 bool brackets_balance(const std::string &name) {
   int depth = 0;
@@ -19,8 +19,8 @@ bool brackets_balance(const std::string &name) {
       continue;
     }
     char c = name[i];
-    if (c == '(' || c == '<' || c == '{') ++depth;
-    if ((c == ')' || c == '>' || c == '}') && --depth < 0) return false;
+    if (c == '(' || c == '<' || c == '{' || c == '[') ++depth;
+    if ((c == ')' || c == '>' || c == '}' || c == ']') && --depth < 0) return false;
   }
   return depth == 0;
 }
@@ -50,8 +50,8 @@ std::string escape_point_name(const std::string &name, NamePlace place = NamePla
       --i;
       continue;
     }
-    bool bracket = std::string_view("()<>{}").find(c) != std::string_view::npos;
-    if (spaces_free && bracket) depth += (c == '(' || c == '<' || c == '{') ? 1 : -1;
+    bool bracket = std::string_view("()<>{}[]").find(c) != std::string_view::npos;
+    if (spaces_free && bracket) depth += (c == '(' || c == '<' || c == '{' || c == '[') ? 1 : -1;
     if ((!balanced && bracket) || (std::isspace(static_cast<unsigned char>(c)) && (!spaces_free || depth == 0))) {
       out += '\\';
       out += c;

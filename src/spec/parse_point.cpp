@@ -6,6 +6,7 @@
 // point and keeps its text raw; the token is a source file only if it has no
 // '+', '@' or '%' and a '.' before its ':' or ';'; then one check per
 // forbidden combination, each with its own message.
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <string>
@@ -34,34 +35,27 @@ struct ScannedPoint {
   std::string lazy;              // the raw text after ';' (escapes kept, as perf does)
 };
 
-// Spaces outside brackets in a C++ name as printed (cxx_point.h): after its
-// parameter list they lead to a qualifier (" const"), dropped as the
-// matcher drops every space; before it they end a return type, which names
-// nothing and is dropped with them (from `head`, where the name starts).
-void point_space(std::vector<PointChar> &chars, size_t head) {
-  if (!chars.empty() && chars.back().c == ')') return;
-  // "str() const &": a ref-qualifier after a cv-qualifier.
-  auto ends_with = [&](std::string_view tail) {
-    if (chars.size() < tail.size()) return false;
-    for (size_t i = 0; i < tail.size(); ++i)
-      if (chars[chars.size() - tail.size() + i].c != tail[i]) return false;
-    return true;
-  };
-  if (ends_with(")const") || ends_with(")volatile")) return;
-  if (chars.size() > head) chars.resize(head);
-}
-
 Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end) {
   ScannedPoint out;
   char quote = 0;
   size_t quote_col = 0;
   int depth = 0;
   size_t head = 0;  // where the name starts in out.chars: after EVENT=
+  // A C++ name as printed may follow words of a return type (cxx_point.h):
+  // they name nothing and are dropped when the name starts.
+  size_t name_begin = point_name_begin(spec.substr(0, end), begin);
   // Brackets and operators are a C++ name's, before the name ends at '@',
   // '+', '%' or ':' (a file "@(x).c" has no brackets to balance).
   bool name_done = false;
+  bool type_dropped = name_begin == begin;
   for (size_t i = begin; i < end; ++i) {
     char c = spec[i];
+    if (!type_dropped && i >= name_begin) {
+      type_dropped = true;
+      out.chars.resize(std::min(out.chars.size(), head));
+      name_done = false;
+      depth = 0;
+    }
     if (c == '\\') {
       if (i + 1 == end)
         return spec_error(spec, i, i + 1, "a backslash at the end of the probe point escapes nothing",
@@ -85,18 +79,17 @@ Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end)
       for (; i < op; ++i)
         if (!std::isspace(static_cast<unsigned char>(spec[i]))) out.chars.push_back({spec[i], i, true, depth > 0});
       --i;
-    } else if (!name_done && (c == '(' || c == '<' || c == '{')) {
+    } else if (!name_done && (c == '(' || c == '<' || c == '{' || c == '[')) {
       ++depth;
       out.chars.push_back({c, i, true, true});
-    } else if ((c == ')' || c == '>' || c == '}') && depth > 0) {
+    } else if ((c == ')' || c == '>' || c == '}' || c == ']') && depth > 0) {
       --depth;
       out.chars.push_back({c, i, true, true});
     } else if (depth > 0) {
       out.chars.push_back({c, i, true, true});  // spaces too: the C++ matcher ignores them
     } else if (std::isspace(static_cast<unsigned char>(c))) {
-      // A return type dropped: the name starts again.
-      if (out.chars.empty() || out.chars.back().c != ')') name_done = false;
-      point_space(out.chars, head);
+      // Between a return type's words, or before a qualifier (" const"): the
+      // C++ matcher ignores white space.
     } else if (c == ';') {
       out.lazy_col = i;
       out.lazy = std::string(spec.substr(i + 1, end - i - 1));

@@ -13,6 +13,8 @@ using dwarf::demangle_for_display;
 using dwarf::demangle_function;
 using dwarf::is_cxx_query;
 using dwarf::parse_cxx_query;
+using dwarf::printed_key;
+using dwarf::printed_name_matches;
 
 TEST(CxxQuery, SplitsAtTopLevelScopes) {
   auto q = parse_cxx_query("std::vector<int, std::allocator<int> >::at(unsigned long)");
@@ -28,6 +30,29 @@ TEST(CxxQuery, OnlyCxxLookingNamesAreQueries) {
   EXPECT_TRUE(is_cxx_query("twice(long)"));
   EXPECT_FALSE(is_cxx_query("vfs_read"));
   EXPECT_FALSE(is_cxx_query("walk.isra.0"));
+}
+
+// A name as -F prints it (LLVM's demangling) is matched whole, the words
+// before the name (a return type) aside; c++filt's lambda spelling too.
+TEST(CxxPrinted, WholeNameAfterItsReturnType) {
+  const std::string lambda = "auto std::filesystem::file_size(std::filesystem::path const&, std::error_code&)"
+                             "::'lambda'(auto const&)::operator()<stat>(auto const&) const";
+  EXPECT_TRUE(printed_name_matches(printed_key(lambda), lambda));
+  // The spec's parser drops the return type and the quotes.
+  EXPECT_TRUE(printed_name_matches(
+      printed_key("std::filesystem::file_size(std::filesystem::path const&, std::error_code&)::lambda(auto const&)"
+                  "::operator()<stat>(auto const&)const"),
+      lambda));
+  // c++filt's spelling: {lambda(...)#1} is 'lambda', #2 is 'lambda0'.
+  const std::string second = "f(int)::'lambda0'(int)::operator()(int) const";
+  EXPECT_TRUE(printed_name_matches(printed_key("f(int)::{lambda(int)#2}::operator()(int) const"), second));
+  EXPECT_FALSE(printed_name_matches(printed_key("f(int)::{lambda(int)#1}::operator()(int) const"), second));
+  // Only whole names: not the end of a longer scope, not a thunk's target.
+  EXPECT_FALSE(printed_name_matches(printed_key("operator()(int) const"), second));
+  EXPECT_FALSE(printed_name_matches(printed_key("b::f()"), "int a::b::f()"));
+  EXPECT_TRUE(printed_name_matches(printed_key("a::b::f()"), "int a::b::f()"));
+  EXPECT_FALSE(printed_name_matches(printed_key("S::~S()"), "non-virtual thunk to S::~S()"));
+  EXPECT_FALSE(printed_name_matches("", "f()"));
 }
 
 TEST(CxxDemangle, QualifiedNameAndParameters) {
