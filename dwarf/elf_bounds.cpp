@@ -190,7 +190,9 @@ class Checker {
   // its section. A compressed index is left to LLVM (its size was checked).
   Status check_unit_index(const Section &s) const {
     std::string_view name = plain_name(s);
-    if ((name != ".debug_cu_index" && name != ".debug_tu_index") || (s.flags & kShfCompressed) || s.type == kShtNobits)
+    // (An empty section's offset was not checked: it may lie past the file.)
+    if ((name != ".debug_cu_index" && name != ".debug_tu_index") || (s.flags & kShfCompressed) || s.type == kShtNobits ||
+        s.size == 0)
       return Ok{};
     Fields f(bytes_.substr(s.offset, s.size), true, little_);
     std::string what = name_of(s);
@@ -230,7 +232,8 @@ class Checker {
   // for directory and file entries may appear.
   Status check_line_tables(const Section &s) const {
     std::string_view name = plain_name(s);
-    if ((name != ".debug_line" && name != ".debug_line.dwo") || (s.flags & kShfCompressed) || s.type == kShtNobits)
+    if ((name != ".debug_line" && name != ".debug_line.dwo") || (s.flags & kShfCompressed) || s.type == kShtNobits ||
+        s.size == 0)
       return Ok{};
     Fields f(bytes_.substr(s.offset, s.size), true, little_);
     auto uleb = [&f](uint64_t &at) -> std::optional<uint64_t> {

@@ -11,13 +11,15 @@ namespace {
 // Lines read from kprobe_events end in '\n' (and may come with '\r' from a file).
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-// Whether `name` can be a group or an event name as the kernel lists one:
-// not empty, no control characters (a NUL or a tab would write a line that
-// reads back as another definition; the kernel takes neither).
-bool is_listed_name(std::string_view name) {
-  if (name.empty()) return false;
+// Whether `name` can be a group, event or argument name as the kernel lists
+// one: its is_good_name(), a letter or '_' and then letters, digits and '_'
+// ('.' too in a group, which some kernels allow). Anything else (a NUL, a
+// tab, an '=') would write a line that reads back as another definition.
+bool is_listed_name(std::string_view name, bool group = false) {
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (name.empty() || !letter(name[0])) return false;
   for (char c : name)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+    if (!letter(c) && !(c >= '0' && c <= '9') && !(group && c == '.')) return false;
   return true;
 }
 
@@ -105,15 +107,16 @@ Result<TraceDefinition> parse_definition(std::string_view line) {
   def.fprobe = head[0] == 'f';
   size_t colon = head.find(':');
   if (colon == std::string_view::npos) return Error("probe definition without a name: '" + std::string(line) + "'");
+  if (head.substr(1, colon - 1).find_first_not_of("0123456789") != std::string_view::npos)
+    return Error("not a probe definition (p, r or f, a number, then ':'): '" + std::string(line) + "'");
   if (colon > 1) def.maxactive = static_cast<unsigned>(std::strtoul(std::string(head.substr(1, colon - 1)).c_str(), nullptr, 10));
   std::string_view name = head.substr(colon + 1);
   size_t slash = name.find('/');
   if (slash == std::string_view::npos) return Error("probe definition without a group: '" + std::string(line) + "'");
   def.group = std::string(name.substr(0, slash));
   def.event = std::string(name.substr(slash + 1));
-  if (!is_listed_name(def.group) || !is_listed_name(def.event))
-    return Error("probe definition with an empty group or event name, or one with control characters: '" +
-                 std::string(line) + "'");
+  if (!is_listed_name(def.group, true) || !is_listed_name(def.event))
+    return Error("probe definition whose group or event name the kernel would not take: '" + std::string(line) + "'");
 
   std::string_view where = words[1];
   // A uprobe's place is PATH:0xOFFSET (an absolute path); a kprobe's is
@@ -151,6 +154,14 @@ Result<TraceDefinition> parse_definition(std::string_view line) {
   }
   for (size_t i = 2; i < words.size(); ++i) {
     def.args.push_back(parse_fetch_arg(words[i]));
+    // A name the kernel would not take, or a ':' with no type, would be
+    // written otherwise than it reads ("==x", "x::").
+    const FetchArg &arg = def.args.back();
+    size_t eq = words[i].find('=');
+    if ((eq != std::string_view::npos && !is_listed_name(words[i].substr(0, eq))) ||
+        (words[i].back() == ':' && arg.type.empty()) || arg.type.find(':') != std::string::npos)
+      return Error("probe definition with an argument the kernel would not take ('" + std::string(words[i]) + "'): '" +
+                   std::string(line) + "'");
     // (":" alone would be written as nothing, and the line would read back one argument short.)
     if (def.args.back().fetch.empty())
       return Error("probe definition with an argument that fetches nothing ('" + std::string(words[i]) + "'): '" +
