@@ -20,7 +20,7 @@ std::vector<CodeFrame> LlvmDebugInfo::frames_at(uint64_t address) {
   CodeFrame inner;
   DWARFUnit *unit = chain.front().getDwarfUnit()->getLinkedUnit();
   if (const DWARFDebugLine::LineTable *table = unit ? dwarf().getLineTableForUnit(unit) : nullptr) {
-    uint32_t at = table->lookupAddress({address, object::SectionedAddress::UndefSection});
+    uint32_t at = row_at(*table, address);
     if (at != table->UnknownRowIndex) {
       inner.line = static_cast<int>(table->Rows[at].Line);
       inner.file = file_of_row(unit, table, table->Rows[at].File);

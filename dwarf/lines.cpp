@@ -22,6 +22,14 @@ std::string LlvmDebugInfo::file_of_row(DWARFUnit *unit, const DWARFDebugLine::Li
   return name;
 }
 
+uint32_t LlvmDebugInfo::row_at(const DWARFDebugLine::LineTable &table, uint64_t address) {
+  // In a .ko, each sequence belongs to the section its relocations name
+  // (LLVM keeps it; sequences of .text and .init.text overlap before the
+  // layout moves them apart): a lookup without one finds none of them.
+  std::optional<uint64_t> section = layout_->section_at(address);
+  return table.lookupAddress({address, section.value_or(object::SectionedAddress::UndefSection)});
+}
+
 std::vector<LlvmDebugInfo::LineRow> LlvmDebugInfo::rows_of(const Function &fn) {
   std::vector<LineRow> rows;
   DWARFDie die = die_at(fn.die_offset);

@@ -197,6 +197,9 @@ class LlvmDebugInfo final : public DebugInfo {
   struct LineRow { uint64_t address; int line; bool is_stmt; bool prologue_end; bool same_file; bool seq_start; };
   std::vector<LineRow> rows_of(const Function &fn);
   std::string file_of_row(llvm::DWARFUnit *unit, const llvm::DWARFDebugLine::LineTable *table, uint64_t file_index);
+  // The index of the row of `table` that covers `address` (UnknownRowIndex:
+  // none), in the section the layout put it in for a .ko.
+  uint32_t row_at(const llvm::DWARFDebugLine::LineTable &table, uint64_t address);
   // The functions whose code is at `address`, outermost first: the
   // out-of-line subprogram, then each inlined copy that holds the address
   // (dwarf/source_places.cpp). Empty when no subprogram covers it.
@@ -228,6 +231,15 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<SplitUnitBytes> split_unit_bytes(size_t &skeletons);
   // The function and block DIEs at `address`, from the split unit when there is one.
   llvm::DWARFContext::DIEsForAddress dies_at(uint64_t address);
+  // dies_at() in a relocatable object (a .ko), whose .debug_aranges LLVM
+  // misreads: the units found by their own ranges (dwarf/relocatable_units.cpp).
+  llvm::DWARFContext::DIEsForAddress relocatable_dies_at(uint64_t address);
+  llvm::DWARFCompileUnit *relocatable_unit_at(uint64_t address);
+  struct UnitRange {
+    uint64_t begin, end;
+    llvm::DWARFCompileUnit *unit;
+  };
+  std::optional<std::vector<UnitRange>> relocatable_units_;  // sorted by begin; made on first use
   TypeRef type_of(llvm::DWARFDie die);
   std::string type_name(llvm::DWARFDie type, int depth = 0);
 

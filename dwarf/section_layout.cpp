@@ -1,5 +1,7 @@
 #include "dwarf/section_layout.h"
 
+#include <iterator>
+
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/Object/ELFObjectFile.h>
 
@@ -16,9 +18,18 @@ std::unique_ptr<SectionLayout> SectionLayout::of(const llvm::object::ObjectFile 
     uint64_t align = std::max<uint64_t>(section.getAlignment().value(), 16);
     next = (next + align - 1) / align * align;
     layout->bases_[section.getIndex()] = next;
+    layout->spans_[next] = Span{next + section.getSize(), section.getIndex()};
     next += section.getSize();
   }
   return layout;
+}
+
+std::optional<uint64_t> SectionLayout::section_at(uint64_t address) const {
+  auto after = spans_.upper_bound(address);
+  if (after == spans_.begin()) return std::nullopt;
+  const Span &span = std::prev(after)->second;
+  if (address >= span.end) return std::nullopt;
+  return span.index;
 }
 
 }  // namespace kpp::dwarf

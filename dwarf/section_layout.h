@@ -5,11 +5,14 @@
 // the DWARF (through LLVM's LoadedObjectInfo, which DWARFContext consults
 // when it applies the debug relocations) and the symbol table those bases.
 // Definitions are symbol+offset, so the bases never reach the kernel.
+// LLVM keeps the section of each relocated address (the line tables'
+// sequences carry it): a lookup by address names its section (section_at).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <llvm/DebugInfo/DIContext.h>
 #include <llvm/Object/ObjectFile.h>
@@ -31,6 +34,9 @@ class SectionLayout final : public llvm::LoadedObjectInfo {
     auto it = bases_.find(index);
     return it == bases_.end() ? 0 : it->second;
   }
+  // The index of the laid-out section holding `address`; nullopt when none
+  // does (always, for a linked file: its addresses need no section).
+  std::optional<uint64_t> section_at(uint64_t address) const;
   bool empty() const { return bases_.empty(); }
 
   SectionLayout() = default;
@@ -38,6 +44,11 @@ class SectionLayout final : public llvm::LoadedObjectInfo {
 
  private:
   std::map<uint64_t, uint64_t> bases_;  // section index -> base address
+  struct Span {
+    uint64_t end;  // one past the section's last byte
+    uint64_t index;
+  };
+  std::map<uint64_t, Span> spans_;  // base address -> the section laid out there
 };
 
 }  // namespace kpp::dwarf

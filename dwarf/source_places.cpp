@@ -70,7 +70,7 @@ std::optional<LlvmDebugInfo::AddressOwner> LlvmDebugInfo::owner_of_address(uint6
   const DWARFDebugLine::LineTable *table = unit ? dwarf().getLineTableForUnit(unit) : nullptr;
   std::vector<const DWARFDebugLine::Row *> rows;
   if (table) {
-    uint32_t at = table->lookupAddress({address, object::SectionedAddress::UndefSection});
+    uint32_t at = row_at(*table, address);
     if (at != table->UnknownRowIndex) {
       uint32_t first = at;
       while (first > 0 && table->Rows[first - 1].Address.Address == address && !table->Rows[first - 1].EndSequence) --first;

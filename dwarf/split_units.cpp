@@ -136,6 +136,7 @@ uint64_t LlvmDebugInfo::handle_of(DWARFDie die) {
 }
 
 DWARFContext::DIEsForAddress LlvmDebugInfo::dies_at(uint64_t address) {
+  if (!layout_->empty()) return relocatable_dies_at(address);
   DWARFCompileUnit *unit = dwarf().getCompileUnitForCodeAddress(address);
   // LLVM 19 dereferences a null DIE (a crash, found by tests/fuzz) when the
   // unit that covers `address` has no readable DIEs: getSubroutineForAddress

@@ -56,6 +56,8 @@ std::string loaded_module_build_id(const std::string &module) {
   return build_id_from_notes(read_all("/sys/module/" + module + "/notes/.note.gnu.build-id"));
 }
 
+std::string running_modules_dep() { return read_all("/lib/modules/" + kernel_release() + "/modules.dep"); }
+
 std::string kernel_release() {
   utsname u{};
   uname(&u);

@@ -22,6 +22,9 @@ std::string loaded_module_build_id(const std::string &module);
 // The kernel's release (uname -r).
 std::string kernel_release();
 
+// The running kernel's /lib/modules/RELEASE/modules.dep; "" when it cannot be read.
+std::string running_modules_dep();
+
 // The running machine as an ELF e_machine (uname -m: x86_64 -> 62), for
 // probes that have no ELF file to tell it (BTF); 0 when unknown.
 uint16_t running_machine();

@@ -2,6 +2,7 @@
 
 #include "src/kernel/build_id.h"
 #include "src/kernel/debug_paths.h"
+#include "src/stack/module_placement.h"
 
 namespace kpp {
 
@@ -10,6 +11,17 @@ namespace {
 constexpr size_t kMaxCached = 1 << 16;
 constexpr size_t kMaxProcesses = 4096;
 constexpr size_t kMaxFiles = 256;  // open debug infos (each maps its file)
+
+// kallsyms names what runs: its name and offset stay on the outer frame
+// (the inlined ones are DWARF's).
+std::vector<StackFrame> with_kallsyms_name(std::vector<StackFrame> frames, const StackFrame &named) {
+  for (StackFrame &f : frames)
+    if (!f.inlined) {
+      f.sym = named.sym;
+      f.off = named.off;
+    }
+  return frames;
+}
 }  // namespace
 
 StackSymbolizer::StackSymbolizer(StackSource source, std::string vmlinux)
@@ -95,18 +107,32 @@ std::vector<StackFrame> StackSymbolizer::kernel_frames(const StackFrame &frame, 
   if (named.off == 0) kind = FrameAddress::Exact;
   if (!sym->module.empty()) {
     named.object = "[" + sym->module + "]";
-    return {named};
+    dwarf::DebugInfo *ko = module_debug(sym->module);
+    std::optional<uint64_t> link = ko ? module_link_address(*ko, **kallsyms_, *sym, named.off) : std::nullopt;
+    if (!link) return {named};
+    return with_kallsyms_name(expand_frame(*ko, *link, kind, named), named);
   }
   dwarf::DebugInfo *debug = vmlinux();
   if (!debug) return {named};
-  std::vector<StackFrame> frames = expand_frame(*debug, frame.ip - static_cast<uint64_t>(kaslr_offset_), kind, named);
-  // kallsyms names what runs: keep its name and offset for the outer frame.
-  for (StackFrame &f : frames)
-    if (!f.inlined) {
-      f.sym = named.sym;
-      f.off = named.off;
-    }
-  return frames;
+  return with_kallsyms_name(expand_frame(*debug, frame.ip - static_cast<uint64_t>(kaslr_offset_), kind, named), named);
+}
+
+dwarf::DebugInfo *StackSymbolizer::module_debug(const std::string &module) {
+  if (auto it = modules_.find(module); it != modules_.end()) return it->second.get();
+  if (modules_.size() >= kMaxFiles) return nullptr;  // hostile kallsyms: bounded
+  auto &slot = modules_[module];
+  // Where -m MODULE looks (src/cli/probe_target.cpp), but only the loaded
+  // build: another build's lines would be wrong lines.
+  std::string loaded = loaded_module_build_id(module);
+  if (loaded.empty()) return nullptr;
+  std::string dep = module_path_in_dep(running_modules_dep(), module);
+  for (const std::string &path : module_debug_candidates(kernel_release(), dep, loaded)) {
+    auto d = dwarf::DebugInfo::open(path);
+    if (!d || !(*d)->has_dwarf() || (*d)->build_id() != loaded) continue;
+    slot = std::move(*d);
+    break;
+  }
+  return slot.get();
 }
 
 const std::vector<FileMapping> &StackSymbolizer::maps_of(pid_t pid, uint64_t address) {

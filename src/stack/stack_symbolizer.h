@@ -4,7 +4,9 @@
 // modules, where KASLR put them); the running kernel's DWARF vmlinux, when
 // one is found, gives file:line and the inlined calls, at the address
 // moved back by KASLR's offset (kallsyms' _text minus the vmlinux's).
-// Modules get their symbol and offset only. The frames of the tracing code
+// A module's frames get them from its debug .ko (found where -m MODULE
+// finds it, with the loaded module's build-id), placed by the function
+// kallsyms names (src/stack/module_placement.h). The frames of the tracing code
 // that recorded a kprobe's stack (the kprobe handler, ftrace's trampoline)
 // are left out: the stack starts at the probed function.
 //
@@ -75,6 +77,8 @@ class StackSymbolizer : public FrameSymbolizer {
   // The file's debug info, opened once (null when it cannot be).
   dwarf::DebugInfo *debug_of(const std::string &path);
   dwarf::DebugInfo *vmlinux();
+  // The loaded module's debug .ko, opened once (null when none is found).
+  dwarf::DebugInfo *module_debug(const std::string &module);
 
   StackSource source_;
   std::string vmlinux_path_;
@@ -83,6 +87,7 @@ class StackSymbolizer : public FrameSymbolizer {
   std::unique_ptr<dwarf::DebugInfo> vmlinux_;
   int64_t kaslr_offset_ = 0;  // runtime address minus the vmlinux's
   std::unordered_map<std::string, std::unique_ptr<dwarf::DebugInfo>> files_;  // null: cannot be opened
+  std::unordered_map<std::string, std::unique_ptr<dwarf::DebugInfo>> modules_;  // by module name; null: none
   std::unordered_map<pid_t, std::vector<FileMapping>> maps_;
   std::unordered_map<std::string, Probe> probes_;
   std::function<std::vector<TraceDefinition>()> probe_source_;
