@@ -5,6 +5,9 @@
 #  - trace --json: each of dd's 3 reads has a stack that starts at vfs_read
 #    (fs/read_write.c; the kprobe handler's frames left out), then its caller ksys_read;
 #  - trace (text): indented frames under the event;
+#  - a module's frame (loop.ko's lo_ioctl, on losetup -d's LOOP_CLR_FD) with
+#    drivers/block/loop.c and its line from the debug .ko found by name, the
+#    line checked on the host against addr2line on that .ko (.host.sh);
 #  - record: the file keeps the kernel's own kernel_stack events, which
 #    trace-cmd report on the host prints under the event (.host.sh);
 # and nothing is left: no trigger on the event, no instance.
@@ -40,7 +43,29 @@ kpp_run record record -e probe:vfs_read --stack --filter 'count == 7' -o /tmp/s.
 [ $rc -eq 0 ] || kpp_fail "record --stack exited $rc"
 kpp_save /tmp/s.dat
 
-# 4. Nothing left behind.
+# 4. A module's frames: loop.ko loaded, its debug .ko where Debian puts it (found as
+# -m finds it, checked against the loaded module's build-id).
+REL=$(uname -r)
+insmod "$KPP_MODULE_KO" || kpp_fail "insmod $KPP_MODULE_KO failed"
+mkdir -p "/lib/modules/$REL" "/usr/lib/debug/lib/modules/$REL/kernel/drivers/block"
+echo "kernel/drivers/block/loop.ko:" >"/lib/modules/$REL/modules.dep"
+ln -sf "$KPP_DEBUG_MODULE_KO" "/usr/lib/debug/lib/modules/$REL/kernel/drivers/block/loop.ko"
+kpp_run modadd -m loop --add 'lo_ioctl cmd'
+[ $rc -eq 0 ] || kpp_fail "-m loop --add 'lo_ioctl cmd' exited $rc"
+dd if=/dev/zero of=/tmp/disk bs=1024 count=64 2>/dev/null
+losetup /dev/loop0 /tmp/disk || kpp_fail "losetup /dev/loop0 failed"
+# LOOP_CLR_FD is 0x4C01 = 19457 (include/uapi/linux/loop.h).
+kpp_run modstack trace -e probe:lo_ioctl --stack --json --filter 'cmd == 19457' -- losetup -d /dev/loop0
+[ $rc -eq 0 ] || kpp_fail "trace --stack of losetup -d exited $rc"
+kpp_run moddel -d probe:lo_ioctl
+grep '"comm":"losetup"' /tmp/modstack.out |
+  grep -Eq '"stack":\[\{"ip":"0xf[0-9a-f]*","sym":"lo_ioctl","off":[0-9]+,"file":"[^"]*drivers/block/loop.c","line":[1-9][0-9]*,"inlined":false,"user":false,"object":"\[loop\]"\}' ||
+  kpp_fail "trace --stack: losetup's lo_ioctl event has no stack starting at lo_ioctl (drivers/block/loop.c:N)"
+echo "$KPP_DEBUG_MODULE_BUILD_ID" >/tmp/loop.build-id
+kpp_save /tmp/modstack.out /tmp/loop.build-id
+kpp_ok "trace --stack: a module's frame with its file:line from the debug .ko (lo_ioctl, drivers/block/loop.c)"
+
+# 5. Nothing left behind.
 ls -d "$T"/instances/kprobe-probe-* 2>/dev/null && kpp_fail "--stack left an instance"
 grep -v '^#' "$T/events/probe/vfs_read/trigger" | grep -q stacktrace && kpp_fail "a stacktrace trigger is left on probe:vfs_read"
 kpp_ok "no trigger or instance left"
