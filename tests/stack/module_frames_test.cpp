@@ -7,6 +7,7 @@
 // and the guest cache's loop.ko (Debian's, when tests/guest fetched it).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -163,6 +164,20 @@ TEST_F(ModuleFrames, SecondSameNamedStaticIsItsOwnFile) {
   auto frames = (*ko)->frames_at(*link);
   ASSERT_FALSE(frames.empty());
   EXPECT_TRUE(frames.back().file.ends_with("second.c")) << frames.back().file;
+}
+
+// The same placement describes a .ko's address in source terms (what -m's
+// listings use): first.c's entry, the first unit's code at 0 of .text.
+TEST_F(ModuleFrames, SourceOfAKoAddressNamesItsFunction) {
+  auto ko = dwarf::DebugInfo::open(KPP_STACK_MODULE_FIXTURE);
+  ASSERT_TRUE(ko) << ko.error().message;
+  auto entries = (*ko)->function_symbol_addresses("first_entry");
+  ASSERT_EQ(entries.size(), 1u);
+  auto place = (*ko)->source_of(entries[0]);
+  ASSERT_TRUE(place) << "no source place at first_entry";
+  EXPECT_EQ(place->function, "first_entry");
+  EXPECT_TRUE(place->file.ends_with("first.c")) << place->file;
+  EXPECT_EQ(place->function_line, 16);  // module_fixture/first.c
 }
 
 // Another build's .ko (a function of another size) places nothing.
