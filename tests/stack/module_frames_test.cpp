@@ -2,7 +2,7 @@
 // (src/stack/module_placement.h, dwarf/section_layout.h): for every byte of
 // the functions checked, the frames (function, file:line, inlined calls)
 // are those `addr2line -i -j SECTION` gives at the same section offset of
-// the same .ko. The .ko files: a module-like object linked with 'ld -r' by
+// the same .ko (as a return address: at the byte before). The .ko files: a module-like object linked with 'ld -r' by
 // the build (same-named statics, code at 0 of both .text and .init.text),
 // and the guest cache's loop.ko (Debian's, when tests/guest fetched it).
 #include <gtest/gtest.h>
@@ -91,6 +91,17 @@ std::map<uint64_t, std::vector<Named>> addr2line(const std::string &ko, const st
   return out;
 }
 
+// Our frames of the code at `link`, named as addr2line names `theirs`: our
+// files are absolute (the unit's directory before addr2line's path).
+std::vector<Named> named(dwarf::DebugInfo &ko, uint64_t link, FrameAddress kind, const StackFrame &frame,
+                         const std::vector<Named> &theirs) {
+  std::vector<Named> ours;
+  for (const StackFrame &s : expand_frame(ko, link, kind, frame)) ours.push_back({s.sym, s.file, s.line});
+  for (size_t i = 0; i < ours.size() && i < theirs.size(); ++i)
+    if (ours[i].file.ends_with(theirs[i].file)) ours[i].file = theirs[i].file;
+  return ours;
+}
+
 class ModuleFrames : public ::testing::Test {
  protected:
   // Checks every byte of the functions `names` of `ko` (all when empty),
@@ -129,16 +140,14 @@ class ModuleFrames : public ::testing::Test {
         frame.off = frame.ip - sym->address;
         auto link = module_link_address(**ko, kallsyms, *sym, frame.off);
         ASSERT_TRUE(link) << f.section << " " << f.name << "+" << o << " not placed in " << ko_path;
-        std::vector<Named> ours;
-        for (const StackFrame &s : expand_frame(**ko, *link, FrameAddress::Exact, frame))
-          ours.push_back({s.sym, s.file, s.line});
         std::vector<Named> theirs = expected[f.value + o];
-        // Our files are absolute (the unit's directory before them).
-        for (size_t i = 0; i < ours.size() && i < theirs.size(); ++i)
-          if (ours[i].file.size() >= theirs[i].file.size() &&
-              ours[i].file.compare(ours[i].file.size() - theirs[i].file.size(), std::string::npos, theirs[i].file) == 0)
-            ours[i].file = theirs[i].file;
-        ASSERT_EQ(ours, theirs) << f.section << " " << f.name << "+0x" << std::hex << o;
+        ASSERT_EQ(named(**ko, *link, FrameAddress::Exact, frame, theirs), theirs)
+            << f.section << " " << f.name << "+0x" << std::hex << o;
+        // The same byte as a return address: the call's line, one byte before.
+        if (o > 0)
+          ASSERT_EQ(named(**ko, *link, FrameAddress::ReturnAddress, frame, expected[f.value + o - 1]),
+                    expected[f.value + o - 1])
+              << f.section << " " << f.name << "+0x" << std::hex << o << " as a return address";
         ++checked;
         with_lines += !theirs.empty();
         with_inlined += theirs.size() > 1;
