@@ -19,7 +19,8 @@ using namespace llvm;
 DWARFCompileUnit *LlvmDebugInfo::relocatable_unit_at(uint64_t address) {
   if (!relocatable_units_) {
     relocatable_units_.emplace();
-    for (const std::unique_ptr<DWARFUnit> &unit : dwarf().compile_units()) {
+    // Only the unit DIEs are read here (unit_dwarf() checked them).
+    for (const std::unique_ptr<DWARFUnit> &unit : unit_dwarf().compile_units()) {
       auto *cu = dyn_cast<DWARFCompileUnit>(unit.get());
       if (!cu || !cu->getUnitDIE(false).isValid()) continue;
       Expected<DWARFAddressRangesVector> ranges = cu->collectAddressRanges();
@@ -44,8 +45,11 @@ DWARFCompileUnit *LlvmDebugInfo::relocatable_unit_at(uint64_t address) {
 DWARFContext::DIEsForAddress LlvmDebugInfo::relocatable_dies_at(uint64_t address) {
   DWARFContext::DIEsForAddress dies;
   dies.CompileUnit = relocatable_unit_at(address);
+  if (!dies.CompileUnit) return dies;
+  // Its other DIEs are read next: checked first (dwarf/unit_checks.cpp).
+  enter(*dies.CompileUnit);
   // Split DWARF is not looked for: kbuild's modules do not use it.
-  if (dies.CompileUnit) dies.FunctionDIE = dies.CompileUnit->getSubroutineForAddress(address);
+  dies.FunctionDIE = dies.CompileUnit->getSubroutineForAddress(address);
   return dies;
 }
 
