@@ -35,74 +35,130 @@ struct ScannedPoint {
   std::string lazy;              // the raw text after ';' (escapes kept, as perf does)
 };
 
-Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end) {
-  ScannedPoint out;
-  char quote = 0;
-  size_t quote_col = 0;
-  int depth = 0;
-  size_t head = 0;  // where the name starts in out.chars: after EVENT=
-  // A C++ name as printed may follow words of a return type (cxx_point.h):
-  // they name nothing and are dropped when the name starts.
-  size_t name_begin = point_name_begin(spec.substr(0, end), begin);
-  // Brackets and operators are a C++ name's, before the name ends at '@',
-  // '+', '%' or ':' (a file "@(x).c" has no brackets to balance).
-  bool name_done = false;
-  bool type_dropped = name_begin == begin;
-  for (size_t i = begin; i < end; ++i) {
-    char c = spec[i];
-    if (!type_dropped && i >= name_begin) {
-      type_dropped = true;
-      out.chars.resize(std::min(out.chars.size(), head));
-      name_done = false;
-      depth = 0;
+// Reads the point's characters one at a time into a ScannedPoint: escapes
+// and quotes removed, each character marked literal or nested.
+class PointScanner {
+ public:
+  PointScanner(std::string_view spec, size_t begin, size_t end)
+      : spec_(spec), end_(end), i_(begin),
+        // A C++ name as printed may follow words of a return type
+        // (cxx_point.h): they name nothing and are dropped when the name starts.
+        name_begin_(point_name_begin(spec.substr(0, end), begin)), type_dropped_(name_begin_ == begin) {}
+
+  Result<ScannedPoint> scan() {
+    for (; i_ < end_; ++i_) {
+      if (!type_dropped_ && i_ >= name_begin_) drop_return_type();
+      auto more = step();
+      if (!more) return std::move(more).error();
+      if (!*more) return std::move(out_);
     }
-    if (c == '\\') {
-      if (i + 1 == end)
-        return spec_error(spec, i, i + 1, "a backslash at the end of the probe point escapes nothing",
-                          "escape a special character as '\\@', or write '\\\\' for a backslash");
-      ++i;
-      out.chars.push_back({spec[i], i, true, depth > 0});
-    } else if (quote != 0) {
-      if (c == quote) quote = 0;
-      else out.chars.push_back({c, i, true, depth > 0});
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      quote_col = i;
-    } else if (c == ':' && i + 1 < end && spec[i + 1] == ':') {
+    if (quote_ != 0)
+      return spec_error(spec_, quote_col_, end_, std::string("unterminated quote ") + quote_ + " in the probe point");
+    return std::move(out_);
+  }
+
+ private:
+  // Takes the character at i_ (and the ones it brings: an escaped one, a
+  // "::", an operator's name); false when the point ends there at ';'.
+  Result<bool> step() {
+    char c = spec_[i_];
+    if (c == '\\') return take_escaped();
+    if (quote_ != 0) {
+      if (c == quote_) quote_ = 0;
+      else push_literal(i_);
+      return true;
+    }
+    if (c == '\'' || c == '"') {
+      quote_ = c;
+      quote_col_ = i_;
+      return true;
+    }
+    if (c == ':' && i_ + 1 < end_ && spec_[i_ + 1] == ':') {
       // C++'s scope operator ("ns::Cls::method") is part of the name: a
       // line number follows a single ':'. perf needs it escaped ("ns\:\:f");
       // that form works too.
-      out.chars.push_back({c, i, true, depth > 0});
-      out.chars.push_back({c, ++i, true, depth > 0});
-    } else if (size_t op = name_done ? i : operator_name_end(spec.substr(0, end), i); op != i) {
-      // "operator+=", "operator()": its characters are the name's.
-      for (; i < op; ++i)
-        if (!std::isspace(static_cast<unsigned char>(spec[i]))) out.chars.push_back({spec[i], i, true, depth > 0});
-      --i;
-    } else if (!name_done && (c == '(' || c == '<' || c == '{' || c == '[')) {
-      ++depth;
-      out.chars.push_back({c, i, true, true});
-    } else if ((c == ')' || c == '>' || c == '}' || c == ']') && depth > 0) {
-      --depth;
-      out.chars.push_back({c, i, true, true});
-    } else if (depth > 0) {
-      out.chars.push_back({c, i, true, true});  // spaces too: the C++ matcher ignores them
-    } else if (std::isspace(static_cast<unsigned char>(c))) {
-      // Between a return type's words, or before a qualifier (" const"): the
-      // C++ matcher ignores white space.
-    } else if (c == ';') {
-      out.lazy_col = i;
-      out.lazy = std::string(spec.substr(i + 1, end - i - 1));
-      return out;
-    } else {
-      out.chars.push_back({c, i, false});
-      if (c == '=' && head == 0) head = out.chars.size();
-      name_done |= std::string_view("@+%:").find(c) != std::string_view::npos;
+      push_literal(i_);
+      push_literal(++i_);
+      return true;
     }
+    if (take_operator_name() || take_bracketed(c)) return true;
+    if (c == ';') {
+      out_.lazy_col = i_;
+      out_.lazy = std::string(spec_.substr(i_ + 1, end_ - i_ - 1));
+      return false;
+    }
+    // White space is between a return type's words, or before a qualifier
+    // (" const"): the C++ matcher ignores it.
+    if (!std::isspace(static_cast<unsigned char>(c))) take_plain(c);
+    return true;
   }
-  if (quote != 0)
-    return spec_error(spec, quote_col, end, std::string("unterminated quote ") + quote + " in the probe point");
-  return out;
+
+  // The name starts here: what came since EVENT= was a return type's words.
+  void drop_return_type() {
+    type_dropped_ = true;
+    out_.chars.resize(std::min(out_.chars.size(), head_));
+    name_done_ = false;
+    depth_ = 0;
+  }
+
+  Result<bool> take_escaped() {
+    if (i_ + 1 == end_)
+      return spec_error(spec_, i_, i_ + 1, "a backslash at the end of the probe point escapes nothing",
+                        "escape a special character as '\\@', or write '\\\\' for a backslash");
+    push_literal(++i_);
+    return true;
+  }
+
+  // "operator+=", "operator()": its characters are the name's (blanks left out).
+  bool take_operator_name() {
+    if (name_done_) return false;
+    size_t op = operator_name_end(spec_.substr(0, end_), i_);
+    if (op == i_) return false;
+    for (; i_ < op; ++i_)
+      if (!std::isspace(static_cast<unsigned char>(spec_[i_]))) push_literal(i_);
+    --i_;
+    return true;
+  }
+
+  // Brackets and operators are a C++ name's, before the name ends at '@',
+  // '+', '%' or ':' (a file "@(x).c" has no brackets to balance); inside
+  // them every character is the name's, spaces too: the C++ matcher ignores them.
+  bool take_bracketed(char c) {
+    if (!name_done_ && (c == '(' || c == '<' || c == '{' || c == '['))
+      ++depth_;
+    else if ((c == ')' || c == '>' || c == '}' || c == ']') && depth_ > 0)
+      --depth_;
+    else if (depth_ == 0)
+      return false;
+    out_.chars.push_back({c, i_, true, true});
+    return true;
+  }
+
+  // A character that may be special: '=' ends EVENT, '@', '+', '%' and ':'
+  // end the name.
+  void take_plain(char c) {
+    out_.chars.push_back({c, i_, false});
+    if (c == '=' && head_ == 0) head_ = out_.chars.size();
+    name_done_ |= std::string_view("@+%:").find(c) != std::string_view::npos;
+  }
+
+  void push_literal(size_t col) { out_.chars.push_back({spec_[col], col, true, depth_ > 0}); }
+
+  std::string_view spec_;
+  size_t end_;
+  size_t i_;
+  size_t name_begin_;
+  bool type_dropped_;
+  ScannedPoint out_;
+  char quote_ = 0;
+  size_t quote_col_ = 0;
+  int depth_ = 0;
+  size_t head_ = 0;  // where the name starts in out_.chars: after EVENT=
+  bool name_done_ = false;
+};
+
+Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end) {
+  return PointScanner(spec, begin, end).scan();
 }
 
 // A run of scanned characters and where it sits in the spec.
