@@ -340,73 +340,101 @@ Result<bool> parse_sdt_point(std::string_view spec, std::string_view rest, size_
   return true;
 }
 
-}  // namespace
-
-Status parse_point_token(std::string_view spec, size_t begin, size_t end, ProbeSpec &out) {
-  auto scanned = scan_point(spec, begin, end);
-  if (!scanned) return std::move(scanned).error();
-  const std::vector<PointChar> &chars = scanned->chars;
-
-  // An event name ends at the first '=' that comes before any other special.
-  size_t from = 0;
+// EVENT= or GROUP:EVENT= at the start of the point: an event name ends at
+// the first '=' that comes before any other special. Returns where the rest
+// of the point starts in `chars` (0 without one).
+Result<size_t> parse_event_prefix(std::string_view spec, const std::vector<PointChar> &chars, ProbeSpec &out) {
   size_t first = find_special(chars, 0, "=@+%");
-  if (first < chars.size() && chars[first].c == '=') {
-    if (auto st = parse_event_part(spec, chars, first, out); !st) return st;
-    from = first + 1;
-  }
-  size_t rest_col = from < chars.size() ? chars[from].col : (scanned->lazy_col ? *scanned->lazy_col : end);
-  if (from == chars.size() && !scanned->lazy_col)
-    return spec_error(spec, end - 1, end, "the probe point is missing after '='",
-                      "write EVENT=FUNC, EVENT=FUNC:LINE or EVENT=SRC:LINE");
+  if (first == chars.size() || chars[first].c != '=') return size_t{0};
+  if (auto st = parse_event_part(spec, chars, first, out); !st) return std::move(st).error();
+  return first + 1;
+}
 
-  if (from < chars.size() && !scanned->lazy_col) {
-    size_t col = chars[from].col;
-    auto sdt = parse_sdt_point(spec, spec.substr(col, end - col), col, out.point);
-    if (!sdt) return std::move(sdt).error();
-    if (*sdt) return Ok{};
-  }
-
-  // A source file (SRC:ALN, SRC;PTN) iff no '+', '@', '%' and a '.' before ':'/';'.
+// Whether the point from `from` on is a source file (SRC:ALN, SRC;PTN), as
+// perf decides: no '+', '@' or '%', and a '.' before ':' or ';' (one not
+// nested in a C++ name's brackets).
+bool is_file_point(const std::vector<PointChar> &chars, size_t from, bool has_lazy) {
   size_t colon = find_special(chars, from, ":");
-  bool file_spec = find_special(chars, from, "+@%") == chars.size() &&
-                   (colon < chars.size() || scanned->lazy_col);
-  if (file_spec) {
-    file_spec = false;
-    for (size_t i = from; i < colon; ++i) file_spec |= chars[i].c == '.' && !chars[i].nested;
-  }
+  if (find_special(chars, from, "+@%") != chars.size() || (colon == chars.size() && !has_lazy)) return false;
+  for (size_t i = from; i < colon; ++i)
+    if (chars[i].c == '.' && !chars[i].nested) return true;
+  return false;
+}
 
-  PointParts parts;
-  ProbePoint &pp = out.point;
-  size_t sep = find_special(chars, from, ":+@%");
-  parts.head = make_piece(chars, from, sep, rest_col);
-  if (file_spec) {
-    pp.file = parts.head.text;
-    parts.file = parts.head;
-  } else if (parts.head.text.starts_with("0x")) {
+// The point's head, before any ':', '+', '@' or '%': a source file, a raw
+// address (0x...) or a function.
+Status parse_point_head(std::string_view spec, bool file_point, PointParts &parts, ProbePoint &pp) {
+  const Piece &head = parts.head;
+  if (file_point) {
+    pp.file = head.text;
+    parts.file = head;
+  } else if (head.text.starts_with("0x")) {
     uint64_t address = 0;
-    if (!parse_c_number(parts.head.text, address))
-      return spec_error(spec, parts.head.begin, parts.head.end, "Invalid absolute address.",
+    if (!parse_c_number(head.text, address))
+      return spec_error(spec, head.begin, head.end, "Invalid absolute address.",
                         "write a raw address as 0x followed by hexadecimal digits");
     pp.address = address;
   } else {
-    pp.function = parts.head.text;
+    pp.function = head.text;
   }
+  return Ok{};
+}
 
+// The ":RLN", "+OFFS", "@SRC" and "%return" after the head, each from its
+// sigil at chars[sep] to the next.
+Status parse_segments(std::string_view spec, const std::vector<PointChar> &chars, size_t sep, PointParts &parts,
+                      ProbePoint &pp) {
   while (sep < chars.size()) {
     size_t next = find_special(chars, sep + 1, ":+@%");
     Piece arg = make_piece(chars, sep + 1, next, chars[sep].col + 1);
     if (auto st = parse_segment(spec, chars[sep].c, chars[sep].col, arg, parts, pp); !st) return st;
     sep = next;
   }
+  return Ok{};
+}
 
-  if (scanned->lazy_col) {
-    size_t col = *scanned->lazy_col;
-    if (scanned->lazy.empty())
-      return spec_error(spec, col, col + 1, "lazy pattern is missing after ';'",
-                        "write FUNC;PATTERN, e.g. 'schedule;update_rq_clock*'");
-    pp.lazy_pattern = scanned->lazy;
-    parts.lazy = Piece{scanned->lazy, col, end};
+// ";PTN": the pattern after ';', to the end of the point.
+Status parse_lazy_pattern(std::string_view spec, const ScannedPoint &scanned, size_t end, PointParts &parts,
+                          ProbePoint &pp) {
+  size_t col = *scanned.lazy_col;
+  if (scanned.lazy.empty())
+    return spec_error(spec, col, col + 1, "lazy pattern is missing after ';'",
+                      "write FUNC;PATTERN, e.g. 'schedule;update_rq_clock*'");
+  pp.lazy_pattern = scanned.lazy;
+  parts.lazy = Piece{scanned.lazy, col, end};
+  return Ok{};
+}
+
+}  // namespace
+
+Status parse_point_token(std::string_view spec, size_t begin, size_t end, ProbeSpec &out) {
+  auto scanned = scan_point(spec, begin, end);
+  if (!scanned) return std::move(scanned).error();
+  const std::vector<PointChar> &chars = scanned->chars;
+  bool has_lazy = scanned->lazy_col.has_value();
+
+  auto event_end = parse_event_prefix(spec, chars, out);
+  if (!event_end) return std::move(event_end).error();
+  size_t from = *event_end;
+  if (from == chars.size() && !has_lazy)
+    return spec_error(spec, end - 1, end, "the probe point is missing after '='",
+                      "write EVENT=FUNC, EVENT=FUNC:LINE or EVENT=SRC:LINE");
+  if (from < chars.size() && !has_lazy) {
+    size_t col = chars[from].col;
+    auto sdt = parse_sdt_point(spec, spec.substr(col, end - col), col, out.point);
+    if (!sdt) return std::move(sdt).error();
+    if (*sdt) return Ok{};
   }
+
+  PointParts parts;
+  ProbePoint &pp = out.point;
+  size_t sep = find_special(chars, from, ":+@%");
+  size_t head_col = from < chars.size() ? chars[from].col : (has_lazy ? *scanned->lazy_col : end);
+  parts.head = make_piece(chars, from, sep, head_col);
+  if (auto st = parse_point_head(spec, is_file_point(chars, from, has_lazy), parts, pp); !st) return st;
+  if (auto st = parse_segments(spec, chars, sep, parts, pp); !st) return st;
+  if (has_lazy)
+    if (auto st = parse_lazy_pattern(spec, *scanned, end, parts, pp); !st) return st;
   return check_combinations(spec, parts, pp);
 }
 
