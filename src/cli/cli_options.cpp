@@ -269,7 +269,8 @@ Error option_error(int c, const OptionWords &words) {
 }
 
 // Stores one option getopt_long returned (`c`, its value in optarg) in `o`;
-// an option whose value can be wrong is checked by its set_ function.
+// an option whose value can be wrong is checked by a function of its own
+// (set_maxactive, add_prefix_map, ...).
 Status apply_option(CliOptions &o, int c, const OptionWords &words) {
   switch (c) {
     case 'a': o.add.push_back(optarg); break;
