@@ -299,10 +299,10 @@ Result<std::optional<CfaRule>> FrameTable::rule_at(uint64_t pc) {
 
 void LlvmDebugInfo::make_frame_tables() {
   frame_tables_made_ = true;
-  const DWARFObject &obj = dwarf().getDWARFObj();
-  bool little = dwarf().isLittleEndian();
+  const DWARFObject &obj = context().getDWARFObj();
+  bool little = context().isLittleEndian();
   uint8_t address_size = obj.getAddressSize();
-  Triple::ArchType arch = dwarf().getArch();
+  Triple::ArchType arch = context().getArch();
   if (debug_binary_.getBinary()) {
     // .eh_frame is allocated: a separate debug file keeps only its header
     // (NOBITS), so it is read from the program itself, which is linked (no

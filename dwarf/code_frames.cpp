@@ -19,7 +19,7 @@ std::vector<CodeFrame> LlvmDebugInfo::frames_at(uint64_t address) {
   // Innermost: the row that covers the address.
   CodeFrame inner;
   DWARFUnit *unit = chain.front().getDwarfUnit()->getLinkedUnit();
-  if (const DWARFDebugLine::LineTable *table = unit ? dwarf().getLineTableForUnit(unit) : nullptr) {
+  if (const DWARFDebugLine::LineTable *table = unit ? unit_dwarf().getLineTableForUnit(unit) : nullptr) {
     uint32_t at = table->lookupAddress({address, object::SectionedAddress::UndefSection});
     if (at != table->UnknownRowIndex) {
       inner.line = static_cast<int>(table->Rows[at].Line);

@@ -1,5 +1,6 @@
 #include "dwarf/die_stream_check.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <atomic>
 #include <cstring>
@@ -124,6 +125,7 @@ struct Step {
 
 struct Decl {
   bool defined = false;
+  bool refers_out = false;  // a value names a DIE of another unit (LLVM follows it there)
   std::vector<AttrSpec> attrs;
   std::vector<Step> steps;  // attrs' values, with this unit's sizes
 };
@@ -239,7 +241,6 @@ class StreamChecker {
     return Ok{};
   }
 
- private:
   static Reader reader(std::string_view bytes) {
     auto *b = reinterpret_cast<const uint8_t *>(bytes.data());
     return Reader{b, b, b + bytes.size()};
@@ -261,7 +262,8 @@ class StreamChecker {
   // it (the kernel's fault-around): on a vmlinux's ~2,170 headers that was
   // ~100 MB resident before the first unit was checked, so the walk gives
   // back what lies behind it every few MB.
-  Result<std::vector<UnitSpan>> spans() const {
+  // `each`, when given, sees each unit as its header is read.
+  Result<std::vector<UnitSpan>> spans(const std::function<Status(const UnitSpan &)> &each = {}) const {
     std::vector<UnitSpan> units;
     Reader r = reader(s_.info);
     uint64_t given_back = 0;
@@ -305,13 +307,17 @@ class StreamChecker {
       u.format.version = static_cast<unsigned>(version);
       u.dies = h.at();
       units.push_back(u);
+      if (each)
+        if (Status st = each(u); !st) return std::move(st).error();
     }
     give_back(r.at());
     return units;
   }
 
-  // The table at `offset` of the abbreviations, with the sizes of `unit`'s format.
-  Result<const Table *> abbreviations(const UnitSpan &unit, Tables &tables) const {
+  // The table at `offset` of the abbreviations, with the sizes of `unit`'s
+  // format; read only up to code `stop_at` when it is not 0 (the first DIE
+  // of a unit needs one declaration, usually the first).
+  Result<const Table *> abbreviations(const UnitSpan &unit, Tables &tables, uint64_t stop_at = 0) const {
     uint64_t offset = unit.abbrev_offset;
     auto key = std::make_tuple(offset, unit.format.address_size, unit.format.offset_size, unit.format.ref_addr());
     if (tables.key == key) return &tables.last;
@@ -325,6 +331,16 @@ class StreamChecker {
       uint64_t code = a.uleb();
       if (!a.ok || code == 0) break;
       if (code > kMaxAbbrevCode) return bad(unit.offset, "abbreviation code " + std::to_string(code) + " at " + hex(offset));
+      if (stop_at && code != stop_at) {
+        // Passed over unread: gcc numbers a unit DIE's declaration among the last.
+        a.uleb();   // tag
+        a.skip(1);  // has children
+        for (uint64_t attribute = 1, form = 1; a.ok && (attribute || form);) {
+          attribute = a.uleb(), form = a.uleb();
+          if (form == 0x21) a.uleb();
+        }
+        continue;
+      }
       if (code >= table.size()) table.resize(code + 1);
       Decl &d = table[code];
       d = Decl{};
@@ -339,22 +355,32 @@ class StreamChecker {
           return bad(unit.offset, "abbreviation " + std::to_string(code) + " uses " + form_name(form) +
                                       ", which LLVM cannot skip");
         d.attrs.push_back({attribute, form});
+        d.refers_out |= form == 0x10 || form == 0x20;  // ref_addr, ref_sig8
       }
       d.steps = steps_of(d.attrs, unit.format);
+      if (code == stop_at) break;
     }
     if (!a.ok) return bad(unit.offset, "its abbreviation table at " + hex(offset) + " runs past the end of the section");
-    tables.key = key;
+    tables.key = stop_at ? decltype(key){~uint64_t{0}, 0, 0, 0} : key;  // a part of a table answers no other DIE
     tables.last = std::move(table);
     return &tables.last;
   }
 
-  Status check_unit(const UnitSpan &unit, Tables &tables) const {
-    auto table = abbreviations(unit, tables);
-    if (!table) return std::move(table).error();
-    const Table &decls = **table;
+  // Every DIE of `unit`, or its first alone (`first_only`); `refers_out`,
+  // when given, learns whether a DIE read names a DIE of another unit.
+  Status check_unit(const UnitSpan &unit, Tables &tables, bool first_only = false, bool *refers_out = nullptr) const {
     Reader u = reader(s_.info);
     u.p = u.begin + unit.dies;
     u.end = u.begin + unit.end;
+    uint64_t first_code = 0;
+    if (first_only) {
+      Reader peek = u;
+      first_code = peek.uleb();
+      if (!peek.ok || first_code == 0) return Ok{};  // no unit DIE: LLVM reads nothing
+    }
+    auto table = abbreviations(unit, tables, first_code);
+    if (!table) return std::move(table).error();
+    const Table &decls = **table;
     while (u.p < u.end) {
       const uint8_t *die = u.p;
       uint64_t code = *u.p < 0x80 ? *u.p++ : u.uleb();
@@ -365,6 +391,8 @@ class StreamChecker {
                                     std::to_string(code) + ", which its table does not define");
       for (const Step &step : decls[code].steps)
         if (!skip_step(u, step, unit.format)) return what_ran_past(unit, decls[code], die);
+      if (refers_out) *refers_out |= decls[code].refers_out;
+      if (first_only) break;
     }
     return Ok{};
   }
@@ -384,12 +412,73 @@ class StreamChecker {
     return bad(unit.offset, at + " runs past the unit's end at " + hex(s_.base + unit.end));
   }
 
+  // (the functions above are UnitGate's too)
+ private:
   const DieStream &s_;
   const std::string &file_;
   const std::function<void(std::string_view)> &done_with_;
 };
 
 }  // namespace
+
+struct UnitGate::State {
+  DieStream stream;
+  std::string file;
+  std::function<void(std::string_view)> done_with;  // for the headers' walk only
+  std::vector<UnitSpan> units;                      // by offset
+  std::vector<bool> entered;                        // units[i] checked whole
+  Tables tables;
+  StreamChecker checker() const { return StreamChecker(stream, file, done_with); }
+};
+
+UnitGate::UnitGate(std::unique_ptr<State> state) : state_(std::move(state)) {}
+UnitGate::UnitGate(UnitGate &&) noexcept = default;
+UnitGate &UnitGate::operator=(UnitGate &&) noexcept = default;
+UnitGate::~UnitGate() = default;
+
+Result<UnitGate> UnitGate::open(DieStream stream, std::string file, bool unit_dies,
+                                const std::function<void(std::string_view)> &done_with) {
+  auto state = std::make_unique<State>();
+  state->stream = std::move(stream);
+  state->file = std::move(file);
+  state->done_with = done_with;
+  State &s = *state;
+  StreamChecker checker = s.checker();
+  auto unit_die = [&](const UnitSpan &unit) -> Status {
+    return unit_dies ? checker.check_unit(unit, s.tables, /*first_only=*/true) : Status(Ok{});
+  };
+  auto units = checker.spans(unit_die);
+  if (!units) return std::move(units).error();
+  s.units = std::move(*units);
+  s.entered.assign(s.units.size(), false);
+  return UnitGate(std::move(state));
+}
+
+// The index of the unit whose header is at `offset`; nullopt when none is.
+static std::optional<size_t> unit_at(const std::vector<UnitSpan> &units, uint64_t offset) {
+  auto it = std::lower_bound(units.begin(), units.end(), offset, [](const UnitSpan &u, uint64_t at) { return u.offset < at; });
+  if (it == units.end() || it->offset != offset) return std::nullopt;
+  return static_cast<size_t>(it - units.begin());
+}
+
+Result<bool> UnitGate::enter(uint64_t offset) {
+  State &s = *state_;
+  std::optional<size_t> i = unit_at(s.units, offset);
+  if (!i) return false;  // not a unit the walk saw: check them all
+  if (s.entered[*i]) return true;
+  bool refers_out = false;
+  // A unit read whole is LLVM's to keep: its pages are not given back.
+  if (Status st = StreamChecker(s.stream, s.file, {}).check_unit(s.units[*i], s.tables, false, &refers_out); !st)
+    return std::move(st).error();
+  if (refers_out) return false;
+  s.entered[*i] = true;
+  return true;
+}
+
+bool UnitGate::entered(uint64_t offset) const {
+  std::optional<size_t> i = unit_at(state_->units, offset);
+  return i && state_->entered[*i];
+}
 
 Status check_die_stream(const DieStream &stream, const std::string &file,
                         const std::function<void(std::string_view)> &done_with) {
@@ -447,7 +536,7 @@ Status check_package_dies(llvm::DWARFContext &package, const std::string &file) 
       for (auto [in, section, name] : {std::tuple{in_info, info, ".debug_info.dwo"}, std::tuple{in_types, types, ".debug_types.dwo"}}) {
         if (!in || in->getOffset() > section.size()) continue;
         DieStream stream{section.substr(in->getOffset(), in->getLength()), own_abbrev, section.data() == types.data(), name,
-                         in->getOffset()};
+                         in->getOffset(), {}};
         if (Status s = check_die_stream(stream, file); !s) return s;
       }
     }

@@ -103,12 +103,6 @@ DWARFContext &LlvmDebugInfo::context() {
                                     layout_->empty() ? nullptr : layout_.get(), path_ + ".dwp",
                                     problems_.handler(debug_path()), problems_.handler(debug_path()));
   }
-  // Before LLVM reads any DIE: LLVM 19 reads past a damaged unit's end
-  // (dwarf/die_stream_check.h). Here rather than at open: -F never pays.
-  if (!dies_checked_) {
-    dies_checked_ = true;
-    refuse_damaged_dwarf();
-  }
   return *context_;
 }
 
@@ -161,6 +155,12 @@ bool LlvmDebugInfo::has_debug_info() const {
 }
 
 DWARFContext &LlvmDebugInfo::dwarf() {
+  DWARFContext &context = mapped_dwarf();
+  check_every_unit();
+  return context;
+}
+
+DWARFContext &LlvmDebugInfo::mapped_dwarf() {
   if (!headers_mapped_) {
     headers_mapped_ = true;
     // Where the units start, from the cache when an earlier run wrote it.

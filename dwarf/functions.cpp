@@ -86,7 +86,7 @@ std::string LlvmDebugInfo::source_file_of(DWARFDie die, llvm::dwarf::Attribute a
   auto index = holder.find(attribute)->getAsUnsignedConstant();
   // A split unit's line table is its skeleton's, in the program.
   DWARFUnit *unit = holder.getDwarfUnit()->getLinkedUnit();
-  const DWARFDebugLine::LineTable *table = unit ? dwarf().getLineTableForUnit(unit) : nullptr;
+  const DWARFDebugLine::LineTable *table = unit ? unit_dwarf().getLineTableForUnit(unit) : nullptr;
   std::string name;
   if (index && table)
     table->getFileNameByIndex(*index, unit->getCompilationDir(), DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,

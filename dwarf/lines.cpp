@@ -27,7 +27,7 @@ std::vector<LlvmDebugInfo::LineRow> LlvmDebugInfo::rows_of(const Function &fn) {
   DWARFDie die = die_at(fn.die_offset);
   if (!die.isValid()) return rows;
   DWARFUnit *unit = die.getDwarfUnit()->getLinkedUnit();  // a split unit's lines are its skeleton's
-  const DWARFDebugLine::LineTable *table = dwarf().getLineTableForUnit(unit);
+  const DWARFDebugLine::LineTable *table = unit_dwarf().getLineTableForUnit(unit);
   if (!table) return rows;
   std::string decl_file = source_file_of(die, llvm::dwarf::DW_AT_decl_file);
   std::map<uint64_t, bool> file_matches;  // file index -> same file as the function
@@ -91,7 +91,7 @@ std::optional<std::vector<uint64_t>> LlvmDebugInfo::units_searched_for_file(cons
   // (LLVM's unit DIEs would read each unit's range and location list
   // headers too: ~100 MB of pages on a vmlinux.)
   std::vector<uint64_t> unit_offsets;
-  for (const auto &unit : dwarf().compile_units()) unit_offsets.push_back(unit->getOffset());
+  for (const auto &unit : unit_dwarf().compile_units()) unit_offsets.push_back(unit->getOffset());
   std::vector<std::pair<uint64_t, uint64_t>> tables = unit_line_tables(raw_dwarf(), unit_offsets);  // (table, unit)
   std::sort(tables.begin(), tables.end());
   std::set<uint64_t> units;
@@ -118,12 +118,12 @@ std::vector<DWARFUnit *> LlvmDebugInfo::units_naming(const std::string &file, bo
     if (index) offsets = index->units_naming(file);
   }
   if (!offsets) {
-    for (const auto &unit : dwarf().compile_units()) units.push_back(unit.get());
+    for (const auto &unit : unit_dwarf().compile_units()) units.push_back(unit.get());
     return units;
   }
   bool cached = !search && !search_instead_of_index() && index_from_cache();
   for (uint64_t offset : *offsets) {
-    DWARFUnit *unit = dwarf().getCompileUnitForOffset(offset);
+    DWARFUnit *unit = unit_dwarf().getCompileUnitForOffset(offset);
     if (unit && unit->getOffset() == offset) units.push_back(unit);
     else if (cached) {  // a cached index listed no unit there: it is made again, and asked again
       distrust_cached_index("no unit starts at " + std::to_string(offset) + ", which it lists for '" + file + "'");
@@ -145,7 +145,7 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites_in(con
                                                                             const std::string &file, int line) {
   std::vector<std::pair<LineSite, Function>> result;
   for (DWARFUnit *unit : units) {
-    const DWARFDebugLine::LineTable *table = dwarf().getLineTableForUnit(unit);
+    const DWARFDebugLine::LineTable *table = unit_dwarf().getLineTableForUnit(unit);
     if (!table) continue;
     std::map<uint64_t, std::string> matching;  // file index -> path, for files that end with `file`
     std::vector<std::pair<uint64_t, int>> stmt_rows;
@@ -168,12 +168,12 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites_in(con
     // header's lines are looked for in hundreds of units, and they add up.
     if (starts.empty()) {
       if (auto offset = llvm::dwarf::toSectionOffset(unit->getUnitDIE().find(llvm::dwarf::DW_AT_stmt_list))) {
-        StringRef section = dwarf().getDWARFObj().getLineSection().Data;
+        StringRef section = context().getDWARFObj().getLineSection().Data;
         uint64_t size = table->Prologue.TotalLength + table->Prologue.sizeofTotalLength();
         if (*offset < section.size())
           drop_pages(dwarf_mapping(), std::string_view(section.data() + *offset, std::min<uint64_t>(size, section.size() - *offset)));
       }
-      dwarf().clearLineTableForUnit(unit);
+      unit_dwarf().clearLineTableForUnit(unit);
     }
     for (uint64_t address : starts) {
       // The function -l will name there: the one whose text has the line,

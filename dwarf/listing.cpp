@@ -54,7 +54,7 @@ std::vector<LineSite> LlvmDebugInfo::line_rows(const Function &fn) {
 
 std::string LlvmDebugInfo::find_source_file(const std::string &suffix) {
   for (llvm::DWARFUnit *unit : units_naming(suffix)) {
-    const llvm::DWARFDebugLine::LineTable *table = dwarf().getLineTableForUnit(unit);
+    const llvm::DWARFDebugLine::LineTable *table = unit_dwarf().getLineTableForUnit(unit);
     if (!table) continue;
     for (size_t i = 0; i <= table->Prologue.FileNames.size(); ++i) {
       std::string path = file_of_row(unit, table, i);

@@ -15,6 +15,7 @@
 #include "dwarf/cfa.h"
 #include "dwarf/cxx_names.h"
 #include "dwarf/debug_info.h"
+#include "dwarf/die_stream_check.h"
 #include "dwarf/dwarf_problems.h"
 #include "dwarf/index_cache.h"
 #include "dwarf/instruction_decoder.h"
@@ -251,15 +252,32 @@ class LlvmDebugInfo final : public DebugInfo {
   std::unique_ptr<SectionLayout> layout_;  // a .ko's section bases (empty for linked files)
   std::unique_ptr<llvm::DWARFContext> context_;  // context(), made on first use
   DwarfProblems problems_;  // what LLVM's handlers of context_ report
+  // Made on first use, none of its DIEs checked: for the raw readers (the
+  // name index's scan, .debug_aranges) and the accessors below.
   llvm::DWARFContext &context();
-  bool dies_checked_ = false;  // context()'s check of every unit's DIEs has run
-  // Throws DamagedDwarf when LLVM must not read context_'s units (dwarf/die_check_verdict.cpp).
-  void refuse_damaged_dwarf();
-  // The DWARF, its unit headers isolated (isolate_headers) before the first
+  // context(), its unit headers isolated (isolate_headers) before the first
   // query makes LLVM read them all: a probe that needs no DWARF (FUNC%return,
   // -F) never maps them.
-  llvm::DWARFContext &dwarf();
+  llvm::DWARFContext &mapped_dwarf();
   bool headers_mapped_ = false;
+  // Which units LLVM may read (dwarf/unit_checks.cpp); each throws
+  // DamagedDwarf when it meets a damaged unit. dwarf(): every unit checked.
+  // unit_dwarf(): the unit headers and unit DIEs checked; a unit's other
+  // DIEs once enter() has checked it (or, when it names DIEs elsewhere, every unit).
+  llvm::DWARFContext &dwarf();
+  llvm::DWARFContext &unit_dwarf();
+  void enter(const llvm::DWARFUnit &unit);
+  void check_every_unit();
+  enum class Verdict { None, UnitDies, EveryDie };  // what an earlier run found sound
+  Verdict cached_verdict();  // also names verdict_file_, where a new verdict goes
+  void look_up_verdict();
+  Verdict verdict_ = Verdict::None;
+  bool all_dies_checked_ = false, verdict_looked_up_ = false;
+  std::optional<UnitGate> gate_;
+  std::optional<Error> damaged_;  // what was found: every later query meets it too
+  std::string verdict_file_;
+  IndexKey verdict_key_;
+  uint64_t verdict_max_bytes_ = 0;
   uint16_t machine_ = 0;
   mutable std::optional<bool> is_kernel_;  // has linux_banner; asked on first use
   std::string build_id_;

@@ -107,7 +107,7 @@ const NameIndex *LlvmDebugInfo::searched_index(const std::string &name, bool ins
   if (!unit_spans_) {
     // LLVM has read every unit header already.
     unit_spans_.emplace();
-    for (const auto &unit : dwarf().info_section_units())
+    for (const auto &unit : unit_dwarf().info_section_units())
       unit_spans_->push_back({unit->getOffset(), unit->getNextUnitOffset(),
                               static_cast<uint8_t>(unit->getFormParams().getDwarfOffsetByteSize()),
                               static_cast<uint8_t>(unit->getVersion()),

@@ -67,7 +67,7 @@ std::optional<LlvmDebugInfo::AddressOwner> LlvmDebugInfo::owner_of_address(uint6
   // The rows that start at the address (one per line that starts there,
   // several functions' among them), else the row that covers it.
   DWARFUnit *unit = chain.front().getDwarfUnit()->getLinkedUnit();
-  const DWARFDebugLine::LineTable *table = unit ? dwarf().getLineTableForUnit(unit) : nullptr;
+  const DWARFDebugLine::LineTable *table = unit ? unit_dwarf().getLineTableForUnit(unit) : nullptr;
   std::vector<const DWARFDebugLine::Row *> rows;
   if (table) {
     uint32_t at = table->lookupAddress({address, object::SectionedAddress::UndefSection});

@@ -95,7 +95,7 @@ static std::string beside_program(const std::string &program, const std::string 
 
 std::optional<uint64_t> LlvmDebugInfo::skeleton_index(const DWARFUnit *unit) {
   if (skeleton_indexes_.empty())
-    for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) skeleton_indexes_[dwarf().getUnitAtIndex(i)] = i;
+    for (uint32_t i = 0; i < unit_dwarf().getNumCompileUnits(); ++i) skeleton_indexes_[unit_dwarf().getUnitAtIndex(i)] = i;
   auto it = skeleton_indexes_.find(unit);
   if (it == skeleton_indexes_.end()) return std::nullopt;
   return it->second;
@@ -103,8 +103,9 @@ std::optional<uint64_t> LlvmDebugInfo::skeleton_index(const DWARFUnit *unit) {
 
 DWARFUnit *LlvmDebugInfo::split_unit(uint64_t index) {
   auto [it, fresh] = split_units_.try_emplace(index, nullptr);
-  if (!fresh || index >= dwarf().getNumCompileUnits()) return it->second;
-  DWARFUnit *skeleton = dwarf().getUnitAtIndex(static_cast<uint32_t>(index));
+  // The skeleton's unit DIE alone is read here (unit_dwarf() checked it).
+  if (!fresh || index >= unit_dwarf().getNumCompileUnits()) return it->second;
+  DWARFUnit *skeleton = unit_dwarf().getUnitAtIndex(static_cast<uint32_t>(index));
   std::string name = dwo_name_of(*skeleton);
   if (name.empty()) return nullptr;
   std::string alternative = beside_program(path_, name);
@@ -121,7 +122,13 @@ DWARFUnit *LlvmDebugInfo::split_unit(uint64_t index) {
 }
 
 DWARFDie LlvmDebugInfo::die_at(uint64_t handle) {
-  if (!is_split_handle(handle)) return dwarf().getDIEForOffset(handle);
+  if (!is_split_handle(handle)) {
+    // Its compile unit alone is checked when no other is needed (a type unit's DIE: all are).
+    DWARFCompileUnit *unit = unit_dwarf().getCompileUnitForOffset(handle);
+    if (!unit) return dwarf().getDIEForOffset(handle);
+    enter(*unit);
+    return unit->getDIEForOffset(handle);
+  }
   DWARFUnit *unit = split_unit(split_skeleton_index(handle));
   if (!unit) return {};
   return unit->getDIEForOffset(unit->getOffset() + split_offset_in_unit(handle));
@@ -136,24 +143,28 @@ uint64_t LlvmDebugInfo::handle_of(DWARFDie die) {
 }
 
 DWARFContext::DIEsForAddress LlvmDebugInfo::dies_at(uint64_t address) {
-  DWARFCompileUnit *unit = dwarf().getCompileUnitForCodeAddress(address);
+  // LLVM reads the unit DIEs of the units .debug_aranges leaves out, then
+  // the DIEs of the unit found: unit_dwarf() checked the first, enter() the second.
+  DWARFCompileUnit *unit = unit_dwarf().getCompileUnitForCodeAddress(address);
+  if (!unit) return {};
+  enter(*unit);
   // LLVM 19 dereferences a null DIE (a crash, found by tests/fuzz) when the
   // unit that covers `address` has no readable DIEs: getSubroutineForAddress
   // walks from getUnitDIE() without checking it. Such a unit answers nothing.
-  if (!unit || !unit->getUnitDIE(false).isValid()) return {};
+  if (!unit->getUnitDIE(false).isValid()) return {};
   std::optional<uint64_t> index = skeleton_index(unit);
   // Loaded here first, so that the places LLVM does not try are tried too
   // (and those it must not read are not).
   DWARFUnit *split = index ? split_unit(*index) : nullptr;
   if (split && !split->getUnitDIE(false).isValid()) return {};
-  return dwarf().getDIEsForAddress(address, /*CheckDWO=*/split != nullptr);
+  return unit_dwarf().getDIEsForAddress(address, /*CheckDWO=*/split != nullptr);
 }
 
 std::vector<SplitUnitBytes> LlvmDebugInfo::split_unit_bytes(size_t &skeletons) {
   std::vector<SplitUnitBytes> units;
   skeletons = 0;
-  for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) {
-    if (dwo_name_of(*dwarf().getUnitAtIndex(i)).empty()) continue;
+  for (uint32_t i = 0; i < unit_dwarf().getNumCompileUnits(); ++i) {
+    if (dwo_name_of(*unit_dwarf().getUnitAtIndex(i)).empty()) continue;
     ++skeletons;
     DWARFUnit *unit = split_unit(i);
     if (!unit) continue;
@@ -175,8 +186,8 @@ std::vector<SplitUnitBytes> LlvmDebugInfo::split_unit_bytes(size_t &skeletons) {
 std::string LlvmDebugInfo::split_dwarf_source() {
   size_t skeletons = 0, found = 0;
   std::set<std::string> files;
-  for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) {
-    if (dwo_name_of(*dwarf().getUnitAtIndex(i)).empty()) continue;
+  for (uint32_t i = 0; i < unit_dwarf().getNumCompileUnits(); ++i) {
+    if (dwo_name_of(*unit_dwarf().getUnitAtIndex(i)).empty()) continue;
     ++skeletons;
     if (DWARFUnit *unit = split_unit(i)) {
       ++found;
@@ -193,8 +204,8 @@ std::string LlvmDebugInfo::missing_split_dwarf() {
   std::string package = path_ + ".dwp";
   size_t skeletons = 0, missing = 0;
   std::string listed;
-  for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) {
-    DWARFUnit *skeleton = dwarf().getUnitAtIndex(i);
+  for (uint32_t i = 0; i < unit_dwarf().getNumCompileUnits(); ++i) {
+    DWARFUnit *skeleton = unit_dwarf().getUnitAtIndex(i);
     std::string name = dwo_name_of(*skeleton);
     if (name.empty()) continue;
     ++skeletons;

@@ -120,7 +120,7 @@ const std::map<std::string, Seal> kSeals = {
     {".sym", {32, 232, 24}},                               // TextHeader (dwarf/index_cache.cpp)
     {".fn", {32, 232, 24}},
     {".units", {32, 232, 24}},
-    {".dies", {32, 232, 24}},  // the DIE check's verdict (dwarf/die_check_verdict.cpp)
+    {".dies", {32, 232, 24}},  // the DIE check's verdict (dwarf/unit_checks.cpp)
     // An inflated image (dwarf/inflated_image.cpp): the ELF file, then magic, identity and the checksum of it all.
     {".dwarf", {8, 64, std::nullopt, true}},
 };

@@ -4,8 +4,13 @@
 // or forms LLVM cannot skip, are refused with the DIE and attribute named.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <elf.h>
+#include <unistd.h>
 
 #include "dwarf/debug_info.h"
 #include "dwarf/die_stream_check.h"
@@ -28,7 +33,7 @@ Crafted crafted(uint8_t form, uint8_t code, const std::string &values) {
   return c;
 }
 
-Status check(const Crafted &c) { return check_die_stream({c.info, c.abbrev, false, ".debug_info"}, "crafted"); }
+Status check(const Crafted &c) { return check_die_stream({c.info, c.abbrev, false, ".debug_info", 0, {}}, "crafted"); }
 
 TEST(DieStreamCheck, AWellFormedUnitPasses) {
   EXPECT_TRUE(check(crafted(0x08, 1, std::string("main\0", 5))));       // DW_FORM_string
@@ -84,6 +89,133 @@ TEST(DieStreamCheck, EveryFixtureOfRealCompilersPasses) {
     ++checked;
   }
   EXPECT_GE(checked, 8) << "fixtures missing from " << KPP_INDEX_FIXTURE_DIR;
+}
+
+// "the unit at 0x…" of the check's messages.
+std::string unit_at(uint64_t offset) {
+  char text[40];
+  std::snprintf(text, sizeof text, "the unit at 0x%llx", static_cast<unsigned long long>(offset));
+  return text;
+}
+
+TEST(UnitGate, ChecksTheUnitsAQueryReadsAlone) {
+  // Both units' DIEs hold a DW_FORM_block1 (the same table); the second's
+  // second DIE claims 0x7f bytes where 0 are left.
+  Crafted good = crafted(0x0a, 1, std::string("\x03xyz", 4));
+  Crafted bad = crafted(0x0a, 1, std::string("\x01x\x01\x7f", 4));
+  std::string info = good.info + bad.info;
+  auto gate = UnitGate::open({info, good.abbrev, false, ".debug_info", 0, {}}, "crafted");
+  ASSERT_TRUE(gate) << gate.error().message;
+  auto first = gate->enter(0);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_TRUE(*first);
+  EXPECT_TRUE(gate->entered(0));
+  auto second = gate->enter(good.info.size());
+  ASSERT_FALSE(second);
+  EXPECT_NE(second.error().message.find(unit_at(good.info.size())), std::string::npos) << second.error().message;
+  EXPECT_FALSE(gate->entered(good.info.size()));
+  auto nowhere = gate->enter(3);  // inside a unit: no unit starts there
+  ASSERT_TRUE(nowhere);
+  EXPECT_FALSE(*nowhere);
+}
+
+TEST(UnitGate, ADamagedUnitDieIsRefusedAtOpen) {
+  // LLVM reads the unit DIE of every unit .debug_aranges leaves out: each is checked first.
+  Crafted good = crafted(0x04, 1, std::string("\x01\0\0\0x", 5));
+  Crafted bad = crafted(0x04, 1, std::string("\xf0\xff\xff\xff", 4));
+  std::string info = good.info + bad.info;
+  auto gate = UnitGate::open({info, good.abbrev, false, ".debug_info", 0, {}}, "crafted");
+  ASSERT_FALSE(gate);
+  EXPECT_NE(gate.error().message.find(unit_at(good.info.size())), std::string::npos) << gate.error().message;
+  EXPECT_NE(gate.error().message.find("DW_FORM_block4"), std::string::npos) << gate.error().message;
+}
+
+TEST(UnitGate, AUnitThatNamesOtherUnitsAsksForThemAll) {
+  // DW_AT_type in DW_FORM_ref_addr: LLVM follows it into whichever unit holds it.
+  Crafted c = crafted(0x10, 1, std::string("\0\0\0\0", 4));
+  auto gate = UnitGate::open({c.info, c.abbrev, false, ".debug_info", 0, {}}, "crafted");
+  ASSERT_TRUE(gate) << gate.error().message;
+  auto entered = gate->enter(0);
+  ASSERT_TRUE(entered) << entered.error().message;
+  EXPECT_FALSE(*entered);
+}
+
+// Where the unit holding the DIE at `die` lies in `elf` (a 64-bit ELF
+// file's bytes, 32-bit DWARF): its offset in .debug_info, its end, and where
+// .debug_info starts in the file.
+struct UnitPlace {
+  uint64_t offset = 0, end = 0, section = 0;
+};
+std::optional<UnitPlace> unit_holding(const std::string &elf, uint64_t die) {
+  Elf64_Ehdr header;
+  std::memcpy(&header, elf.data(), sizeof header);
+  auto section_at = [&](unsigned i) {
+    Elf64_Shdr s;
+    std::memcpy(&s, elf.data() + header.e_shoff + i * sizeof(Elf64_Shdr), sizeof s);
+    return s;
+  };
+  Elf64_Shdr names = section_at(header.e_shstrndx);
+  for (unsigned i = 0; i < header.e_shnum; ++i) {
+    Elf64_Shdr s = section_at(i);
+    if (std::string(elf.data() + names.sh_offset + s.sh_name) != ".debug_info") continue;
+    for (uint64_t at = 0; at < s.sh_size;) {
+      uint32_t length;
+      std::memcpy(&length, elf.data() + s.sh_offset + at, 4);
+      uint64_t end = at + 4 + length;
+      if (die >= at && die < end) return UnitPlace{at, end, s.sh_offset};
+      at = end;
+    }
+  }
+  return std::nullopt;
+}
+
+// A program whose second unit is damaged after its unit DIE: the queries
+// that read the first unit alone answer (without the cache nothing records
+// that every unit was checked); those that read the second are refused with
+// it named, as is anything that reads every unit.
+TEST(UnitGate, ADamagedUnitRefusesOnlyTheQueriesThatReadIt) {
+  std::string fixture = std::string(KPP_INDEX_FIXTURE_DIR) + "/index_gcc_O2";
+  OpenOptions options;
+  options.use_cache = false;
+  auto sound = DebugInfo::open(fixture, options);
+  ASSERT_TRUE(sound) << sound.error().message;
+  std::vector<Function> sum_b = (*sound)->find_functions("sum_b", "", InlineCopies::Include);
+  ASSERT_EQ(sum_b.size(), 1u);
+  std::ifstream in(fixture, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto b = unit_holding(bytes, sum_b[0].die_offset);
+  ASSERT_TRUE(b) << "no unit holds sum_b's DIE in " << fixture;
+  // The unit's last byte ends its list of children; an abbreviation code
+  // there (the unit DIE's, which has many values) starts a DIE that runs past it.
+  uint64_t last = b->section + b->end - 1;
+  ASSERT_EQ(bytes[last], '\0');
+  uint64_t dies = b->section + b->offset + 12;  // a DWARF 5 compile unit's header is 12 bytes
+  bytes[last] = bytes[dies];
+  std::string damaged = ::testing::TempDir() + "/gate_damaged_" + std::to_string(getpid());
+  std::ofstream(damaged, std::ios::binary) << bytes;
+  auto debug = DebugInfo::open(damaged, options);
+  ASSERT_TRUE(debug) << debug.error().message;
+  std::vector<Function> a;
+  try {
+    a = (*debug)->find_functions("sum_a", "", InlineCopies::Include);
+  } catch (const DamagedDwarf &refused) {
+    ADD_FAILURE() << "a query of the sound unit was refused: " << refused.error().message;
+  }
+  ASSERT_EQ(a.size(), 1u);
+  auto place = (*debug)->source_of(a[0].entry);
+  ASSERT_TRUE(place);
+  EXPECT_NE(place->file.find("index_a.c"), std::string::npos) << place->file;
+  try {
+    (*debug)->find_functions("sum_b", "", InlineCopies::Include);
+    ADD_FAILURE() << "sum_b's damaged unit was read";
+  } catch (const DamagedDwarf &refused) {
+    EXPECT_NE(refused.error().message.find(unit_at(b->offset)), std::string::npos) << refused.error().message;
+  }
+  // The same file opened again: a query that reads every unit meets the damage first.
+  auto again = DebugInfo::open(damaged, options);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_THROW((*again)->find_functions("index_mix", "", InlineCopies::Include), DamagedDwarf);
+  std::filesystem::remove(damaged);
 }
 
 }  // namespace
