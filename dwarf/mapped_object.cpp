@@ -50,6 +50,10 @@ Result<MappedObject> open_mapped_object(const std::string &path) {
   if (!buffer) return Error("cannot open '" + path + "': " + buffer.getError().message());
   std::string_view bytes((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
   if (Status bounded = check_elf_bounds(bytes, path); !bounded) return std::move(bounded).error();
+  // The check read every line table's header, each read mapping the 64 KiB
+  // around it (~16 MB of a vmlinux's .debug_line, for a -F that reads no
+  // DWARF): given back before anything else is read.
+  if ((*buffer)->getBufferKind() == MemoryBuffer::MemoryBuffer_MMap) drop_pages(bytes, bytes);
   auto object = object::ObjectFile::createObjectFile((*buffer)->getMemBufferRef());
   if (!object) {
     std::string why = toString(object.takeError());
