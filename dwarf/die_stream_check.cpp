@@ -352,7 +352,7 @@ class StreamChecker {
           return bad(unit.offset, "abbreviation " + std::to_string(code) + " uses " + form_name(form) +
                                       ", which LLVM cannot skip");
         d.attrs.push_back({attribute, form});
-        d.refers_out |= form == 0x10 || form == 0x20;  // ref_addr, ref_sig8
+        d.refers_out |= form == 0x10 || form == 0x20 || form == 0x16;  // ref_addr, ref_sig8, indirect (could be either)
       }
       d.steps = steps_of(d.attrs, unit.format);
       if (code == stop_at) break;

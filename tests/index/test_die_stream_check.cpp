@@ -156,6 +156,13 @@ TEST(UnitGate, AUnitThatNamesOtherUnitsAsksForThemAll) {
   auto entered = gate->enter(0);
   ASSERT_TRUE(entered) << entered.error().message;
   EXPECT_FALSE(*entered);
+  // DW_FORM_indirect naming DW_FORM_ref_addr in the DIE itself: the same.
+  Crafted indirect = crafted(0x16, 1, std::string("\x10\0\0\0\0", 5));
+  auto through = UnitGate::open({indirect.info, indirect.abbrev, false, ".debug_info", 0, {}}, "crafted", units_of({&indirect}));
+  ASSERT_TRUE(through) << through.error().message;
+  auto entered_through = through->enter(0);
+  ASSERT_TRUE(entered_through) << entered_through.error().message;
+  EXPECT_FALSE(*entered_through);
 }
 
 // Where the unit holding the DIE at `die` lies in `elf` (a 64-bit ELF
