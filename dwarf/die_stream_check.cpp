@@ -262,8 +262,7 @@ class StreamChecker {
   // it (the kernel's fault-around): on a vmlinux's ~2,170 headers that was
   // ~100 MB resident before the first unit was checked, so the walk gives
   // back what lies behind it every few MB.
-  // `each`, when given, sees each unit as its header is read.
-  Result<std::vector<UnitSpan>> spans(const std::function<Status(const UnitSpan &)> &each = {}) const {
+  Result<std::vector<UnitSpan>> spans() const {
     std::vector<UnitSpan> units;
     Reader r = reader(s_.info);
     uint64_t given_back = 0;
@@ -307,8 +306,6 @@ class StreamChecker {
       u.format.version = static_cast<unsigned>(version);
       u.dies = h.at();
       units.push_back(u);
-      if (each)
-        if (Status st = each(u); !st) return std::move(st).error();
     }
     give_back(r.at());
     return units;
@@ -355,7 +352,7 @@ class StreamChecker {
           return bad(unit.offset, "abbreviation " + std::to_string(code) + " uses " + form_name(form) +
                                       ", which LLVM cannot skip");
         d.attrs.push_back({attribute, form});
-        d.refers_out |= form == 0x10 || form == 0x20;  // ref_addr, ref_sig8
+        d.refers_out |= form == 0x10 || form == 0x20 || form == 0x16;  // ref_addr, ref_sig8, indirect (could be either)
       }
       d.steps = steps_of(d.attrs, unit.format);
       if (code == stop_at) break;
@@ -424,11 +421,11 @@ class StreamChecker {
 struct UnitGate::State {
   DieStream stream;
   std::string file;
-  std::function<void(std::string_view)> done_with;  // for the headers' walk only
-  std::vector<UnitSpan> units;                      // by offset
-  std::vector<bool> entered;                        // units[i] checked whole
+  std::function<void(std::string_view)> no_give_back;  // the units read are LLVM's to keep
+  std::vector<UnitSpan> units;                         // by offset
+  std::vector<bool> entered;                           // units[i] checked whole
   Tables tables;
-  StreamChecker checker() const { return StreamChecker(stream, file, done_with); }
+  StreamChecker checker() const { return StreamChecker(stream, file, no_give_back); }
 };
 
 UnitGate::UnitGate(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -436,20 +433,24 @@ UnitGate::UnitGate(UnitGate &&) noexcept = default;
 UnitGate &UnitGate::operator=(UnitGate &&) noexcept = default;
 UnitGate::~UnitGate() = default;
 
-Result<UnitGate> UnitGate::open(DieStream stream, std::string file, bool unit_dies,
-                                const std::function<void(std::string_view)> &done_with) {
+Result<UnitGate> UnitGate::open(DieStream stream, std::string file, const std::vector<Unit> &units, bool unit_dies) {
   auto state = std::make_unique<State>();
   state->stream = std::move(stream);
   state->file = std::move(file);
-  state->done_with = done_with;
   State &s = *state;
   StreamChecker checker = s.checker();
-  auto unit_die = [&](const UnitSpan &unit) -> Status {
-    return unit_dies ? checker.check_unit(unit, s.tables, /*first_only=*/true) : Status(Ok{});
-  };
-  auto units = checker.spans(unit_die);
-  if (!units) return std::move(units).error();
-  s.units = std::move(*units);
+  for (const Unit &unit : units) {
+    UnitSpan span;
+    span.offset = unit.offset, span.dies = unit.dies, span.end = unit.end, span.abbrev_offset = unit.abbrev_offset;
+    span.format = {unit.address_size, unit.offset_size, unit.version};
+    // LLVM's headers lie inside the section; a stream shorter than LLVM's section is not this one.
+    if (span.dies > span.end || span.end > s.stream.info.size())
+      return Error("'" + s.file + "': the unit at " + hex(unit.offset) + " is not inside the DIEs checked");
+    if (unit_dies)
+      if (Status st = checker.check_unit(span, s.tables, /*first_only=*/true); !st) return std::move(st).error();
+    s.units.push_back(span);
+  }
+  std::sort(s.units.begin(), s.units.end(), [](const UnitSpan &a, const UnitSpan &b) { return a.offset < b.offset; });
   s.entered.assign(s.units.size(), false);
   return UnitGate(std::move(state));
 }
@@ -467,8 +468,7 @@ Result<bool> UnitGate::enter(uint64_t offset) {
   if (!i) return false;  // not a unit the walk saw: check them all
   if (s.entered[*i]) return true;
   bool refers_out = false;
-  // A unit read whole is LLVM's to keep: its pages are not given back.
-  if (Status st = StreamChecker(s.stream, s.file, {}).check_unit(s.units[*i], s.tables, false, &refers_out); !st)
+  if (Status st = s.checker().check_unit(s.units[*i], s.tables, false, &refers_out); !st)
     return std::move(st).error();
   if (refers_out) return false;
   s.entered[*i] = true;

@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "src/util/result.h"
 
@@ -64,13 +65,18 @@ void refuse_damaged_dies(const llvm::DWARFContext &context, const std::string &f
 // cost it 0.4 s of CPU on every run without the cache.
 class UnitGate {
  public:
-  // Walks every unit header of `stream` and, with `unit_dies`, checks each
-  // unit's first DIE: LLVM reads every header to find a unit, and the unit
-  // DIE of each unit that .debug_aranges leaves out to learn its addresses
-  // (false: an earlier run found them sound). `done_with` is given the
-  // headers' bytes behind the walk.
-  static Result<UnitGate> open(DieStream stream, std::string file, bool unit_dies = true,
-                               const std::function<void(std::string_view)> &done_with = {});
+  // A unit as LLVM read its header (LLVM reads them all to find a unit).
+  struct Unit {
+    uint64_t offset = 0, dies = 0, end = 0;  // of its header, its first DIE, its end, in the stream
+    uint64_t abbrev_offset = 0;
+    unsigned address_size = 8, offset_size = 4, version = 4;
+  };
+  // The gate over `units` of `stream`; with `unit_dies`, each unit's first
+  // DIE is checked here: LLVM reads the unit DIE of each unit that
+  // .debug_aranges leaves out, to learn its addresses (false: an earlier
+  // run found them sound). The headers are not read again: their pages
+  // are the ones dwarf/mapped_object.h mapped alone.
+  static Result<UnitGate> open(DieStream stream, std::string file, const std::vector<Unit> &units, bool unit_dies = true);
   // Checks the unit whose header is at `offset` whole, the first time.
   // True: LLVM may read it. False: its DIEs name DIEs of other units
   // (DW_FORM_ref_addr, DW_FORM_ref_sig8), which LLVM reads unchecked when a

@@ -71,8 +71,9 @@ std::string number(uint64_t v) { return std::to_string(v); }
 
 class Checker {
  public:
-  Checker(std::string_view bytes, const std::string &path, bool is64, bool little)
-      : bytes_(bytes), path_(path), f_(bytes, is64, little), little_(little) {}
+  Checker(std::string_view bytes, const std::string &path, bool is64, bool little,
+          const std::function<void(std::string_view)> &done_with)
+      : bytes_(bytes), path_(path), f_(bytes, is64, little), little_(little), done_with_(done_with) {}
 
   Status run() {
     bool w = f_.is64();
@@ -254,6 +255,7 @@ class Checker {
         default: return false;
       }
     };
+    uint64_t given_back = 0;
     for (uint64_t at = 0; at + 4 <= s.size;) {
       uint64_t length = *f.get(at, 4), header = 4;
       bool dwarf64 = length == 0xffffffff;
@@ -322,7 +324,13 @@ class Checker {
         }
       }
       at = end;
+      // Each header read mapped the 64 KiB around it: a vmlinux's ~2,170 would be ~16 MB at once.
+      if (done_with_ && at - given_back >= kGiveBackEvery) {
+        done_with_(bytes_.substr(s.offset + given_back, at - given_back));
+        given_back = at;
+      }
     }
+    if (done_with_) done_with_(bytes_.substr(s.offset + given_back, s.size - given_back));
     return Ok{};
   }
 
@@ -341,21 +349,24 @@ class Checker {
     }
   }
 
+  static constexpr uint64_t kGiveBackEvery = 4u << 20;
   std::string_view bytes_;
   const std::string &path_;
   Fields f_;
   bool little_;
+  const std::function<void(std::string_view)> &done_with_;
   std::vector<Section> sections_;
   std::string_view names_;
 };
 
 }  // namespace
 
-Status check_elf_bounds(std::string_view bytes, const std::string &path) {
+Status check_elf_bounds(std::string_view bytes, const std::string &path,
+                        const std::function<void(std::string_view)> &done_with) {
   if (bytes.size() < 6 || bytes.substr(0, 4) != "\x7f" "ELF") return Ok{};
   uint8_t elf_class = static_cast<uint8_t>(bytes[4]), data = static_cast<uint8_t>(bytes[5]);
   if ((elf_class != 1 && elf_class != 2) || (data != 1 && data != 2)) return Ok{};  // the reader says what it is
-  return Checker(bytes, path, elf_class == 2, data == 1).run();
+  return Checker(bytes, path, elf_class == 2, data == 1, done_with).run();
 }
 
 }  // namespace kpp::dwarf

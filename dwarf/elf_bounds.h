@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,10 @@ inline constexpr uint64_t kMaxCompressionRatio = 1032;
 //  - a compressed section (SHF_COMPRESSED, or a GNU .zdebug_ one) claims
 //    no more than kMaxCompressionRatio times its compressed bytes.
 // The error names the file, the section or header, and the numbers.
-Status check_elf_bounds(std::string_view bytes, const std::string &path);
+// `done_with`, when given, is called with bytes the check has finished
+// reading (the line tables' headers, every few MB): the caller may give
+// their pages back (dwarf/mapped_object.h).
+Status check_elf_bounds(std::string_view bytes, const std::string &path,
+                        const std::function<void(std::string_view)> &done_with = {});
 
 }  // namespace kpp::dwarf

@@ -280,6 +280,9 @@ class LlvmDebugInfo final : public DebugInfo {
   llvm::DWARFContext &unit_dwarf();
   void enter(const llvm::DWARFUnit &unit);
   void check_every_unit();
+  [[noreturn]] void refuse(Error damage);  // throws DamagedDwarf, and every later query too
+  bool dies_from_cached_image() const;
+  std::string dies_file() const;  // the file LLVM reads the DIEs from, for messages
   enum class Verdict { None, UnitDies, EveryDie };  // what an earlier run found sound
   Verdict cached_verdict();  // also names verdict_file_, where a new verdict goes
   void look_up_verdict();

@@ -49,7 +49,14 @@ Result<MappedObject> open_mapped_object(const std::string &path) {
   auto buffer = MemoryBuffer::getOpenFile(fd.get(), path, static_cast<uint64_t>(st.st_size), /*RequiresNullTerminator=*/false);
   if (!buffer) return Error("cannot open '" + path + "': " + buffer.getError().message());
   std::string_view bytes((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
-  if (Status bounded = check_elf_bounds(bytes, path); !bounded) return std::move(bounded).error();
+  // The check reads every line table's header, each read mapping the 64 KiB
+  // around it (~16 MB of a vmlinux's .debug_line, for a -F that reads no
+  // DWARF): given back as it goes.
+  bool mapped = (*buffer)->getBufferKind() == MemoryBuffer::MemoryBuffer_MMap;
+  auto give_back = [&](std::string_view read) { drop_pages(bytes, read); };
+  if (Status bounded = check_elf_bounds(bytes, path, mapped ? give_back : std::function<void(std::string_view)>());
+      !bounded)
+    return std::move(bounded).error();
   auto object = object::ObjectFile::createObjectFile((*buffer)->getMemBufferRef());
   if (!object) {
     std::string why = toString(object.takeError());

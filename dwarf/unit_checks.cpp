@@ -10,6 +10,7 @@
 //    cache holds no verdict: the unit headers, each unit's first DIE (its
 //    unit DIE: that verdict is cached too), and the units read.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -63,8 +64,18 @@ std::optional<DieStream> only_info_stream(const llvm::DWARFContext &context) {
 
 }  // namespace
 
+// The file whose DIEs LLVM reads: the debug file, or the cache's inflated
+// copy of it (dwarf/inflated_image.h), which a crafted copy could replace
+// after a verdict on the first: a verdict stands for both as they are.
+bool LlvmDebugInfo::dies_from_cached_image() const { return !inflated_path_.empty() && !inflated_fd_.valid(); }
+std::string LlvmDebugInfo::dies_file() const { return dies_from_cached_image() ? inflated_path_ : debug_path(); }
+
 LlvmDebugInfo::Verdict LlvmDebugInfo::cached_verdict() {
   std::string path = debug_path(), state = file_state(path);
+  if (dies_from_cached_image()) {
+    std::string image = file_state(inflated_path_);
+    state = image.empty() ? std::string() : state + " image " + image;
+  }
   auto home = state.empty() ? std::nullopt : cache_home(path);
   if (!home) return Verdict::None;
   home->key.identity += " die check v1 " + state;
@@ -74,6 +85,14 @@ LlvmDebugInfo::Verdict LlvmDebugInfo::cached_verdict() {
   auto cached = load_cached(verdict_file_, home->key);
   if (!cached) return Verdict::None;
   return cached->bytes == kEveryDie ? Verdict::EveryDie : cached->bytes == kUnitDies ? Verdict::UnitDies : Verdict::None;
+}
+
+void LlvmDebugInfo::refuse(Error damage) {
+  // A damaged copy in the cache is the cache's fault: it goes, and the next run inflates the debug file again.
+  if (dies_from_cached_image() && ::unlink(inflated_path_.c_str()) == 0)
+    damage.hint = "the damaged copy was removed from the cache; the next run makes it again from '" + debug_path() + "'";
+  damaged_ = std::move(damage);
+  throw DamagedDwarf(*damaged_);
 }
 
 void LlvmDebugInfo::look_up_verdict() {
@@ -88,11 +107,8 @@ void LlvmDebugInfo::check_every_unit() {
   look_up_verdict();
   if (all_dies_checked_) return;
   Status checked =
-      check_context_dies(*context_, debug_path(), [this](std::string_view unit) { drop_pages(dwarf_mapping(), unit); });
-  if (!checked) {
-    damaged_ = std::move(checked).error();
-    throw DamagedDwarf(*damaged_);
-  }
+      check_context_dies(*context_, dies_file(), [this](std::string_view unit) { drop_pages(dwarf_mapping(), unit); });
+  if (!checked) refuse(std::move(checked).error());
   all_dies_checked_ = true;
   if (!verdict_file_.empty()) (void)store_cached(verdict_file_, verdict_key_, kEveryDie, verdict_max_bytes_);
 }
@@ -108,12 +124,13 @@ llvm::DWARFContext &LlvmDebugInfo::unit_dwarf() {
     return context;
   }
   bool unit_dies_known = verdict_ == Verdict::UnitDies;
-  auto gate = UnitGate::open(std::move(*stream), debug_path(), !unit_dies_known,
-                             [this](std::string_view headers) { drop_pages(dwarf_mapping(), headers); });
-  if (!gate) {
-    damaged_ = std::move(gate).error();
-    throw DamagedDwarf(*damaged_);
-  }
+  std::vector<UnitGate::Unit> units;
+  for (const auto &unit : context.info_section_units())
+    units.push_back({unit->getOffset(), unit->getOffset() + unit->getHeaderSize(), unit->getNextUnitOffset(),
+                     unit->getAbbreviationsOffset(), unit->getAddressByteSize(),
+                     unit->getFormParams().getDwarfOffsetByteSize(), unit->getVersion()});
+  auto gate = UnitGate::open(std::move(*stream), dies_file(), units, !unit_dies_known);
+  if (!gate) refuse(std::move(gate).error());
   gate_ = std::move(*gate);
   if (!unit_dies_known && !verdict_file_.empty())
     (void)store_cached(verdict_file_, verdict_key_, kUnitDies, verdict_max_bytes_);
@@ -127,10 +144,7 @@ void LlvmDebugInfo::enter(const llvm::DWARFUnit &unit) {
     return;
   }
   auto entered = gate_->enter(unit.getOffset());
-  if (!entered) {
-    damaged_ = std::move(entered).error();
-    throw DamagedDwarf(*damaged_);
-  }
+  if (!entered) refuse(std::move(entered).error());
   if (!*entered) check_every_unit();
 }
 

@@ -178,152 +178,214 @@ int subcommand_at(int argc, char **argv, const char *shorts) {
 
 constexpr const char *kShortOptions = "+a:d:l::D:x:k:m:s:fnqvhe:o:F::V:L:";
 
+// The words getopt_long reads: argv without the subcommand word, ended by a
+// null pointer as getopt_long wants; getopt's optind indexes them.
+struct OptionWords {
+  std::vector<char *> ptrs;
+  int count() const { return static_cast<int>(ptrs.size()) - 1; }
+  const char *operator[](int i) const { return ptrs[static_cast<size_t>(i)]; }
+};
+
+OptionWords option_words(int argc, char **argv, int subcommand_index) {
+  OptionWords words;
+  words.ptrs.push_back(argv[0]);
+  for (int i = 1; i < argc; ++i)
+    if (i != subcommand_index) words.ptrs.push_back(argv[i]);
+  words.ptrs.push_back(nullptr);
+  return words;
+}
+
+// The optional value of -l and -F: "-lPATTERN"/"--list=PATTERN", and for
+// the probe command also "-l PATTERN" as perf takes it (the next word, when
+// it is not an option); "" means all.
+std::string optional_pattern(const OptionWords &words, CliOptions::Command command) {
+  if (optarg) return optarg;
+  if (optind < words.count() && words[optind][0] != '-' && command == CliOptions::Command::Probe)
+    return words[optind++];
+  return "";
+}
+
+Status set_exec(CliOptions &o, const char *arg) {
+  // An empty -x would silently mean the kernel.
+  if (!*arg) return Error("-x: the program path is empty", "give a program or library, or leave -x out for the kernel");
+  o.exec = arg;
+  return Ok{};
+}
+
+Status set_maxactive(CliOptions &o, const char *arg) {
+  char *end = nullptr;
+  long v = std::strtol(arg, &end, 10);
+  if (*end || v <= 0 || v > 4096)
+    return Error(std::string("--maxactive: expected a number from 1 to 4096, got '") + arg + "'");
+  o.maxactive = static_cast<unsigned>(v);
+  return Ok{};
+}
+
+Status add_prefix_map(CliOptions &o, const char *arg) {
+  const char *eq = std::strchr(arg, '=');
+  if (!eq || eq == arg)
+    return Error(std::string("--prefix-map: expected OLD=NEW, got '") + arg + "'",
+                 "e.g. --prefix-map /build/tree=/home/me/src");
+  o.prefix_map.emplace_back(std::string(arg, static_cast<size_t>(eq - arg)), std::string(eq + 1));
+  return Ok{};
+}
+
+Status set_file_version(CliOptions &o, const char *arg) {
+  if (std::strcmp(arg, "6") && std::strcmp(arg, "7"))
+    return Error(std::string("--file-version: expected 6 or 7, got '") + arg + "'");
+  o.file_version = std::atoi(arg);
+  return Ok{};
+}
+
+Status set_compression(CliOptions &o, const char *arg) {
+  if (std::strcmp(arg, "zstd") && std::strcmp(arg, "zlib") && std::strcmp(arg, "none"))
+    return Error(std::string("--compression: expected zstd, zlib or none, got '") + arg + "'");
+  o.compression = arg;
+  return Ok{};
+}
+
+Status set_max_probes(CliOptions &o, const char *arg) {
+  char *end = nullptr;
+  long v = std::strtol(arg, &end, 10);
+  if (*end || v <= 0) return Error(std::string("--max-probes: expected a positive number, got '") + arg + "'");
+  o.max_probes = static_cast<size_t>(v);
+  return Ok{};
+}
+
+Status set_duration(CliOptions &o, const char *arg) {
+  char *end = nullptr;
+  double v = std::strtod(arg, &end);
+  if (*end || v <= 0) return Error(std::string("--duration: expected seconds > 0, got '") + arg + "'");
+  o.duration = v;
+  return Ok{};
+}
+
+// What getopt_long returned for a word it could not take: ':' for an option
+// without its value, '?' for an unknown one. The word is the last one read.
+Error option_error(int c, const OptionWords &words) {
+  std::string word = words[optind - 1];
+  if (c == ':') return Error("option '" + word + "' needs a value", "see 'kprobe-probe --help'");
+  return Error("unknown option '" + word + "'", "see 'kprobe-probe --help'");
+}
+
+// Stores one option getopt_long returned (`c`, its value in optarg) in `o`;
+// an option whose value can be wrong is checked by a function of its own
+// (set_maxactive, add_prefix_map, ...).
+Status apply_option(CliOptions &o, int c, const OptionWords &words) {
+  switch (c) {
+    case 'a': o.add.push_back(optarg); break;
+    case 'd': o.del.push_back(optarg); break;
+    case 'l': o.list = optional_pattern(words, o.command); break;
+    case 'D': o.definition.push_back(optarg); break;
+    case 'x': return set_exec(o, optarg);
+    case 'k': o.vmlinux = optarg; break;
+    case 'm': o.module = optarg; break;
+    case 's': o.source = optarg; break;
+    case 'f': o.force = true; break;
+    case 'n': o.dry_run = true; break;
+    case 'q': o.quiet = true; break;
+    case 'v': ++o.verbose; break;
+    case 'h': o.command = CliOptions::Command::Help; break;
+    case 'e': o.events.push_back(optarg); break;
+    case 'o': o.output = optarg; o.output_given = true; break;
+    case opt_keep: o.keep = true; break;
+    case opt_stack: o.stack = true; break;
+    case opt_by: o.hist_by.push_back(optarg); break;
+    case opt_sum: o.hist_sum.push_back(optarg); break;
+    case opt_latency: o.hist_latency = optarg; break;
+    case opt_enable: o.enable.push_back(optarg); break;
+    case opt_disable: o.disable.push_back(optarg); break;
+    case opt_maxactive: return set_maxactive(o, optarg);
+    case opt_json: o.json = true; break;
+    case opt_demangle: o.demangle = true; break;
+    case opt_no_demangle: o.demangle = false; break;
+    case opt_demangle_kernel: o.demangle_kernel = true; break;
+    case opt_prefix_map: return add_prefix_map(o, optarg);
+    case opt_no_inlines: o.no_inlines = true; break;
+    case opt_listen: o.listen = optarg; break;
+    case opt_hist: o.hist.push_back(optarg); break;
+    case 'F': o.funcs = optional_pattern(words, o.command); break;
+    case opt_sdt: o.sdt = true; break;
+    case 'V': o.vars.push_back(optarg); break;
+    case 'L': o.lines.push_back(optarg); break;
+    case opt_externs: o.externs = true; break;
+    case opt_range: o.range = true; break;
+    case opt_pid_only: o.pid_only = true; break;
+    case opt_filter: o.filter = optarg; break;
+    case opt_version: o.command = CliOptions::Command::Version; break;
+    case opt_no_cache: o.no_cache = true; break;
+    case opt_fprobe: o.fprobe = true; break;
+    case opt_file_version: return set_file_version(o, optarg);
+    case opt_compression: return set_compression(o, optarg);
+    case opt_max_probes: return set_max_probes(o, optarg);
+    case opt_duration: return set_duration(o, optarg);
+    default: return option_error(c, words);
+  }
+  return Ok{};
+}
+
+// The words left after the options: "-- COMMAND..." for the session
+// commands, the trace.dat for report, else one probe spec made of all the
+// words, as perf probe joins them.
+Status take_operands(CliOptions &o, const std::vector<std::string> &rest, bool after_dashes) {
+  switch (o.command) {
+    case CliOptions::Command::Trace:
+    case CliOptions::Command::Record:
+    case CliOptions::Command::Live:
+    case CliOptions::Command::Hist:
+    case CliOptions::Command::Export:
+      if (!rest.empty() && !after_dashes)
+        return Error("unexpected '" + rest.front() + "'", "give the command to trace after '--'");
+      o.command_line = rest;
+      return Ok{};
+    case CliOptions::Command::Report:
+      if (rest.size() != 1) return Error("report reads one trace.dat", "kprobe-probe report FILE [--json]");
+      o.input = rest.front();
+      return Ok{};
+    default:
+      break;
+  }
+  if (rest.empty()) return Ok{};
+  if (o.command == CliOptions::Command::Demo) return Error("demo takes no arguments");
+  std::string spec;
+  for (const std::string &w : rest) spec += (spec.empty() ? "" : " ") + w;
+  o.add.push_back(spec);
+  return Ok{};
+}
+
 }  // namespace
 
 Result<CliOptions> parse_cli(int argc, char **argv) {
   CliOptions o;
   int at = subcommand_at(argc, argv, kShortOptions);
   if (at < argc) o.command = *subcommand(argv[at]);
+  OptionWords words = option_words(argc, argv, at);
   // getopt_long permutes; "+" stops at the first non-option so that
-  // "-- COMMAND ARGS" and bare specs are left for us.
-  std::vector<char *> args{argv[0]};
-  for (int i = 1; i < argc; ++i)
-    if (i != at) args.push_back(argv[i]);
-  args.push_back(nullptr);
-  int n = static_cast<int>(args.size()) - 1;
-  optind = 1;
-  opterr = 0;
-  int c;
-  // report takes its FILE anywhere ("report f.dat --json"): let getopt permute.
+  // "-- COMMAND ARGS" and bare specs are left for us. But report takes its
+  // FILE anywhere ("report f.dat --json"): let getopt permute there.
   const char *shorts = kShortOptions;
   if (o.command == CliOptions::Command::Report) ++shorts;
+  optind = 1;
+  opterr = 0;
   std::vector<int> seen;  // every option given, for check_option_scope()
-  while ((c = getopt_long(n, args.data(), shorts, long_options, nullptr)) != -1) {
+  int c;
+  while ((c = getopt_long(words.count(), words.ptrs.data(), shorts, long_options, nullptr)) != -1) {
     if (c != ':' && c != '?') seen.push_back(c);
-    switch (c) {
-      case 'a': o.add.push_back(optarg); break;
-      case 'd': o.del.push_back(optarg); break;
-      case 'l':
-        // "-l PATTERN" as well as "-lPATTERN"/"--list=PATTERN", as perf takes it.
-        if (optarg) o.list = optarg;
-        else if (optind < n && args[optind][0] != '-' && o.command == CliOptions::Command::Probe) o.list = args[optind++];
-        else o.list = "";
-        break;
-      case 'D': o.definition.push_back(optarg); break;
-      case 'x':
-        // An empty -x would silently mean the kernel.
-        if (!*optarg) return Error("-x: the program path is empty", "give a program or library, or leave -x out for the kernel");
-        o.exec = optarg;
-        break;
-      case 'k': o.vmlinux = optarg; break;
-      case 'm': o.module = optarg; break;
-      case 's': o.source = optarg; break;
-      case 'f': o.force = true; break;
-      case 'n': o.dry_run = true; break;
-      case 'q': o.quiet = true; break;
-      case 'v': ++o.verbose; break;
-      case 'h': o.command = CliOptions::Command::Help; break;
-      case 'e': o.events.push_back(optarg); break;
-      case 'o': o.output = optarg; o.output_given = true; break;
-      case opt_keep: o.keep = true; break;
-      case opt_stack: o.stack = true; break;
-      case opt_by: o.hist_by.push_back(optarg); break;
-      case opt_sum: o.hist_sum.push_back(optarg); break;
-      case opt_latency: o.hist_latency = optarg; break;
-      case opt_enable: o.enable.push_back(optarg); break;
-      case opt_disable: o.disable.push_back(optarg); break;
-      case opt_maxactive: {
-        char *end = nullptr;
-        long v = std::strtol(optarg, &end, 10);
-        if (*end || v <= 0 || v > 4096)
-          return Error(std::string("--maxactive: expected a number from 1 to 4096, got '") + optarg + "'");
-        o.maxactive = static_cast<unsigned>(v);
-        break;
-      }
-      case opt_json: o.json = true; break;
-      case opt_demangle: o.demangle = true; break;
-      case opt_no_demangle: o.demangle = false; break;
-      case opt_demangle_kernel: o.demangle_kernel = true; break;
-      case opt_prefix_map: {
-        const char *eq = std::strchr(optarg, '=');
-        if (!eq || eq == optarg)
-          return Error(std::string("--prefix-map: expected OLD=NEW, got '") + optarg + "'",
-                       "e.g. --prefix-map /build/tree=/home/me/src");
-        o.prefix_map.emplace_back(std::string(optarg, static_cast<size_t>(eq - optarg)), std::string(eq + 1));
-        break;
-      }
-      case opt_no_inlines: o.no_inlines = true; break;
-      case opt_listen: o.listen = optarg; break;
-      case opt_hist: o.hist.push_back(optarg); break;
-      case 'F':
-        if (optarg) o.funcs = optarg;
-        else if (optind < n && args[optind][0] != '-' && o.command == CliOptions::Command::Probe) o.funcs = args[optind++];
-        else o.funcs = "";
-        break;
-      case opt_sdt: o.sdt = true; break;
-      case 'V': o.vars.push_back(optarg); break;
-      case 'L': o.lines.push_back(optarg); break;
-      case opt_externs: o.externs = true; break;
-      case opt_range: o.range = true; break;
-      case opt_pid_only: o.pid_only = true; break;
-      case opt_filter: o.filter = optarg; break;
-      case opt_version: o.command = CliOptions::Command::Version; break;
-      case opt_no_cache: o.no_cache = true; break;
-      case opt_fprobe: o.fprobe = true; break;
-      case opt_file_version:
-        if (std::strcmp(optarg, "6") && std::strcmp(optarg, "7"))
-          return Error(std::string("--file-version: expected 6 or 7, got '") + optarg + "'");
-        o.file_version = std::atoi(optarg);
-        break;
-      case opt_compression:
-        if (std::strcmp(optarg, "zstd") && std::strcmp(optarg, "zlib") && std::strcmp(optarg, "none"))
-          return Error(std::string("--compression: expected zstd, zlib or none, got '") + optarg + "'");
-        o.compression = optarg;
-        break;
-      case opt_max_probes: {
-        char *end = nullptr;
-        long v = std::strtol(optarg, &end, 10);
-        if (*end || v <= 0) return Error(std::string("--max-probes: expected a positive number, got '") + optarg + "'");
-        o.max_probes = static_cast<size_t>(v);
-        break;
-      }
-      case opt_duration: {
-        char *end = nullptr;
-        double v = std::strtod(optarg, &end);
-        if (*end || v <= 0) return Error(std::string("--duration: expected seconds > 0, got '") + optarg + "'");
-        o.duration = v;
-        break;
-      }
-      case ':':
-        return Error(std::string("option '") + args[optind - 1] + "' needs a value", "see 'kprobe-probe --help'");
-      default:
-        return Error(std::string("unknown option '") + args[optind - 1] + "'", "see 'kprobe-probe --help'");
-    }
+    if (Status applied = apply_option(o, c, words); !applied) return std::move(applied).error();
   }
   if (Status scope = check_option_scope(o.command, seen); !scope) return std::move(scope).error();
-  // What is left: "-- COMMAND..." for trace/record, else one probe spec
-  // made of all the words, as perf probe joins them.
-  std::vector<std::string> rest(args.begin() + optind, args.begin() + n);
-  bool after_dashes = optind > 1 && std::strcmp(args[optind - 1], "--") == 0;
-  if (o.command == CliOptions::Command::Trace || o.command == CliOptions::Command::Record ||
-      o.command == CliOptions::Command::Live || o.command == CliOptions::Command::Hist ||
-      o.command == CliOptions::Command::Export) {
-    if (!rest.empty() && !after_dashes)
-      return Error("unexpected '" + rest.front() + "'", "give the command to trace after '--'");
-    o.command_line = rest;
-  } else if (o.command == CliOptions::Command::Report) {
-    if (rest.size() != 1) return Error("report reads one trace.dat", "kprobe-probe report FILE [--json]");
-    o.input = rest.front();
-  } else if (!rest.empty()) {
-    if (o.command == CliOptions::Command::Demo) return Error("demo takes no arguments");
-    std::string spec;
-    for (const std::string &w : rest) spec += (spec.empty() ? "" : " ") + w;
-    o.add.push_back(spec);
-  }
+  std::vector<std::string> rest(words.ptrs.begin() + optind, words.ptrs.begin() + words.count());
+  bool after_dashes = optind > 1 && std::strcmp(words[optind - 1], "--") == 0;
+  if (Status operands = take_operands(o, rest, after_dashes); !operands) return std::move(operands).error();
   return o;
 }
 
-const char *usage_text() {
+namespace {
+
+// --help's parts, in the order it prints them, a blank line between them.
+
+// One line per form of each command.
+const char *synopsis_text() {
   return R"(usage: kprobe-probe [options] PROBE
        kprobe-probe [options] --add PROBE [--add PROBE ...]
        kprobe-probe -x PROGRAM -D PROBE       print the definitions, change nothing
@@ -340,12 +402,20 @@ const char *usage_text() {
        kprobe-probe export -e GROUP:EVENT --listen [HOST:]PORT [--hist ARG] [--duration S] [-- COMMAND...]
                                               serve Prometheus metrics at /metrics
        kprobe-probe demo                      the bundled demo
+)";
+}
 
-PROBE: [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return] [ARG ...]  or  SRC:ALN [ARG ...]
+// The grammar of PROBE and ARG, in perf probe's notation.
+const char *probe_syntax_text() {
+  return R"(PROBE: [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return] [ARG ...]  or  SRC:ALN [ARG ...]
        or an SDT marker: %sdt_PROVIDER:NAME [[NAME=]argN[:TYPE] ...]
 ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %REG | @SYM
+)";
+}
 
-  -a, --add PROBE        add a probe (a bare PROBE means --add)
+// Every option, one line each (two where the text needs them).
+const char *options_text() {
+  return R"(  -a, --add PROBE        add a probe (a bare PROBE means --add)
   -D, --definition PROBE print the kernel definition of PROBE instead of adding it
   -L, --line RANGE       show the lines of FUNC[:RLN[+N|-RLN2]] or SRC:ALN[+N|-ALN2] that can be probed
   -V, --vars PROBEPOINT  show the variables that can be read at a probe point (--externs, --range)
@@ -386,6 +456,13 @@ ARG:   [NAME=]VAR[->m|.m|[i]]...[:TYPE] | $retval | $params | $vars | $comm | %R
       --version          print the version and exit
   -h, --help             this text; the manual: man kprobe-probe (Documentation/kprobe-probe.txt)
 )";
+}
+
+}  // namespace
+
+const char *usage_text() {
+  static const std::string text = std::string(synopsis_text()) + "\n" + probe_syntax_text() + "\n" + options_text();
+  return text.c_str();
 }
 
 }  // namespace kpp

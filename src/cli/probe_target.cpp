@@ -60,6 +60,18 @@ Result<std::unique_ptr<dwarf::DebugInfo>> open_first(const std::vector<std::stri
   return std::unique_ptr<dwarf::DebugInfo>();
 }
 
+// `target` reading `debug`, a kernel's or a module's whose running copy has
+// the build-id `running` (empty when unknown); refused when they differ
+// (check_build_id).
+Result<ProbeTarget> with_debug_info(ProbeTarget target, std::unique_ptr<dwarf::DebugInfo> debug,
+                                    const std::string &running, const std::string &what, const CliOptions &options) {
+  Status matches = check_build_id(options, *debug, running, what);
+  if (!matches) return std::move(matches).error();
+  target.runs_here = !running.empty() && debug->build_id() == running;
+  target.debug = std::move(debug);
+  return target;
+}
+
 Result<ProbeTarget> open_module(const CliOptions &options) {
   ProbeTarget target;
   std::string release = kernel_release();
@@ -86,48 +98,61 @@ Result<ProbeTarget> open_module(const CliOptions &options) {
     debug = std::move(*d);
   }
   std::string loaded = loaded_module_build_id(target.module);
-  Status matches = check_build_id(options, *debug, loaded, "module " + target.module);
-  if (!matches) return std::move(matches).error();
-  target.runs_here = !loaded.empty() && debug->build_id() == loaded;
-  target.debug = std::move(debug);
+  std::string what = "module " + target.module;  // before `target` is moved
+  return with_debug_info(std::move(target), std::move(debug), loaded, what, options);
+}
+
+// Says on stderr where the program's debug information comes from when it
+// is not the plain case, before the answers it shapes.
+void note_debug_sources(dwarf::DebugInfo &debug, const CliOptions &options) {
+  // No DWARF is a mode (as in perf probe), worth one line: what works, and where DWARF was looked for.
+  if (!debug.has_dwarf() && !options.quiet)
+    std::fprintf(stderr, "kprobe-probe: note: %s: probes by symbol (FUNC, FUNC+OFF, FUNC%%return, 0xADDR), raw fetch args\n",
+                 debug.dwarf_note().c_str());
+  // A stripped program's DWARF may come from a separate debug file: say which.
+  if (options.verbose && debug.debug_path() != debug.path())
+    std::fprintf(stderr, "kprobe-probe: debug information from '%s'\n", debug.debug_path().c_str());
+  if (std::string split = options.verbose ? debug.split_dwarf_source() : ""; !split.empty())
+    std::fprintf(stderr, "kprobe-probe: %s\n", split.c_str());
+  // What a supplementary file (dwz -m) holds is missing: said before answers it makes wrong.
+  if (std::string unread = debug.unread_supplementary(); !unread.empty())
+    std::fprintf(stderr, "kprobe-probe: warning: %s\n", unread.c_str());
+}
+
+// The -x program (or library).
+Result<ProbeTarget> open_program(const CliOptions &options) {
+  ProbeTarget target;
+  char resolved[PATH_MAX];
+  if (!realpath(options.exec.c_str(), resolved)) return Error("cannot find the program '" + options.exec + "'");
+  target.path = resolved;
+  // SDT markers are read from the ELF file itself (src/sdt): no DWARF.
+  bool lookups = options.funcs || !options.vars.empty() || !options.lines.empty();
+  if (!lookups && sdt::all_sdt_specs(options.definition.empty() ? options.add : options.definition)) return target;
+  auto debug = dwarf::DebugInfo::open(resolved);
+  if (!debug) return std::move(debug).error();
+  note_debug_sources(**debug, options);
+  target.debug = std::move(*debug);
   return target;
 }
 
-}  // namespace
-
-Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf) {
-  // perf demangles programs' names unless --no-demangle, the kernel's only with --demangle-kernel.
-  dwarf::DebugInfo::set_default_options({.use_cache = !options.no_cache,
-                                         .cache_directory = {},
-                                         .demangle = options.exec.empty() ? options.demangle_kernel : options.demangle});
-  ProbeTarget target;
-  if (!options.exec.empty()) {
-    char resolved[PATH_MAX];
-    if (!realpath(options.exec.c_str(), resolved))
-      return Error("cannot find the program '" + options.exec + "'");
-    target.path = resolved;
-    // SDT markers are read from the ELF file itself (src/sdt): no DWARF.
-    bool lookups = options.funcs || !options.vars.empty() || !options.lines.empty();
-    if (!lookups && sdt::all_sdt_specs(options.definition.empty() ? options.add : options.definition)) return target;
-    auto debug = dwarf::DebugInfo::open(resolved);
-    if (!debug) return std::move(debug).error();
-    // No DWARF is a mode (as in perf probe), worth one line: what works, and where DWARF was looked for.
-    if (!(*debug)->has_dwarf() && !options.quiet)
-      std::fprintf(stderr, "kprobe-probe: note: %s: probes by symbol (FUNC, FUNC+OFF, FUNC%%return, 0xADDR), raw fetch args\n",
-                   (*debug)->dwarf_note().c_str());
-    // A stripped program's DWARF may come from a separate debug file: say which.
-    if (options.verbose && (*debug)->debug_path() != (*debug)->path())
-      std::fprintf(stderr, "kprobe-probe: debug information from '%s'\n", (*debug)->debug_path().c_str());
-    if (std::string split = options.verbose ? (*debug)->split_dwarf_source() : ""; !split.empty())
-      std::fprintf(stderr, "kprobe-probe: %s\n", split.c_str());
-    // What a supplementary file (dwz -m) holds is missing: said before answers it makes wrong.
-    if (std::string unread = (*debug)->unread_supplementary(); !unread.empty())
-      std::fprintf(stderr, "kprobe-probe: warning: %s\n", unread.c_str());
-    target.debug = std::move(*debug);
+// No DWARF vmlinux was found (`tried` lists where): the running kernel's BTF
+// when `allow_btf`, else an error naming the places tried.
+Result<ProbeTarget> without_vmlinux(bool allow_btf, const std::string &tried) {
+  const char *btf_path = "/sys/kernel/btf/vmlinux";
+  if (allow_btf && access(btf_path, R_OK) == 0) {
+    auto btf = btf::Btf::load(btf_path);
+    if (!btf) return std::move(btf).error();
+    ProbeTarget target;
+    target.btf = std::make_unique<btf::Btf>(std::move(*btf));
     return target;
   }
-  if (!options.module.empty()) return open_module(options);
+  return Error("no DWARF vmlinux for the running kernel; tried:" + tried,
+               "give one with -k PATH (Debian: apt install linux-image-$(uname -r)-dbg), or probe a program with -x");
+}
 
+// The kernel: the -k vmlinux, else the running kernel's where distributions
+// put it (or from debuginfod).
+Result<ProbeTarget> open_kernel(const CliOptions &options, bool allow_btf) {
   std::string running = running_kernel_build_id();
   std::unique_ptr<dwarf::DebugInfo> debug;
   if (!options.vmlinux.empty()) {
@@ -138,24 +163,22 @@ Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf)
     std::string tried;
     auto d = open_first(vmlinux_candidates(kernel_release(), running), tried, running);
     if (!d) return std::move(d).error();
+    if (!*d) return without_vmlinux(allow_btf, tried);
     debug = std::move(*d);
-    if (!debug) {
-      const char *btf_path = "/sys/kernel/btf/vmlinux";
-      if (allow_btf && access(btf_path, R_OK) == 0) {
-        auto btf = btf::Btf::load(btf_path);
-        if (!btf) return std::move(btf).error();
-        target.btf = std::make_unique<btf::Btf>(std::move(*btf));
-        return target;
-      }
-      return Error("no DWARF vmlinux for the running kernel; tried:" + tried,
-                   "give one with -k PATH (Debian: apt install linux-image-$(uname -r)-dbg), or probe a program with -x");
-    }
   }
-  Status matches = check_build_id(options, *debug, running, "kernel");
-  if (!matches) return std::move(matches).error();
-  target.runs_here = !running.empty() && debug->build_id() == running;
-  target.debug = std::move(debug);
-  return target;
+  return with_debug_info(ProbeTarget{}, std::move(debug), running, "kernel", options);
+}
+
+}  // namespace
+
+Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf) {
+  // perf demangles programs' names unless --no-demangle, the kernel's only with --demangle-kernel.
+  dwarf::DebugInfo::set_default_options({.use_cache = !options.no_cache,
+                                         .cache_directory = {},
+                                         .demangle = options.exec.empty() ? options.demangle_kernel : options.demangle});
+  if (!options.exec.empty()) return open_program(options);
+  if (!options.module.empty()) return open_module(options);
+  return open_kernel(options, allow_btf);
 }
 
 }  // namespace kpp

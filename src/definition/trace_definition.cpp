@@ -61,6 +61,92 @@ FetchArg parse_fetch_arg(std::string_view word) {
   return arg;
 }
 
+// The first word, "p:GROUP/EVENT", "r4:GROUP/EVENT" (maxactive 4) or
+// "f:GROUP/EVENT" (an fprobe), into `def`.
+Status parse_head(std::string_view head, TraceDefinition &def) {
+  if (head.empty() || (head[0] != 'p' && head[0] != 'r' && head[0] != 'f')) return Error("not a probe definition");
+  def.is_return = head[0] == 'r';
+  def.fprobe = head[0] == 'f';
+  size_t colon = head.find(':');
+  if (colon == std::string_view::npos) return Error("probe definition without a name");
+  std::string_view maxactive = head.substr(1, colon - 1);
+  if (maxactive.find_first_not_of("0123456789") != std::string_view::npos)
+    return Error("not a probe definition (p, r or f, a number, then ':')");
+  if (!maxactive.empty()) def.maxactive = static_cast<unsigned>(std::strtoul(std::string(maxactive).c_str(), nullptr, 10));
+  std::string_view name = head.substr(colon + 1);
+  size_t slash = name.find('/');
+  if (slash == std::string_view::npos) return Error("probe definition without a group");
+  def.group = std::string(name.substr(0, slash));
+  def.event = std::string(name.substr(slash + 1));
+  if (!is_listed_name(def.group, true) || !is_listed_name(def.event))
+    return Error("probe definition whose group or event name the kernel would not take");
+  return Ok{};
+}
+
+// A uprobe's place, PATH:0xOFFSET[(0xREF_CTR)][%return].
+void parse_uprobe_place(std::string_view where, size_t last_colon, TraceDefinition &def) {
+  def.kind = TraceDefinition::Kind::Uprobe;
+  def.path = std::string(where.substr(0, last_colon));
+  std::string off(where.substr(last_colon + 1));
+  if (auto pct = off.find('%'); pct != std::string::npos) off.resize(pct);  // "%return" on older kernels
+  if (auto paren = off.find('('); paren != std::string::npos) {  // "(0x...)": a reference counter
+    def.ref_ctr_offset = std::strtoull(off.c_str() + paren + 1, nullptr, 0);
+    off.resize(paren);
+  }
+  def.offset = std::strtoull(off.c_str(), nullptr, 0);
+}
+
+// An fprobe's place, "FUNC" or "FUNC%return".
+void parse_fprobe_place(std::string_view where, TraceDefinition &def) {
+  def.kind = TraceDefinition::Kind::Kprobe;
+  def.symbol = std::string(where);
+  if (size_t pct = def.symbol.find("%return"); pct != std::string::npos) {
+    def.symbol.resize(pct);
+    def.is_return = true;
+  }
+}
+
+// A kprobe's place, [MOD:]SYM[+OFFS] or an address.
+void parse_kprobe_place(std::string_view where, TraceDefinition &def) {
+  def.kind = TraceDefinition::Kind::Kprobe;
+  size_t plus = where.rfind('+');
+  if (where.substr(0, 2) == "0x") {
+    def.offset = std::strtoull(std::string(where).c_str(), nullptr, 0);
+  } else if (plus != std::string_view::npos) {
+    def.symbol = std::string(where.substr(0, plus));
+    def.offset = std::strtoull(std::string(where.substr(plus + 1)).c_str(), nullptr, 0);
+  } else {
+    def.symbol = std::string(where);
+  }
+}
+
+// The second word: where the probe is. A uprobe's place is an absolute path
+// with a ':'; after "f" a function; else a kprobe's.
+void parse_place(std::string_view where, TraceDefinition &def) {
+  size_t last_colon = where.rfind(':');
+  if (!where.empty() && where[0] == '/' && last_colon != std::string_view::npos)
+    parse_uprobe_place(where, last_colon, def);
+  else if (def.fprobe)
+    parse_fprobe_place(where, def);
+  else
+    parse_kprobe_place(where, def);
+}
+
+// One fetch-arg word, refused when it would not be written back as it
+// reads: a name the kernel would not take or a ':' with no type ("==x",
+// "x::"), or nothing to fetch (":" alone would be written as nothing, and
+// the line would read back one argument short).
+Result<FetchArg> parse_checked_fetch_arg(std::string_view word) {
+  FetchArg arg = parse_fetch_arg(word);
+  size_t eq = word.find('=');
+  if ((eq != std::string_view::npos && !is_listed_name(word.substr(0, eq))) ||
+      (word.back() == ':' && arg.type.empty()) || arg.type.find(':') != std::string::npos)
+    return Error("probe definition with an argument the kernel would not take ('" + std::string(word) + "')");
+  if (arg.fetch.empty())
+    return Error("probe definition with an argument that fetches nothing ('" + std::string(word) + "')");
+  return arg;
+}
+
 }  // namespace
 
 std::string format_fetch_args(const std::vector<FetchArg> &args) {
@@ -97,75 +183,17 @@ std::string format_definition(const TraceDefinition &def) {
 }
 
 Result<TraceDefinition> parse_definition(std::string_view line) {
+  // Every error quotes the whole line: among the lines kprobe_events lists, it says which.
+  auto refused = [&](const Error &e) { return Error(e.message + ": '" + std::string(line) + "'"); };
   auto words = split_words(line);
-  if (words.size() < 2) return Error("not a probe definition: '" + std::string(line) + "'");
+  if (words.size() < 2) return refused(Error("not a probe definition"));
   TraceDefinition def;
-  std::string_view head = words[0];
-  if (head.empty() || (head[0] != 'p' && head[0] != 'r' && head[0] != 'f'))
-    return Error("not a probe definition: '" + std::string(line) + "'");
-  def.is_return = head[0] == 'r';
-  def.fprobe = head[0] == 'f';
-  size_t colon = head.find(':');
-  if (colon == std::string_view::npos) return Error("probe definition without a name: '" + std::string(line) + "'");
-  if (head.substr(1, colon - 1).find_first_not_of("0123456789") != std::string_view::npos)
-    return Error("not a probe definition (p, r or f, a number, then ':'): '" + std::string(line) + "'");
-  if (colon > 1) def.maxactive = static_cast<unsigned>(std::strtoul(std::string(head.substr(1, colon - 1)).c_str(), nullptr, 10));
-  std::string_view name = head.substr(colon + 1);
-  size_t slash = name.find('/');
-  if (slash == std::string_view::npos) return Error("probe definition without a group: '" + std::string(line) + "'");
-  def.group = std::string(name.substr(0, slash));
-  def.event = std::string(name.substr(slash + 1));
-  if (!is_listed_name(def.group, true) || !is_listed_name(def.event))
-    return Error("probe definition whose group or event name the kernel would not take: '" + std::string(line) + "'");
-
-  std::string_view where = words[1];
-  // A uprobe's place is PATH:0xOFFSET (an absolute path); a kprobe's is
-  // [MOD:]SYM[+offs] or an address.
-  size_t last_colon = where.rfind(':');
-  if (!where.empty() && where[0] == '/' && last_colon != std::string_view::npos) {
-    def.kind = TraceDefinition::Kind::Uprobe;
-    def.path = std::string(where.substr(0, last_colon));
-    std::string off(where.substr(last_colon + 1));
-    if (auto pct = off.find('%'); pct != std::string::npos) off.resize(pct);  // "%return" on older kernels
-    if (auto paren = off.find('('); paren != std::string::npos) {  // "(0x...)": a reference counter
-      def.ref_ctr_offset = std::strtoull(off.c_str() + paren + 1, nullptr, 0);
-      off.resize(paren);
-    }
-    def.offset = std::strtoull(off.c_str(), nullptr, 0);
-  } else if (def.fprobe) {
-    // "FUNC" or "FUNC%return"
-    def.kind = TraceDefinition::Kind::Kprobe;
-    def.symbol = std::string(where);
-    if (size_t pct = def.symbol.find("%return"); pct != std::string::npos) {
-      def.symbol.resize(pct);
-      def.is_return = true;
-    }
-  } else {
-    def.kind = TraceDefinition::Kind::Kprobe;
-    size_t plus = where.rfind('+');
-    if (where.substr(0, 2) == "0x") {
-      def.offset = std::strtoull(std::string(where).c_str(), nullptr, 0);
-    } else if (plus != std::string_view::npos) {
-      def.symbol = std::string(where.substr(0, plus));
-      def.offset = std::strtoull(std::string(where.substr(plus + 1)).c_str(), nullptr, 0);
-    } else {
-      def.symbol = std::string(where);
-    }
-  }
+  if (Status head = parse_head(words[0], def); !head) return refused(head.error());
+  parse_place(words[1], def);
   for (size_t i = 2; i < words.size(); ++i) {
-    def.args.push_back(parse_fetch_arg(words[i]));
-    // A name the kernel would not take, or a ':' with no type, would be
-    // written otherwise than it reads ("==x", "x::").
-    const FetchArg &arg = def.args.back();
-    size_t eq = words[i].find('=');
-    if ((eq != std::string_view::npos && !is_listed_name(words[i].substr(0, eq))) ||
-        (words[i].back() == ':' && arg.type.empty()) || arg.type.find(':') != std::string::npos)
-      return Error("probe definition with an argument the kernel would not take ('" + std::string(words[i]) + "'): '" +
-                   std::string(line) + "'");
-    // (":" alone would be written as nothing, and the line would read back one argument short.)
-    if (def.args.back().fetch.empty())
-      return Error("probe definition with an argument that fetches nothing ('" + std::string(words[i]) + "'): '" +
-                   std::string(line) + "'");
+    auto arg = parse_checked_fetch_arg(words[i]);
+    if (!arg) return refused(arg.error());
+    def.args.push_back(std::move(*arg));
   }
   return def;
 }

@@ -35,74 +35,130 @@ struct ScannedPoint {
   std::string lazy;              // the raw text after ';' (escapes kept, as perf does)
 };
 
-Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end) {
-  ScannedPoint out;
-  char quote = 0;
-  size_t quote_col = 0;
-  int depth = 0;
-  size_t head = 0;  // where the name starts in out.chars: after EVENT=
-  // A C++ name as printed may follow words of a return type (cxx_point.h):
-  // they name nothing and are dropped when the name starts.
-  size_t name_begin = point_name_begin(spec.substr(0, end), begin);
-  // Brackets and operators are a C++ name's, before the name ends at '@',
-  // '+', '%' or ':' (a file "@(x).c" has no brackets to balance).
-  bool name_done = false;
-  bool type_dropped = name_begin == begin;
-  for (size_t i = begin; i < end; ++i) {
-    char c = spec[i];
-    if (!type_dropped && i >= name_begin) {
-      type_dropped = true;
-      out.chars.resize(std::min(out.chars.size(), head));
-      name_done = false;
-      depth = 0;
+// Reads the point's characters one at a time into a ScannedPoint: escapes
+// and quotes removed, each character marked literal or nested.
+class PointScanner {
+ public:
+  PointScanner(std::string_view spec, size_t begin, size_t end)
+      : spec_(spec), end_(end), i_(begin),
+        // A C++ name as printed may follow words of a return type
+        // (cxx_point.h): they name nothing and are dropped when the name starts.
+        name_begin_(point_name_begin(spec.substr(0, end), begin)), type_dropped_(name_begin_ == begin) {}
+
+  Result<ScannedPoint> scan() {
+    for (; i_ < end_; ++i_) {
+      if (!type_dropped_ && i_ >= name_begin_) drop_return_type();
+      auto more = step();
+      if (!more) return std::move(more).error();
+      if (!*more) return std::move(out_);
     }
-    if (c == '\\') {
-      if (i + 1 == end)
-        return spec_error(spec, i, i + 1, "a backslash at the end of the probe point escapes nothing",
-                          "escape a special character as '\\@', or write '\\\\' for a backslash");
-      ++i;
-      out.chars.push_back({spec[i], i, true, depth > 0});
-    } else if (quote != 0) {
-      if (c == quote) quote = 0;
-      else out.chars.push_back({c, i, true, depth > 0});
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      quote_col = i;
-    } else if (c == ':' && i + 1 < end && spec[i + 1] == ':') {
+    if (quote_ != 0)
+      return spec_error(spec_, quote_col_, end_, std::string("unterminated quote ") + quote_ + " in the probe point");
+    return std::move(out_);
+  }
+
+ private:
+  // Takes the character at i_ (and the ones it brings: an escaped one, a
+  // "::", an operator's name); false when the point ends there at ';'.
+  Result<bool> step() {
+    char c = spec_[i_];
+    if (c == '\\') return take_escaped();
+    if (quote_ != 0) {
+      if (c == quote_) quote_ = 0;
+      else push_literal(i_);
+      return true;
+    }
+    if (c == '\'' || c == '"') {
+      quote_ = c;
+      quote_col_ = i_;
+      return true;
+    }
+    if (c == ':' && i_ + 1 < end_ && spec_[i_ + 1] == ':') {
       // C++'s scope operator ("ns::Cls::method") is part of the name: a
       // line number follows a single ':'. perf needs it escaped ("ns\:\:f");
       // that form works too.
-      out.chars.push_back({c, i, true, depth > 0});
-      out.chars.push_back({c, ++i, true, depth > 0});
-    } else if (size_t op = name_done ? i : operator_name_end(spec.substr(0, end), i); op != i) {
-      // "operator+=", "operator()": its characters are the name's.
-      for (; i < op; ++i)
-        if (!std::isspace(static_cast<unsigned char>(spec[i]))) out.chars.push_back({spec[i], i, true, depth > 0});
-      --i;
-    } else if (!name_done && (c == '(' || c == '<' || c == '{' || c == '[')) {
-      ++depth;
-      out.chars.push_back({c, i, true, true});
-    } else if ((c == ')' || c == '>' || c == '}' || c == ']') && depth > 0) {
-      --depth;
-      out.chars.push_back({c, i, true, true});
-    } else if (depth > 0) {
-      out.chars.push_back({c, i, true, true});  // spaces too: the C++ matcher ignores them
-    } else if (std::isspace(static_cast<unsigned char>(c))) {
-      // Between a return type's words, or before a qualifier (" const"): the
-      // C++ matcher ignores white space.
-    } else if (c == ';') {
-      out.lazy_col = i;
-      out.lazy = std::string(spec.substr(i + 1, end - i - 1));
-      return out;
-    } else {
-      out.chars.push_back({c, i, false});
-      if (c == '=' && head == 0) head = out.chars.size();
-      name_done |= std::string_view("@+%:").find(c) != std::string_view::npos;
+      push_literal(i_);
+      push_literal(++i_);
+      return true;
     }
+    if (take_operator_name() || take_bracketed(c)) return true;
+    if (c == ';') {
+      out_.lazy_col = i_;
+      out_.lazy = std::string(spec_.substr(i_ + 1, end_ - i_ - 1));
+      return false;
+    }
+    // White space is between a return type's words, or before a qualifier
+    // (" const"): the C++ matcher ignores it.
+    if (!std::isspace(static_cast<unsigned char>(c))) take_plain(c);
+    return true;
   }
-  if (quote != 0)
-    return spec_error(spec, quote_col, end, std::string("unterminated quote ") + quote + " in the probe point");
-  return out;
+
+  // The name starts here: what came since EVENT= was a return type's words.
+  void drop_return_type() {
+    type_dropped_ = true;
+    out_.chars.resize(std::min(out_.chars.size(), head_));
+    name_done_ = false;
+    depth_ = 0;
+  }
+
+  Result<bool> take_escaped() {
+    if (i_ + 1 == end_)
+      return spec_error(spec_, i_, i_ + 1, "a backslash at the end of the probe point escapes nothing",
+                        "escape a special character as '\\@', or write '\\\\' for a backslash");
+    push_literal(++i_);
+    return true;
+  }
+
+  // "operator+=", "operator()": its characters are the name's (blanks left out).
+  bool take_operator_name() {
+    if (name_done_) return false;
+    size_t op = operator_name_end(spec_.substr(0, end_), i_);
+    if (op == i_) return false;
+    for (; i_ < op; ++i_)
+      if (!std::isspace(static_cast<unsigned char>(spec_[i_]))) push_literal(i_);
+    --i_;
+    return true;
+  }
+
+  // Brackets and operators are a C++ name's, before the name ends at '@',
+  // '+', '%' or ':' (a file "@(x).c" has no brackets to balance); inside
+  // them every character is the name's, spaces too: the C++ matcher ignores them.
+  bool take_bracketed(char c) {
+    if (!name_done_ && (c == '(' || c == '<' || c == '{' || c == '['))
+      ++depth_;
+    else if ((c == ')' || c == '>' || c == '}' || c == ']') && depth_ > 0)
+      --depth_;
+    else if (depth_ == 0)
+      return false;
+    out_.chars.push_back({c, i_, true, true});
+    return true;
+  }
+
+  // A character that may be special: '=' ends EVENT, '@', '+', '%' and ':'
+  // end the name.
+  void take_plain(char c) {
+    out_.chars.push_back({c, i_, false});
+    if (c == '=' && head_ == 0) head_ = out_.chars.size();
+    name_done_ |= std::string_view("@+%:").find(c) != std::string_view::npos;
+  }
+
+  void push_literal(size_t col) { out_.chars.push_back({spec_[col], col, true, depth_ > 0}); }
+
+  std::string_view spec_;
+  size_t end_;
+  size_t i_;
+  size_t name_begin_;
+  bool type_dropped_;
+  ScannedPoint out_;
+  char quote_ = 0;
+  size_t quote_col_ = 0;
+  int depth_ = 0;
+  size_t head_ = 0;  // where the name starts in out_.chars: after EVENT=
+  bool name_done_ = false;
+};
+
+Result<ScannedPoint> scan_point(std::string_view spec, size_t begin, size_t end) {
+  return PointScanner(spec, begin, end).scan();
 }
 
 // A run of scanned characters and where it sits in the spec.
@@ -284,73 +340,101 @@ Result<bool> parse_sdt_point(std::string_view spec, std::string_view rest, size_
   return true;
 }
 
-}  // namespace
-
-Status parse_point_token(std::string_view spec, size_t begin, size_t end, ProbeSpec &out) {
-  auto scanned = scan_point(spec, begin, end);
-  if (!scanned) return std::move(scanned).error();
-  const std::vector<PointChar> &chars = scanned->chars;
-
-  // An event name ends at the first '=' that comes before any other special.
-  size_t from = 0;
+// EVENT= or GROUP:EVENT= at the start of the point: an event name ends at
+// the first '=' that comes before any other special. Returns where the rest
+// of the point starts in `chars` (0 without one).
+Result<size_t> parse_event_prefix(std::string_view spec, const std::vector<PointChar> &chars, ProbeSpec &out) {
   size_t first = find_special(chars, 0, "=@+%");
-  if (first < chars.size() && chars[first].c == '=') {
-    if (auto st = parse_event_part(spec, chars, first, out); !st) return st;
-    from = first + 1;
-  }
-  size_t rest_col = from < chars.size() ? chars[from].col : (scanned->lazy_col ? *scanned->lazy_col : end);
-  if (from == chars.size() && !scanned->lazy_col)
-    return spec_error(spec, end - 1, end, "the probe point is missing after '='",
-                      "write EVENT=FUNC, EVENT=FUNC:LINE or EVENT=SRC:LINE");
+  if (first == chars.size() || chars[first].c != '=') return size_t{0};
+  if (auto st = parse_event_part(spec, chars, first, out); !st) return std::move(st).error();
+  return first + 1;
+}
 
-  if (from < chars.size() && !scanned->lazy_col) {
-    size_t col = chars[from].col;
-    auto sdt = parse_sdt_point(spec, spec.substr(col, end - col), col, out.point);
-    if (!sdt) return std::move(sdt).error();
-    if (*sdt) return Ok{};
-  }
-
-  // A source file (SRC:ALN, SRC;PTN) iff no '+', '@', '%' and a '.' before ':'/';'.
+// Whether the point from `from` on is a source file (SRC:ALN, SRC;PTN), as
+// perf decides: no '+', '@' or '%', and a '.' before ':' or ';' (one not
+// nested in a C++ name's brackets).
+bool is_file_point(const std::vector<PointChar> &chars, size_t from, bool has_lazy) {
   size_t colon = find_special(chars, from, ":");
-  bool file_spec = find_special(chars, from, "+@%") == chars.size() &&
-                   (colon < chars.size() || scanned->lazy_col);
-  if (file_spec) {
-    file_spec = false;
-    for (size_t i = from; i < colon; ++i) file_spec |= chars[i].c == '.' && !chars[i].nested;
-  }
+  if (find_special(chars, from, "+@%") != chars.size() || (colon == chars.size() && !has_lazy)) return false;
+  for (size_t i = from; i < colon; ++i)
+    if (chars[i].c == '.' && !chars[i].nested) return true;
+  return false;
+}
 
-  PointParts parts;
-  ProbePoint &pp = out.point;
-  size_t sep = find_special(chars, from, ":+@%");
-  parts.head = make_piece(chars, from, sep, rest_col);
-  if (file_spec) {
-    pp.file = parts.head.text;
-    parts.file = parts.head;
-  } else if (parts.head.text.starts_with("0x")) {
+// The point's head, before any ':', '+', '@' or '%': a source file, a raw
+// address (0x...) or a function.
+Status parse_point_head(std::string_view spec, bool file_point, PointParts &parts, ProbePoint &pp) {
+  const Piece &head = parts.head;
+  if (file_point) {
+    pp.file = head.text;
+    parts.file = head;
+  } else if (head.text.starts_with("0x")) {
     uint64_t address = 0;
-    if (!parse_c_number(parts.head.text, address))
-      return spec_error(spec, parts.head.begin, parts.head.end, "Invalid absolute address.",
+    if (!parse_c_number(head.text, address))
+      return spec_error(spec, head.begin, head.end, "Invalid absolute address.",
                         "write a raw address as 0x followed by hexadecimal digits");
     pp.address = address;
   } else {
-    pp.function = parts.head.text;
+    pp.function = head.text;
   }
+  return Ok{};
+}
 
+// The ":RLN", "+OFFS", "@SRC" and "%return" after the head, each from its
+// sigil at chars[sep] to the next.
+Status parse_segments(std::string_view spec, const std::vector<PointChar> &chars, size_t sep, PointParts &parts,
+                      ProbePoint &pp) {
   while (sep < chars.size()) {
     size_t next = find_special(chars, sep + 1, ":+@%");
     Piece arg = make_piece(chars, sep + 1, next, chars[sep].col + 1);
     if (auto st = parse_segment(spec, chars[sep].c, chars[sep].col, arg, parts, pp); !st) return st;
     sep = next;
   }
+  return Ok{};
+}
 
-  if (scanned->lazy_col) {
-    size_t col = *scanned->lazy_col;
-    if (scanned->lazy.empty())
-      return spec_error(spec, col, col + 1, "lazy pattern is missing after ';'",
-                        "write FUNC;PATTERN, e.g. 'schedule;update_rq_clock*'");
-    pp.lazy_pattern = scanned->lazy;
-    parts.lazy = Piece{scanned->lazy, col, end};
+// ";PTN": the pattern after ';', to the end of the point.
+Status parse_lazy_pattern(std::string_view spec, const ScannedPoint &scanned, size_t end, PointParts &parts,
+                          ProbePoint &pp) {
+  size_t col = *scanned.lazy_col;
+  if (scanned.lazy.empty())
+    return spec_error(spec, col, col + 1, "lazy pattern is missing after ';'",
+                      "write FUNC;PATTERN, e.g. 'schedule;update_rq_clock*'");
+  pp.lazy_pattern = scanned.lazy;
+  parts.lazy = Piece{scanned.lazy, col, end};
+  return Ok{};
+}
+
+}  // namespace
+
+Status parse_point_token(std::string_view spec, size_t begin, size_t end, ProbeSpec &out) {
+  auto scanned = scan_point(spec, begin, end);
+  if (!scanned) return std::move(scanned).error();
+  const std::vector<PointChar> &chars = scanned->chars;
+  bool has_lazy = scanned->lazy_col.has_value();
+
+  auto event_end = parse_event_prefix(spec, chars, out);
+  if (!event_end) return std::move(event_end).error();
+  size_t from = *event_end;
+  if (from == chars.size() && !has_lazy)
+    return spec_error(spec, end - 1, end, "the probe point is missing after '='",
+                      "write EVENT=FUNC, EVENT=FUNC:LINE or EVENT=SRC:LINE");
+  if (from < chars.size() && !has_lazy) {
+    size_t col = chars[from].col;
+    auto sdt = parse_sdt_point(spec, spec.substr(col, end - col), col, out.point);
+    if (!sdt) return std::move(sdt).error();
+    if (*sdt) return Ok{};
   }
+
+  PointParts parts;
+  ProbePoint &pp = out.point;
+  size_t sep = find_special(chars, from, ":+@%");
+  size_t head_col = from < chars.size() ? chars[from].col : (has_lazy ? *scanned->lazy_col : end);
+  parts.head = make_piece(chars, from, sep, head_col);
+  if (auto st = parse_point_head(spec, is_file_point(chars, from, has_lazy), parts, pp); !st) return st;
+  if (auto st = parse_segments(spec, chars, sep, parts, pp); !st) return st;
+  if (has_lazy)
+    if (auto st = parse_lazy_pattern(spec, *scanned, end, parts, pp); !st) return st;
   return check_combinations(spec, parts, pp);
 }
 

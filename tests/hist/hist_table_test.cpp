@@ -2,25 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/hist/kernel_hist_samples.h"
+
 namespace kpp {
 namespace {
 
-// Printed by Debian's 6.1 cloud kernel in the guest for
-// hist:keys=common_pid.execname:vals=hitcount,count (a dd reading 3 x 7 bytes).
-const char *kExecnameHist = R"(# event histogram
-#
-# trigger info: hist:keys=common_pid.execname:vals=hitcount,count:sort=hitcount.descending:size=2048 [active]
-#
-
-{ common_pid: dd              [       100] } hitcount:          3  count:         21
-{ common_pid: cat             [        99] } hitcount:          2  count:     131072
-{ common_pid: cat             [       101] } hitcount:          1  count:      65536
-
-Totals:
-    Hits: 6
-    Entries: 3
-    Dropped: 0
-)";
+using hist_samples::kExecnameHist;
 
 // The same kernel, a log2 key (the latency histogram of a synthetic event).
 const char *kLog2Hist = R"(# event histogram

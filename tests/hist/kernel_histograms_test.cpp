@@ -12,26 +12,14 @@
 #include <fstream>
 #include <regex>
 
+#include "tests/hist/kernel_hist_samples.h"
+
 namespace kpp {
 namespace {
 
+using hist_samples::kExecnameHist;
+
 namespace fs = std::filesystem;
-
-// As the 6.1 kernel printed it for a dd reading 3 x 7 bytes and two cats.
-const char *kExecnameHist = R"(# event histogram
-#
-# trigger info: hist:keys=common_pid.execname:vals=hitcount,count:sort=hitcount.descending:size=2048 [active]
-#
-
-{ common_pid: dd              [       100] } hitcount:          3  count:         21
-{ common_pid: cat             [        99] } hitcount:          2  count:     131072
-{ common_pid: cat             [       101] } hitcount:          1  count:      65536
-
-Totals:
-    Hits: 6
-    Entries: 3
-    Dropped: 0
-)";
 
 const char *kTriggerHeader = "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event "
                              "enable_hist disable_hist hist\n";

@@ -91,6 +91,17 @@ TEST(DieStreamCheck, EveryFixtureOfRealCompilersPasses) {
   EXPECT_GE(checked, 8) << "fixtures missing from " << KPP_INDEX_FIXTURE_DIR;
 }
 
+// The units of crafted() one after the other, as LLVM reads their headers.
+std::vector<UnitGate::Unit> units_of(const std::vector<const Crafted *> &crafted_units) {
+  std::vector<UnitGate::Unit> units;
+  uint64_t at = 0;
+  for (const Crafted *c : crafted_units) {
+    units.push_back({at, at + 11, at + c->info.size(), 0, 8, 4, 4});  // DWARF 4: an 11-byte header
+    at += c->info.size();
+  }
+  return units;
+}
+
 // "the unit at 0x…" of the check's messages.
 std::string unit_at(uint64_t offset) {
   char text[40];
@@ -104,7 +115,7 @@ TEST(UnitGate, ChecksTheUnitsAQueryReadsAlone) {
   Crafted good = crafted(0x0a, 1, std::string("\x03xyz", 4));
   Crafted bad = crafted(0x0a, 1, std::string("\x01x\x01\x7f", 4));
   std::string info = good.info + bad.info;
-  auto gate = UnitGate::open({info, good.abbrev, false, ".debug_info", 0, {}}, "crafted");
+  auto gate = UnitGate::open({info, good.abbrev, false, ".debug_info", 0, {}}, "crafted", units_of({&good, &bad}));
   ASSERT_TRUE(gate) << gate.error().message;
   auto first = gate->enter(0);
   ASSERT_TRUE(first) << first.error().message;
@@ -124,20 +135,34 @@ TEST(UnitGate, ADamagedUnitDieIsRefusedAtOpen) {
   Crafted good = crafted(0x04, 1, std::string("\x01\0\0\0x", 5));
   Crafted bad = crafted(0x04, 1, std::string("\xf0\xff\xff\xff", 4));
   std::string info = good.info + bad.info;
-  auto gate = UnitGate::open({info, good.abbrev, false, ".debug_info", 0, {}}, "crafted");
+  auto gate = UnitGate::open({info, good.abbrev, false, ".debug_info", 0, {}}, "crafted", units_of({&good, &bad}));
   ASSERT_FALSE(gate);
   EXPECT_NE(gate.error().message.find(unit_at(good.info.size())), std::string::npos) << gate.error().message;
   EXPECT_NE(gate.error().message.find("DW_FORM_block4"), std::string::npos) << gate.error().message;
 }
 
+TEST(UnitGate, AUnitOutsideTheStreamIsRefused) {
+  Crafted c = crafted(0x08, 1, std::string("main\0", 5));
+  std::vector<UnitGate::Unit> units = units_of({&c});
+  units[0].end += 1;  // a header that says more than the section holds
+  EXPECT_FALSE(UnitGate::open({c.info, c.abbrev, false, ".debug_info", 0, {}}, "crafted", units));
+}
+
 TEST(UnitGate, AUnitThatNamesOtherUnitsAsksForThemAll) {
   // DW_AT_type in DW_FORM_ref_addr: LLVM follows it into whichever unit holds it.
   Crafted c = crafted(0x10, 1, std::string("\0\0\0\0", 4));
-  auto gate = UnitGate::open({c.info, c.abbrev, false, ".debug_info", 0, {}}, "crafted");
+  auto gate = UnitGate::open({c.info, c.abbrev, false, ".debug_info", 0, {}}, "crafted", units_of({&c}));
   ASSERT_TRUE(gate) << gate.error().message;
   auto entered = gate->enter(0);
   ASSERT_TRUE(entered) << entered.error().message;
   EXPECT_FALSE(*entered);
+  // DW_FORM_indirect naming DW_FORM_ref_addr in the DIE itself: the same.
+  Crafted indirect = crafted(0x16, 1, std::string("\x10\0\0\0\0", 5));
+  auto through = UnitGate::open({indirect.info, indirect.abbrev, false, ".debug_info", 0, {}}, "crafted", units_of({&indirect}));
+  ASSERT_TRUE(through) << through.error().message;
+  auto entered_through = through->enter(0);
+  ASSERT_TRUE(entered_through) << entered_through.error().message;
+  EXPECT_FALSE(*entered_through);
 }
 
 // Where the unit holding the DIE at `die` lies in `elf` (a 64-bit ELF
