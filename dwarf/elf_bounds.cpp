@@ -69,6 +69,119 @@ bool inside(uint64_t offset, uint64_t size, uint64_t file_size) { return offset 
 
 std::string number(uint64_t v) { return std::to_string(v); }
 
+// The forms a DWARF 5 line table header describes its directories and
+// files with: LLVM 19's prologue parser crashes on forms DWARF 5 does not
+// allow there. Reads the headers of one .debug_line section.
+class LineHeaderForms {
+ public:
+  explicit LineHeaderForms(Fields f) : f_(f) {}
+
+  struct Table {
+    uint64_t end = 0;        // where the next table starts
+    uint64_t formats = 0;    // a DWARF 5 table's directory entry formats; 0 for older versions
+    bool dwarf64 = false;
+  };
+  // The table whose header is at `at`; nullopt when it is cut short.
+  std::optional<Table> table_at(uint64_t at) const {
+    auto length = f_.get(at, 4);
+    uint64_t header = 4;
+    Table t;
+    t.dwarf64 = length == 0xffffffff;
+    if (t.dwarf64) {
+      length = f_.get(at + 4, 8);
+      header = 12;
+    }
+    if (!length || *length > f_.size() - at - header) return std::nullopt;
+    t.end = at + header + *length;
+    uint64_t p = at + header;
+    if (f_.get(p, 2) != 5) return t;
+    p += 2 + 1 + 1 + (t.dwarf64 ? 8 : 4) + 5;  // version, address and selector sizes, header_length, five fields
+    auto opcode_base = f_.get(p++, 1);
+    if (!opcode_base) return t;
+    t.formats = p + (*opcode_base > 0 ? *opcode_base - 1 : 0);
+    return t;
+  }
+
+  struct BadForm {
+    bool files;  // in the file entry formats (else the directories')
+    uint64_t form;
+  };
+  // The first entry format of `t` whose form DWARF 5 does not allow there.
+  std::optional<BadForm> first_bad_form(const Table &t) const {
+    uint64_t p = t.formats;
+    for (int list = 0; t.formats != 0 && list < 2 && p < t.end; ++list) {
+      auto count = f_.get(p++, 1);
+      if (!count) break;
+      std::vector<uint64_t> forms;
+      for (uint64_t i = 0; i < *count; ++i) {
+        auto kind = uleb(p), form = uleb(p);
+        if (!kind || !form) break;
+        if (!allowed(*form)) return BadForm{list == 1, *form};
+        forms.push_back(*form);
+      }
+      if (list == 1) break;
+      // The directories, to reach the file formats after them.
+      auto entries = uleb(p);
+      bool readable = entries.has_value() && !forms.empty();  // no forms: no progress per entry
+      for (uint64_t e = 0; readable && e < *entries && p < t.end; ++e)
+        for (uint64_t form : forms) readable = readable && skip(form, p, t);
+      if (!readable || p >= t.end) break;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static bool allowed(uint64_t form) {
+    switch (form) {
+      case 0x08: case 0x1f: case 0x0e: case 0x1a: case 0x25: case 0x26: case 0x27: case 0x28:  // strings
+      case 0x0f: case 0x0b: case 0x05: case 0x06: case 0x07: case 0x1e: case 0x09:            // numbers, MD5, block
+        return true;
+      default: return false;
+    }
+  }
+
+  std::optional<uint64_t> uleb(uint64_t &at) const {
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+      auto byte = f_.get(at++, 1);
+      if (!byte) return std::nullopt;
+      v |= (*byte & 0x7f) << shift;
+      if (!(*byte & 0x80)) return v;
+    }
+    return std::nullopt;
+  }
+
+  // Moves `q` past one value of `form` (an allowed one); false when it cannot tell.
+  bool skip(uint64_t form, uint64_t &q, const Table &t) const {
+    switch (form) {
+      case 0x08:  // a string: to its NUL
+        while (q < t.end) {
+          auto c = f_.get(q++, 1);
+          if (!c) return false;
+          if (*c == 0) return true;
+        }
+        return false;
+      case 0x1f: case 0x0e: q += t.dwarf64 ? 8 : 4; return true;
+      case 0x1a: case 0x0f: return uleb(q).has_value();
+      case 0x25: case 0x0b: q += 1; return true;
+      case 0x26: case 0x05: q += 2; return true;
+      case 0x27: q += 3; return true;
+      case 0x28: case 0x06: q += 4; return true;
+      case 0x07: q += 8; return true;
+      case 0x1e: q += 16; return true;
+      case 0x09: {
+        auto n = uleb(q);
+        if (!n || *n > t.end - std::min(q, t.end)) return false;
+        q += *n;
+        return true;
+      }
+      default: return false;
+    }
+  }
+
+  Fields f_;
+};
+
 class Checker {
  public:
   Checker(std::string_view bytes, const std::string &path, bool is64, bool little,
@@ -236,94 +349,16 @@ class Checker {
     if ((name != ".debug_line" && name != ".debug_line.dwo") || (s.flags & kShfCompressed) || s.type == kShtNobits ||
         s.size == 0)
       return Ok{};
-    Fields f(bytes_.substr(s.offset, s.size), true, little_);
-    auto uleb = [&f](uint64_t &at) -> std::optional<uint64_t> {
-      uint64_t v = 0;
-      for (unsigned shift = 0; shift < 64; shift += 7) {
-        auto byte = f.get(at++, 1);
-        if (!byte) return std::nullopt;
-        v |= (*byte & 0x7f) << shift;
-        if (!(*byte & 0x80)) return v;
-      }
-      return std::nullopt;
-    };
-    auto allowed = [](uint64_t form) {
-      switch (form) {
-        case 0x08: case 0x1f: case 0x0e: case 0x1a: case 0x25: case 0x26: case 0x27: case 0x28:  // strings
-        case 0x0f: case 0x0b: case 0x05: case 0x06: case 0x07: case 0x1e: case 0x09:            // numbers, MD5, block
-          return true;
-        default: return false;
-      }
-    };
+    LineHeaderForms tables(Fields(bytes_.substr(s.offset, s.size), true, little_));
     uint64_t given_back = 0;
     for (uint64_t at = 0; at + 4 <= s.size;) {
-      uint64_t length = *f.get(at, 4), header = 4;
-      bool dwarf64 = length == 0xffffffff;
-      if (dwarf64) {
-        auto long_length = f.get(at + 4, 8);
-        if (!long_length) return Ok{};
-        length = *long_length;
-        header = 12;
-      }
-      if (length > s.size - at - header) return Ok{};  // LLVM reports a cut table itself
-      uint64_t end = at + header + length, p = at + header;
-      auto version = f.get(p, 2);
-      if (version && *version == 5) {
-        p += 2 + 1 + 1 + (dwarf64 ? 8 : 4) + 5;  // address and selector sizes, header_length, five fields
-        auto opcode_base = f.get(p++, 1);
-        if (!opcode_base) return Ok{};
-        p += *opcode_base > 0 ? *opcode_base - 1 : 0;
-        // The size of one value of `form` at `q` (nullopt: cannot tell).
-        auto skip = [&](uint64_t form, uint64_t &q) -> bool {
-          switch (form) {
-            case 0x08: {  // a string: to its NUL
-              while (q < end) {
-                auto c = f.get(q++, 1);
-                if (!c) return false;
-                if (*c == 0) return true;
-              }
-              return false;
-            }
-            case 0x1f: case 0x0e: q += dwarf64 ? 8 : 4; return true;
-            case 0x1a: case 0x0f: return uleb(q).has_value();
-            case 0x25: case 0x0b: q += 1; return true;
-            case 0x26: case 0x05: q += 2; return true;
-            case 0x27: q += 3; return true;
-            case 0x28: case 0x06: q += 4; return true;
-            case 0x07: q += 8; return true;
-            case 0x1e: q += 16; return true;
-            case 0x09: {
-              auto n = uleb(q);
-              if (!n || *n > end - std::min(q, end)) return false;
-              q += *n;
-              return true;
-            }
-            default: return false;
-          }
-        };
-        for (int list = 0; list < 2 && p < end; ++list) {
-          auto count = f.get(p++, 1);
-          if (!count) break;
-          std::vector<uint64_t> forms;
-          for (uint64_t i = 0; i < *count; ++i) {
-            auto kind = uleb(p), form = uleb(p);
-            if (!kind || !form) break;
-            if (!allowed(*form))
-              return bad(name_of(s) + ": the line table at " + number(at) + " describes its " +
-                         (list == 0 ? "directories" : "files") + " with form " + number(*form) +
-                         ", which DWARF 5 does not allow there");
-            forms.push_back(*form);
-          }
-          if (list == 1) break;
-          // The directories, to reach the file formats after them.
-          auto entries = uleb(p);
-          bool readable = entries.has_value() && !forms.empty();  // no forms: no progress per entry
-          for (uint64_t e = 0; readable && e < *entries && p < end; ++e)
-            for (uint64_t form : forms) readable = readable && skip(form, p);
-          if (!readable || p >= end) break;
-        }
-      }
-      at = end;
+      auto table = tables.table_at(at);
+      if (!table) break;  // a cut table: LLVM reports it itself
+      if (auto bad_form = tables.first_bad_form(*table))
+        return bad(name_of(s) + ": the line table at " + number(at) + " describes its " +
+                   (bad_form->files ? "files" : "directories") + " with form " + number(bad_form->form) +
+                   ", which DWARF 5 does not allow there");
+      at = table->end;
       // Each header read mapped the 64 KiB around it: a vmlinux's ~2,170 would be ~16 MB at once.
       if (done_with_ && at - given_back >= kGiveBackEvery) {
         done_with_(bytes_.substr(s.offset + given_back, at - given_back));

@@ -179,26 +179,27 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
   return found;
 }
 
+// Without DWARF the symbol tables are all there is: by name, else (a C++
+// name) by demangled name.
+std::vector<Function> LlvmDebugInfo::functions_by_symbol(const std::string &name) {
+  std::vector<Function> found = function_symbols(name);
+  if (found.empty() && is_cxx_query(name)) {
+    CxxQuery query = parse_cxx_query(name);
+    const auto &demangled = demangled_symbols();
+    const std::vector<ElfSymbol> &functions = symbols_.functions();
+    for (size_t i = 0; i < functions.size(); ++i)
+      if (demangled[i] && cxx_name_matches(query, *demangled[i])) found.push_back(function_of_symbol(functions[i], name));
+  }
+  return found;
+}
+
 std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, const std::string &file,
                                                     InlineCopies inlines) {
   // FUNC@VERSION ("memcpy@GLIBC_2.14", parsed as FUNC@SRC): a versioned
   // symbol when no source file can be meant.
   if (!file.empty() && file.find('/') == std::string::npos && !symbols_.functions_named(name + "@" + file).empty())
     return find_functions(name + "@" + file, "", inlines);
-  // Without DWARF the symbol tables are all there is: by name, else (a C++
-  // name) by demangled name.
-  if (!has_dwarf()) {
-    if (!file.empty()) return {};
-    std::vector<Function> found = function_symbols(name);
-    if (found.empty() && is_cxx_query(name)) {
-      CxxQuery query = parse_cxx_query(name);
-      const auto &demangled = demangled_symbols();
-      const std::vector<ElfSymbol> &functions = symbols_.functions();
-      for (size_t i = 0; i < functions.size(); ++i)
-        if (demangled[i] && cxx_name_matches(query, *demangled[i])) found.push_back(function_of_symbol(functions[i], name));
-    }
-    return found;
-  }
+  if (!has_dwarf()) return file.empty() ? functions_by_symbol(name) : std::vector<Function>{};
   std::vector<Function> result;
   std::set<uint64_t> seen;
   // `symbol_at`: the address of the symbol named `name` that led to `die`.

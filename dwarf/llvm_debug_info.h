@@ -58,6 +58,7 @@ class LlvmDebugInfo final : public DebugInfo {
 
   std::vector<Function> find_functions(const std::string &name, const std::string &file,
                                        InlineCopies inlines) override;
+  std::vector<Function> functions_by_symbol(const std::string &name);  // find_functions without DWARF
   std::vector<Function> function_symbols(const std::string &name) override;
   std::vector<std::string> similar_functions(const std::string &name, size_t max) override;
   uint64_t probe_entry(const Function &fn) override;
