@@ -144,10 +144,11 @@ class ModuleFrames : public ::testing::Test {
         ASSERT_EQ(named(**ko, *link, FrameAddress::Exact, frame, theirs), theirs)
             << f.section << " " << f.name << "+0x" << std::hex << o;
         // The same byte as a return address: the call's line, one byte before.
-        if (o > 0)
+        if (o > 0) {
           ASSERT_EQ(named(**ko, *link, FrameAddress::ReturnAddress, frame, expected[f.value + o - 1]),
                     expected[f.value + o - 1])
               << f.section << " " << f.name << "+0x" << std::hex << o << " as a return address";
+        }
         ++checked;
         with_lines += !theirs.empty();
         with_inlined += theirs.size() > 1;
