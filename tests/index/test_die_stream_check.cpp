@@ -102,6 +102,22 @@ std::vector<UnitGate::Unit> units_of(const std::vector<const Crafted *> &crafted
   return units;
 }
 
+// The gate over `units` one after the other, read with the first one's
+// abbreviations; `info` keeps their bytes (the gate reads them in place).
+Result<UnitGate> gate_over(std::string &info, const std::vector<const Crafted *> &units) {
+  info.clear();
+  for (const Crafted *c : units) info += c->info;
+  return UnitGate::open({info, units.front()->abbrev, false, ".debug_info", 0, {}}, "crafted", units_of(units));
+}
+
+// What entering the only unit of `c` says (an error, or whether it stays inside itself).
+Result<bool> enter_alone(const Crafted &c) {
+  std::string info;
+  auto gate = gate_over(info, {&c});
+  if (!gate) return std::move(gate).error();
+  return gate->enter(0);
+}
+
 // "the unit at 0x…" of the check's messages.
 std::string unit_at(uint64_t offset) {
   char text[40];
@@ -114,8 +130,8 @@ TEST(UnitGate, ChecksTheUnitsAQueryReadsAlone) {
   // second DIE claims 0x7f bytes where 0 are left.
   Crafted good = crafted(0x0a, 1, std::string("\x03xyz", 4));
   Crafted bad = crafted(0x0a, 1, std::string("\x01x\x01\x7f", 4));
-  std::string info = good.info + bad.info;
-  auto gate = UnitGate::open({info, good.abbrev, false, ".debug_info", 0, {}}, "crafted", units_of({&good, &bad}));
+  std::string info;
+  auto gate = gate_over(info, {&good, &bad});
   ASSERT_TRUE(gate) << gate.error().message;
   auto first = gate->enter(0);
   ASSERT_TRUE(first) << first.error().message;
@@ -134,8 +150,8 @@ TEST(UnitGate, ADamagedUnitDieIsRefusedAtOpen) {
   // LLVM reads the unit DIE of every unit .debug_aranges leaves out: each is checked first.
   Crafted good = crafted(0x04, 1, std::string("\x01\0\0\0x", 5));
   Crafted bad = crafted(0x04, 1, std::string("\xf0\xff\xff\xff", 4));
-  std::string info = good.info + bad.info;
-  auto gate = UnitGate::open({info, good.abbrev, false, ".debug_info", 0, {}}, "crafted", units_of({&good, &bad}));
+  std::string info;
+  auto gate = gate_over(info, {&good, &bad});
   ASSERT_FALSE(gate);
   EXPECT_NE(gate.error().message.find(unit_at(good.info.size())), std::string::npos) << gate.error().message;
   EXPECT_NE(gate.error().message.find("DW_FORM_block4"), std::string::npos) << gate.error().message;
@@ -150,19 +166,17 @@ TEST(UnitGate, AUnitOutsideTheStreamIsRefused) {
 
 TEST(UnitGate, AUnitThatNamesOtherUnitsAsksForThemAll) {
   // DW_AT_type in DW_FORM_ref_addr: LLVM follows it into whichever unit holds it.
-  Crafted c = crafted(0x10, 1, std::string("\0\0\0\0", 4));
-  auto gate = UnitGate::open({c.info, c.abbrev, false, ".debug_info", 0, {}}, "crafted", units_of({&c}));
-  ASSERT_TRUE(gate) << gate.error().message;
-  auto entered = gate->enter(0);
+  auto entered = enter_alone(crafted(0x10, 1, std::string("\0\0\0\0", 4)));
   ASSERT_TRUE(entered) << entered.error().message;
   EXPECT_FALSE(*entered);
   // DW_FORM_indirect naming DW_FORM_ref_addr in the DIE itself: the same.
-  Crafted indirect = crafted(0x16, 1, std::string("\x10\0\0\0\0", 5));
-  auto through = UnitGate::open({indirect.info, indirect.abbrev, false, ".debug_info", 0, {}}, "crafted", units_of({&indirect}));
+  auto through = enter_alone(crafted(0x16, 1, std::string("\x10\0\0\0\0", 5)));
   ASSERT_TRUE(through) << through.error().message;
-  auto entered_through = through->enter(0);
-  ASSERT_TRUE(entered_through) << entered_through.error().message;
-  EXPECT_FALSE(*entered_through);
+  EXPECT_FALSE(*through);
+  // A DW_FORM_ref4 stays inside: the unit alone is let in.
+  auto inside = enter_alone(crafted(0x13, 1, std::string("\x0b\0\0\0", 4)));
+  ASSERT_TRUE(inside) << inside.error().message;
+  EXPECT_TRUE(*inside);
 }
 
 // Where the unit holding the DIE at `die` lies in `elf` (a 64-bit ELF
