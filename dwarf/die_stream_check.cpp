@@ -486,19 +486,22 @@ Status check_die_stream(const DieStream &stream, const std::string &file,
   return StreamChecker(stream, file, done_with).run();
 }
 
+DieStream section_stream(const llvm::DWARFObject &object, const llvm::DWARFSection &section, std::string_view abbrev,
+                         bool type_units, std::string_view name) {
+  auto relocated = [&object, &section](uint64_t offset, unsigned size) {
+    llvm::DWARFDataExtractor data(object, section, object.isLittleEndian(), 0);
+    return data.getRelocatedValue(size, &offset);
+  };
+  return {std::string_view(section.Data.data(), section.Data.size()), abbrev, type_units, name, 0, relocated};
+}
+
 Status check_context_dies(const llvm::DWARFContext &context, const std::string &file,
                           const std::function<void(std::string_view)> &done_with) {
-  // The sections as LLVM holds them: decompressed, relocated.
   const llvm::DWARFObject &object = context.getDWARFObj();
   auto view = [](llvm::StringRef s) { return std::string_view(s.data(), s.size()); };
   Status status = Ok{};
   auto check = [&](const llvm::DWARFSection &section, std::string_view abbrev, bool types, std::string_view name) {
-    // LLVM reads a relocatable file's (a .ko's) header fields through its relocations; so does the check.
-    auto relocated = [&](uint64_t offset, unsigned size) {
-      llvm::DWARFDataExtractor data(object, section, object.isLittleEndian(), 0);
-      return data.getRelocatedValue(size, &offset);
-    };
-    if (status) status = check_die_stream({view(section.Data), abbrev, types, name, 0, relocated}, file, done_with);
+    if (status) status = check_die_stream(section_stream(object, section, abbrev, types, name), file, done_with);
   };
   std::string_view abbrev = view(object.getAbbrevSection()), abbrev_dwo = view(object.getAbbrevDWOSection());
   object.forEachInfoSections([&](const llvm::DWARFSection &s) { check(s, abbrev, false, ".debug_info"); });

@@ -24,6 +24,8 @@
 
 namespace llvm {
 class DWARFContext;
+class DWARFObject;
+struct DWARFSection;
 }
 
 namespace kpp::dwarf {
@@ -42,6 +44,12 @@ struct DieStream {
   // through one); null: the bytes as they are.
   std::function<uint64_t(uint64_t offset, unsigned size)> relocated;
 };
+
+// `section` of `object` (units of .debug_info, .debug_types or a .dwo's) as
+// LLVM holds it: decompressed, its header fields read through the section's
+// relocations as LLVM reads a .ko's. `name` must outlive the stream.
+DieStream section_stream(const llvm::DWARFObject &object, const llvm::DWARFSection &section, std::string_view abbrev,
+                         bool type_units, std::string_view name);
 
 // Ok when LLVM can read every DIE of `stream` without leaving its unit.
 // The error names `file`, the section, the unit and the DIE (offsets in hex).

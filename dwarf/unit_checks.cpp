@@ -15,7 +15,6 @@
 #include <string>
 
 #include <llvm/DebugInfo/DWARF/DWARFContext.h>
-#include <llvm/DebugInfo/DWARF/DWARFDataExtractor.h>
 #include <llvm/DebugInfo/DWARF/DWARFObject.h>
 
 #include "dwarf/die_stream_check.h"
@@ -54,12 +53,7 @@ std::optional<DieStream> only_info_stream(const llvm::DWARFContext &context) {
   object.forEachInfoDWOSections([&](const llvm::DWARFSection &) { ++others; });
   object.forEachTypesDWOSections([&](const llvm::DWARFSection &) { ++others; });
   if (info != 1 || others != 0) return std::nullopt;
-  // A relocatable file's (a .ko's) header fields are read through its relocations, as LLVM reads them.
-  auto relocated = [&object, section](uint64_t offset, unsigned size) {
-    llvm::DWARFDataExtractor data(object, *section, object.isLittleEndian(), 0);
-    return data.getRelocatedValue(size, &offset);
-  };
-  return DieStream{view(section->Data), view(object.getAbbrevSection()), false, ".debug_info", 0, relocated};
+  return section_stream(object, *section, view(object.getAbbrevSection()), false, ".debug_info");
 }
 
 }  // namespace
