@@ -41,6 +41,17 @@ kpp_trace_write() {   # $1: line, $2: file under $KPP_TRACING
   fi
 }
 
+# Loads loop.ko ($KPP_MODULE_KO) and puts its debug .ko ($KPP_DEBUG_MODULE_KO)
+# where Debian's -dbg package does, with the modules.dep line that names it,
+# so that -m loop and --stack find it as they would on a real system.
+kpp_load_loop_with_debug() {
+  rel=$(uname -r)
+  insmod "$KPP_MODULE_KO" || kpp_fail "insmod $KPP_MODULE_KO failed"
+  mkdir -p "/lib/modules/$rel" "/usr/lib/debug/lib/modules/$rel/kernel/drivers/block"
+  echo "kernel/drivers/block/loop.ko:" >"/lib/modules/$rel/modules.dep"
+  ln -sf "$KPP_DEBUG_MODULE_KO" "/usr/lib/debug/lib/modules/$rel/kernel/drivers/block/loop.ko"
+}
+
 # Prints the GNU build-id (lower-case hex) found in a file of ELF notes, such as
 # /sys/kernel/notes (the running kernel's notes); prints nothing when there is none.
 # Note layout (little endian): namesz, descsz, type (u32 each), name, desc, each padded

@@ -46,10 +46,7 @@ expect_empty_events "after a refused build-id"
 kpp_ok "a vmlinux with another build-id refused, naming both ids"
 
 # 2. A module: loop.ko loaded, its debug .ko where Debian puts it, found by name.
-insmod "$KPP_MODULE_KO" || kpp_fail "insmod $KPP_MODULE_KO failed"
-mkdir -p "/lib/modules/$REL" "/usr/lib/debug/lib/modules/$REL/kernel/drivers/block"
-echo "kernel/drivers/block/loop.ko:" >"/lib/modules/$REL/modules.dep"
-ln -sf "$KPP_DEBUG_MODULE_KO" "/usr/lib/debug/lib/modules/$REL/kernel/drivers/block/loop.ko"
+kpp_load_loop_with_debug
 kpp_run modadd -m loop --add 'lo_ioctl cmd'
 [ $rc -eq 0 ] || kpp_fail "-m loop --add 'lo_ioctl cmd' exited $rc"
 grep -Eq '^p:probe/lo_ioctl loop:lo_ioctl(\+0)? cmd=%dx:u32$' "$T/kprobe_events" ||

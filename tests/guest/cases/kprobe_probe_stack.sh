@@ -45,11 +45,7 @@ kpp_save /tmp/s.dat
 
 # 4. A module's frames: loop.ko loaded, its debug .ko where Debian puts it (found as
 # -m finds it, checked against the loaded module's build-id).
-REL=$(uname -r)
-insmod "$KPP_MODULE_KO" || kpp_fail "insmod $KPP_MODULE_KO failed"
-mkdir -p "/lib/modules/$REL" "/usr/lib/debug/lib/modules/$REL/kernel/drivers/block"
-echo "kernel/drivers/block/loop.ko:" >"/lib/modules/$REL/modules.dep"
-ln -sf "$KPP_DEBUG_MODULE_KO" "/usr/lib/debug/lib/modules/$REL/kernel/drivers/block/loop.ko"
+kpp_load_loop_with_debug
 kpp_run modadd -m loop --add 'lo_ioctl cmd'
 [ $rc -eq 0 ] || kpp_fail "-m loop --add 'lo_ioctl cmd' exited $rc"
 dd if=/dev/zero of=/tmp/disk bs=1024 count=64 2>/dev/null
