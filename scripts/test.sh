@@ -12,4 +12,12 @@ if ! mountpoint -q /sys/kernel/tracing 2>/dev/null; then
   mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 fi
 # One test at a time: several tests measure event rates and probe hits.
-exec ctest --test-dir build --output-on-failure --timeout 900
+rc=0
+ctest --test-dir build --output-on-failure --timeout 900 || rc=$?
+# A failing test's output scrolls by in the middle of a long run, and CI keeps
+# only the end of what is printed: say again, last, why each test failed.
+failed=build/Testing/Temporary/LastTestsFailed.log
+if [ "$rc" -ne 0 ] && [ -s "$failed" ]; then
+  scripts/failed_test_output.sh build/Testing/Temporary/LastTest.log "$failed"
+fi
+exit "$rc"
