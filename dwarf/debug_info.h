@@ -158,6 +158,10 @@ class DebugInfo {
 
   // Variables and parameters visible at `pc` inside `fn`, innermost scope first.
   virtual std::vector<Variable> variables_at(const Function &fn, uint64_t pc) = 0;
+  // The one named `name` of them, if any: what reading one variable needs,
+  // without locating and typing the rest (an LTO unit's globals number
+  // thousands, and a function inlined 20 times is looked at 20 times).
+  virtual std::optional<Variable> variable_at(const Function &fn, uint64_t pc, std::string_view name) = 0;
   // The return type of `fn` (void when it has none).
   virtual TypeRef return_type(const Function &fn) = 0;
   // The same, described, when it is void or a scalar (an integer, char,

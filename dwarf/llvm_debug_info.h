@@ -68,6 +68,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<std::pair<LineSite, Function>> file_line_sites(const std::string &file, int line) override;
 
   std::vector<Variable> variables_at(const Function &fn, uint64_t pc) override;
+  std::optional<Variable> variable_at(const Function &fn, uint64_t pc, std::string_view name) override;
   TypeRef return_type(const Function &fn) override;
   std::optional<TypeInfo> scalar_return_type(const Function &fn) override;
 
@@ -219,6 +220,8 @@ class LlvmDebugInfo final : public DebugInfo {
   // Where the variable described by `die` lives at `pc`.
   // `block_entry` is the entry of the (possibly inlined) function whose body declares it.
   Result<Place> locate(llvm::DWARFDie die, llvm::DWARFDie function, uint64_t pc, uint64_t block_entry);
+  // variables_at(), or only the variable named `only` when it is not empty.
+  std::vector<Variable> variables_in_scope(const Function &fn, uint64_t pc, std::string_view only);
   // The address ranges inside `scope` where `die` has a location.
   std::vector<AddressRange> available_ranges(llvm::DWARFDie die, llvm::DWARFDie scope);
   // DIE handles (split_handle.h) and the split units they name (dwarf/split_units.cpp).

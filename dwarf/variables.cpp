@@ -69,18 +69,27 @@ TypeRef LlvmDebugInfo::type_of(DWARFDie die) {
   return TypeRef{handle_of(type)};
 }
 
-std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t pc) {
+std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t pc) { return variables_in_scope(fn, pc, {}); }
+
+std::optional<Variable> LlvmDebugInfo::variable_at(const Function &fn, uint64_t pc, std::string_view name) {
+  if (name.empty()) return std::nullopt;
+  std::vector<Variable> found = variables_in_scope(fn, pc, name);
+  if (found.empty()) return std::nullopt;
+  return std::move(found.front());
+}
+
+std::vector<Variable> LlvmDebugInfo::variables_in_scope(const Function &fn, uint64_t pc, std::string_view only) {
   std::vector<Variable> result;
   DWARFDie function = die_at(fn.die_offset);
   if (!function.isValid()) return result;
 
   std::vector<DWARFDie> scopes = scopes_at(function, pc);
 
-  std::set<std::string> seen;  // an inner variable hides an outer one of the same name
+  std::set<std::string, std::less<>> seen;  // an inner variable hides an outer one of the same name
   uint64_t block_entry = fn.entry;  // of the innermost function scope, set below
   auto add = [&](const DWARFDie &die, DWARFDie frame_function, const DWARFDie *scope) {
     const char *name = die.getName(DINameKind::ShortName);
-    if (!name || !seen.insert(name).second) return;
+    if (!name || (!only.empty() && only != name) || !seen.insert(name).second) return;
     Variable var;
     var.name = name;
     var.is_parameter = die.getTag() == llvm::dwarf::DW_TAG_formal_parameter;
@@ -110,6 +119,7 @@ std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t p
     for (const DWARFDie &child : scopes[i].children())
       if (!child.isValid()) break;
       else if (is_variable(child.getTag())) add(child, frame_function, &scopes[i]);
+  if (!only.empty() && !result.empty()) return result;  // a local of that name hides any global
 
   // Then the globals and file statics of this unit.
   // A unit LLVM could not read whole yields an invalid DIE among its

@@ -235,14 +235,14 @@ class Resolver {
   }
 
   Result<Value> lookup(const std::string &name) {
-    if (variables_.empty()) variables_ = site_.debug.variables_at(site_.function, site_.pc);
-    for (const dwarf::Variable &v : variables_) {
-      if (v.name != name) continue;
-      if (!v.place)
-        return Error("cannot read '" + name + "' at " + site_.where + ": " + v.unavailable_why,
+    if (std::optional<dwarf::Variable> v = site_.debug.variable_at(site_.function, site_.pc, name)) {
+      if (!v->place)
+        return Error("cannot read '" + name + "' at " + site_.where + ": " + v->unavailable_why,
                      "see where it can be read with 'kprobe-probe -V " + site_.function.name + "'");
-      return Value{*v.place, v.type, std::nullopt, name};
+      return Value{*v->place, v->type, std::nullopt, name};
     }
+    // Not there: name what is, for the message.
+    if (variables_.empty()) variables_ = site_.debug.variables_at(site_.function, site_.pc);
     std::vector<std::string> names;
     for (const dwarf::Variable &v : variables_) names.push_back(v.name);
     return Error("no variable '" + name + "' at " + site_.where,

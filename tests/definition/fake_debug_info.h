@@ -35,6 +35,9 @@ class FakeDebugInfo : public dwarf::DebugInfo {
     return {};
   }
   std::vector<dwarf::Variable> variables_at(const dwarf::Function &, uint64_t) override { return {}; }
+  std::optional<dwarf::Variable> variable_at(const dwarf::Function &, uint64_t, std::string_view) override {
+    return std::nullopt;
+  }
   dwarf::TypeRef return_type(const dwarf::Function &) override { return {}; }
   dwarf::TypeInfo describe(dwarf::TypeRef) override { return {}; }
   std::optional<dwarf::Member> member(dwarf::TypeRef, const std::string &) override { return std::nullopt; }
