@@ -330,12 +330,7 @@ class Scanner {
     const std::vector<Abbrev> &abbrev = *table;
     const uint8_t *base = data(b.info);
     Cursor c{base + u.dies, base + u.end};
-    uint64_t str_offsets_base = u.str_offsets_base;
-    std::optional<uint64_t> stmt_list;
-    bool unit_die = true;
-    // In C++ a method's out-of-line body names it through DW_AT_specification,
-    // pointing into its class: classes are read, not skipped, there.
-    bool cxx = false;
+    UnitState state{u.str_offsets_base};
     while (c.p < c.end && c.ok) {
       uint64_t die = c.p - base;
       uint64_t code = c.uleb();
@@ -345,90 +340,118 @@ class Scanner {
         return r;
       }
       const Abbrev &a = abbrev[code];
-      bool skip_subtree = a.skippable && !(cxx && a.tag != TAG_enumeration_type && a.tag != TAG_array_type &&
+      // In C++ a method's out-of-line body names it through DW_AT_specification,
+      // pointing into its class: classes are read, not skipped, there.
+      bool skip_subtree = a.skippable && !(state.cxx && a.tag != TAG_enumeration_type && a.tag != TAG_array_type &&
                                            a.tag != TAG_subroutine_type);
-      if (!a.interesting && !(skip_subtree && a.children) && !unit_die) {
+      if (!a.interesting && !(skip_subtree && a.children) && !state.unit_die) {
         skip_attrs(c, a, u);
         continue;
       }
-      std::string_view name;
-      uint64_t origin = 0, sibling = 0;
-      bool has_origin = false, has_code = false, skeleton = false;
-      for (size_t i = 0; i < a.attrs.size() && c.ok; ++i) {
-        uint16_t form = a.attrs[i].form;
-        if (form == FORM_indirect) form = static_cast<uint16_t>(c.uleb());
-        if (form == FORM_implicit_const) continue;
-        switch (a.attrs[i].at) {
-          case AT_name: name = string_of(c, form, u, str_offsets_base); break;
-          case AT_abstract_origin:
-          case AT_specification:
-            origin = reference(c, form, u);
-            has_origin = true;
-            break;
-          case AT_sibling: sibling = reference(c, form, u); break;
-          case AT_str_offsets_base:
-            str_offsets_base = c.fixed(u.offset_size);
-            break;
-          case AT_stmt_list:
-            if (unit_die && (form == FORM_sec_offset || form == FORM_data4 || form == FORM_data8))
-              stmt_list = c.fixed(form == FORM_sec_offset ? u.offset_size : form == FORM_data4 ? 4 : 8);
-            else
-              skip_form(c, form, u);
-            break;
-          case AT_language:
-            if (unit_die && (form == FORM_data1 || form == FORM_data2)) {
-              uint64_t lang = c.fixed(form == FORM_data1 ? 1 : 2);
-              cxx = std::find(std::begin(cxx_languages), std::end(cxx_languages), lang) != std::end(cxx_languages);
-            } else {
-              skip_form(c, form, u);
-            }
-            break;
-          case AT_low_pc:
-          case AT_ranges:
-            has_code = true;
-            skip_form(c, form, u);
-            break;
-          case AT_dwo_name:
-          case AT_GNU_dwo_name:
-            skeleton = unit_die && !u.split;  // a split unit names its own .dwo too
-            skip_form(c, form, u);
-            break;
-          default: skip_form(c, form, u);
-        }
-      }
+      DieAttrs d = read_attrs(c, a, u, state);
       if (!c.ok) break;
-      // A split unit's line table is its skeleton's (in this file): its
-      // files are filed under the skeleton, the unit SRC:ALN reads.
-      if (unit_die && stmt_list && !u.split)
-        r.unit.files_known = line_files(*stmt_list, str_offsets_base, r.unit.files, r.line_header);
-      // A skeleton's DIEs are read from its split unit; the copies of inlined
-      // functions some compilers leave in a DWARF 4 one (clang's
-      // -fsplit-dwarf-inlining) would be found twice.
-      if (skeleton || u.skeleton) return r;
-      unit_die = false;
+      if (state.unit_die) {
+        // A split unit's line table is its skeleton's (in this file): its
+        // files are filed under the skeleton, the unit SRC:ALN reads.
+        if (state.stmt_list && !u.split)
+          r.unit.files_known = line_files(*state.stmt_list, state.str_offsets_base, r.unit.files, r.line_header);
+        // A skeleton's DIEs are read from its split unit; the copies of inlined
+        // functions some compilers leave in a DWARF 4 one (clang's
+        // -fsplit-dwarf-inlining) would be found twice.
+        if (d.skeleton || u.skeleton) return r;
+        state.unit_die = false;
+      }
       if (skip_subtree) {
-        if (sibling > die && sibling <= u.end) c.p = base + sibling;
+        if (d.sibling > die && d.sibling <= u.end) c.p = base + d.sibling;
         continue;
       }
       if (a.skippable) continue;  // a C++ class: its methods come next
-      die = u.handle(die);
-      if (has_origin && origin != 0) origin = u.handle(origin);
-      if (a.tag == TAG_subprogram && !name.empty()) r.names.emplace_back(die, name);
-      if (a.tag == TAG_subprogram && name.empty() && has_origin) r.aliases.emplace_back(die, origin);
-      bool wanted = a.tag == TAG_inlined_subroutine || (a.tag == TAG_subprogram && has_code);
-      if (!wanted) continue;
-      if (!name.empty()) {
-        r.functions.push_back({name, die, a.tag == TAG_inlined_subroutine});
-      } else if (has_origin) {
-        r.unresolved.emplace_back(r.functions.size(), origin);
-        r.functions.push_back({{}, die, a.tag == TAG_inlined_subroutine});
-      }
+      file_die(r, a, u.handle(die), d, u);
     }
     if (!c.ok && !r.error) r.error = Error("a DIE of the unit at 0x" + hex(u.offset) + " runs past its end");
     return r;
   }
 
  private:
+  // What scan() carries from DIE to DIE of one unit: facts of its unit DIE.
+  struct UnitState {
+    uint64_t str_offsets_base = 0;
+    std::optional<uint64_t> stmt_list;
+    bool cxx = false;  // DW_AT_language says C++
+    bool unit_die = true;
+  };
+  // The attributes of one DIE that scan() files it by.
+  struct DieAttrs {
+    std::string_view name;
+    uint64_t origin = 0, sibling = 0;  // DW_AT_abstract_origin or DW_AT_specification; DW_AT_sibling
+    bool has_origin = false, has_code = false;
+    bool skeleton = false;  // a unit DIE naming its .dwo
+  };
+
+  // Reads the attributes of the DIE of abbreviation `a` at `c`; the unit
+  // DIE's also set `state`.
+  DieAttrs read_attrs(Cursor &c, const Abbrev &a, const UnitHeader &u, UnitState &state) const {
+    DieAttrs d;
+    for (size_t i = 0; i < a.attrs.size() && c.ok; ++i) {
+      uint16_t form = a.attrs[i].form;
+      if (form == FORM_indirect) form = static_cast<uint16_t>(c.uleb());
+      if (form == FORM_implicit_const) continue;
+      switch (a.attrs[i].at) {
+        case AT_name: d.name = string_of(c, form, u, state.str_offsets_base); break;
+        case AT_abstract_origin:
+        case AT_specification:
+          d.origin = reference(c, form, u);
+          d.has_origin = true;
+          break;
+        case AT_sibling: d.sibling = reference(c, form, u); break;
+        case AT_str_offsets_base: state.str_offsets_base = c.fixed(u.offset_size); break;
+        case AT_stmt_list:
+          if (state.unit_die && (form == FORM_sec_offset || form == FORM_data4 || form == FORM_data8))
+            state.stmt_list = c.fixed(form == FORM_sec_offset ? u.offset_size : form == FORM_data4 ? 4 : 8);
+          else
+            skip_form(c, form, u);
+          break;
+        case AT_language:
+          if (state.unit_die && (form == FORM_data1 || form == FORM_data2)) {
+            uint64_t lang = c.fixed(form == FORM_data1 ? 1 : 2);
+            state.cxx = std::find(std::begin(cxx_languages), std::end(cxx_languages), lang) != std::end(cxx_languages);
+          } else {
+            skip_form(c, form, u);
+          }
+          break;
+        case AT_low_pc:
+        case AT_ranges:
+          d.has_code = true;
+          skip_form(c, form, u);
+          break;
+        case AT_dwo_name:
+        case AT_GNU_dwo_name:
+          d.skeleton = state.unit_die && !u.split;  // a split unit names its own .dwo too
+          skip_form(c, form, u);
+          break;
+        default: skip_form(c, form, u);
+      }
+    }
+    return d;
+  }
+
+  // Files the DIE `die` (a handle) in `r`: a named subprogram's name, an
+  // unnamed one's origin, and the functions with code (inlined copies and
+  // bodies), named now or, through their origin, by resolve_local().
+  static void file_die(UnitResult &r, const Abbrev &a, uint64_t die, const DieAttrs &d, const UnitHeader &u) {
+    uint64_t origin = d.has_origin && d.origin != 0 ? u.handle(d.origin) : d.origin;
+    if (a.tag == TAG_subprogram && !d.name.empty()) r.names.emplace_back(die, d.name);
+    if (a.tag == TAG_subprogram && d.name.empty() && d.has_origin) r.aliases.emplace_back(die, origin);
+    bool wanted = a.tag == TAG_inlined_subroutine || (a.tag == TAG_subprogram && d.has_code);
+    if (!wanted) return;
+    if (!d.name.empty()) {
+      r.functions.push_back({d.name, die, a.tag == TAG_inlined_subroutine});
+    } else if (d.has_origin) {
+      r.unresolved.emplace_back(r.functions.size(), origin);
+      r.functions.push_back({{}, die, a.tag == TAG_inlined_subroutine});
+    }
+  }
+
   static const uint8_t *data(std::string_view s) { return reinterpret_cast<const uint8_t *>(s.data()); }
   static std::string hex(uint64_t v) {
     char buf[24];
