@@ -330,7 +330,8 @@ class Scanner {
     const std::vector<Abbrev> &abbrev = *table;
     const uint8_t *base = data(b.info);
     Cursor c{base + u.dies, base + u.end};
-    UnitState state{u.str_offsets_base};
+    UnitState state;
+    state.str_offsets_base = u.str_offsets_base;
     while (c.p < c.end && c.ok) {
       uint64_t die = c.p - base;
       uint64_t code = c.uleb();
@@ -545,6 +546,21 @@ class Scanner {
     } span{c, header, c.p};
     UnitHeader h;  // the header's own format, for skip_form and string_of
     h.bytes = &b_;
+    if (!enter_line_header(c, h)) return false;
+    auto add = [&](std::string_view path) { files.push_back(last_path_component(path)); };
+    if (h.version < 5)
+      line_files_v4(c, add);
+    else
+      line_files_v5(c, h, str_offsets_base, add);
+    std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+    return c.ok;
+  }
+
+  // Reads a line table header's fixed part into `h` (format, version,
+  // address size) and leaves `c` at its directory and file tables, bounded
+  // by the header's length. False when they do not fit.
+  static bool enter_line_header(Cursor &c, UnitHeader &h) {
     uint64_t length = c.fixed(4);
     if (length == 0xffffffff) {
       h.offset_size = 8;
@@ -564,35 +580,40 @@ class Scanner {
     c.skip(h.version >= 4 ? 5 : 4);  // minimum_instruction_length .. line_range
     uint64_t opcode_base = c.fixed(1);
     c.skip(opcode_base ? opcode_base - 1 : 0);
-    auto add = [&](std::string_view path) { files.push_back(last_path_component(path)); };
-    if (h.version < 5) {
-      while (c.ok && !c.cstring().empty()) {}  // include_directories
-      for (;;) {
-        std::string_view name = c.cstring();
-        if (!c.ok || name.empty()) break;
-        add(name);
-        c.skip_leb();  // directory index
-        c.skip_leb();  // modification time
-        c.skip_leb();  // length
-      }
-    } else {
-      for (int table = 0; table < 2 && c.ok; ++table) {  // directories, then file names
-        std::vector<std::pair<uint64_t, uint16_t>> format(c.fixed(1));
-        for (auto &[content, form] : format) {
-          content = c.uleb();
-          form = static_cast<uint16_t>(c.uleb());
-        }
-        uint64_t count = c.uleb();
-        for (uint64_t i = 0; i < count && c.ok; ++i)
-          for (const auto &[content, form] : format) {
-            if (table == 1 && content == LNCT_path) add(string_of(c, form, h, str_offsets_base));
-            else skip_form(c, form, h);
-          }
-      }
-    }
-    std::sort(files.begin(), files.end());
-    files.erase(std::unique(files.begin(), files.end()), files.end());
     return c.ok;
+  }
+
+  // DWARF 2-4: strings of directories, then entries of a name and three LEB128s.
+  template <typename Add>
+  static void line_files_v4(Cursor &c, const Add &add) {
+    while (c.ok && !c.cstring().empty()) {}  // include_directories
+    for (;;) {
+      std::string_view name = c.cstring();
+      if (!c.ok || name.empty()) break;
+      add(name);
+      c.skip_leb();  // directory index
+      c.skip_leb();  // modification time
+      c.skip_leb();  // length
+    }
+  }
+
+  // DWARF 5: directories, then file names, each table described by its own
+  // (content, form) pairs.
+  template <typename Add>
+  void line_files_v5(Cursor &c, const UnitHeader &h, uint64_t str_offsets_base, const Add &add) const {
+    for (int table = 0; table < 2 && c.ok; ++table) {  // directories, then file names
+      std::vector<std::pair<uint64_t, uint16_t>> format(c.fixed(1));
+      for (auto &[content, form] : format) {
+        content = c.uleb();
+        form = static_cast<uint16_t>(c.uleb());
+      }
+      uint64_t count = c.uleb();
+      for (uint64_t i = 0; i < count && c.ok; ++i)
+        for (const auto &[content, form] : format) {
+          if (table == 1 && content == LNCT_path) add(string_of(c, form, h, str_offsets_base));
+          else skip_form(c, form, h);
+        }
+    }
   }
 
   void skip_attrs(Cursor &c, const Abbrev &a, const UnitHeader &u) const {
