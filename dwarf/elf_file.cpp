@@ -111,7 +111,7 @@ void LlvmDebugInfo::inflate_dwarf() {
   std::string_view elf(source.getData().data(), source.getData().size());
   auto layout = inflated_layout(elf);
   if (!layout) return;  // nothing compressed (or nothing this reads): LLVM reads the file as it is
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const InflateOptions options{.threads = std::max(1u, std::thread::hardware_concurrency())};
   std::string_view source_mapping = debug_binary_.getBinary() ? debug_mapping_ : mapping_;
   auto adopt = [&](const std::string &file) {
     auto object = open_mapped_object(file);
@@ -127,7 +127,7 @@ void LlvmDebugInfo::inflate_dwarf() {
     UniqueFd cached(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
     if (cached.valid() && is_inflated_image(cached.get(), *layout, home->key.identity) && adopt(file)) return;
     Status stored = store_written(file, home->max_bytes, [&](int fd) -> Status {
-      if (Status written = write_inflated_image(elf, fd, threads); !written) return written;
+      if (Status written = write_inflated_image(elf, fd, options); !written) return written;
       return seal_inflated_image(fd, *layout, home->key.identity);
     });
     drop_pages(source_mapping, source_mapping);
@@ -136,7 +136,7 @@ void LlvmDebugInfo::inflate_dwarf() {
   // Without the cache: in memory, but not in the process's (a memfd's pages
   // count only where they are mapped and read).
   UniqueFd memory(memfd_create("kpp-inflated-dwarf", MFD_CLOEXEC));
-  if (!memory.valid() || !write_inflated_image(elf, memory.get(), threads)) return;  // LLVM inflates, as before
+  if (!memory.valid() || !write_inflated_image(elf, memory.get(), options)) return;  // LLVM inflates, as before
   drop_pages(source_mapping, source_mapping);
   if (adopt("/proc/self/fd/" + std::to_string(memory.get()))) inflated_fd_ = std::move(memory);
 }

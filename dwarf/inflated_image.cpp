@@ -4,6 +4,9 @@
 #include "dwarf/name_index.h"
 
 #include <elf.h>
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -162,9 +165,69 @@ Status inflate_zstd(std::string_view elf, const ImagePiece &p, int fd, std::vect
     done += out.pos;
     if (rc == 0 || (in.pos == in.size && out.pos == 0)) break;
   }
-  if (done != p.to_size) return Error("a compressed section inflates to less than its header claims");
+  // All of the data, as a one-call inflation reads it: bytes after the frame are damage.
+  if (done != p.to_size || in.pos != in.size) return Error("a compressed section inflates to less than its header claims");
   return Ok{};
 }
+
+// One piece's pages of the image, mapped for writing while it is inflated;
+// unmapped after, the pages stay in the file (a memfd or the cache's).
+class MappedPiece {
+ public:
+  MappedPiece(int fd, const ImagePiece &p) {
+    const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    uint64_t start = p.to / page * page;
+    length_ = p.to + p.to_size - start;
+    void *m = ::mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, static_cast<off_t>(start));
+    if (m != MAP_FAILED) {
+      base_ = static_cast<char *>(m);
+      data_ = base_ + (p.to - start);
+    }
+  }
+  ~MappedPiece() {
+    if (base_) ::munmap(base_, length_);
+  }
+  MappedPiece(const MappedPiece &) = delete;
+  MappedPiece &operator=(const MappedPiece &) = delete;
+  char *data() const { return data_; }
+
+ private:
+  char *base_ = nullptr, *data_ = nullptr;
+  uint64_t length_ = 0;
+};
+
+// The decoders one thread reuses for every piece it inflates in one call.
+struct Decoders {
+  std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor *)> zlib{libdeflate_alloc_decompressor(),
+                                                                                    libdeflate_free_decompressor};
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx *)> zstd{ZSTD_createDCtx(), ZSTD_freeDCtx};
+};
+
+// Inflates a compressed piece in one call into its pages of the image in `fd`
+// (space already reserved: a write there cannot fault for want of a block).
+Status inflate_mapped(std::string_view elf, const ImagePiece &p, int fd, Decoders &decoders) {
+  if (!decoders.zlib || !decoders.zstd) return Error("cannot start the decompressor");
+  MappedPiece out(fd, p);
+  if (!out.data()) return Error(std::string("cannot map the inflated DWARF: ") + std::strerror(errno));
+  const char *in = elf.data() + p.from;
+  bool whole;
+  if (p.compression == ELFCOMPRESS_ZLIB) {
+    size_t produced = 0;
+    whole = libdeflate_zlib_decompress(decoders.zlib.get(), in, p.from_size, out.data(), p.to_size, &produced) ==
+                LIBDEFLATE_SUCCESS &&
+            produced == p.to_size;
+  } else {
+    size_t produced = ZSTD_decompressDCtx(decoders.zstd.get(), out.data(), p.to_size, in, p.from_size);
+    whole = !ZSTD_isError(produced) && produced == p.to_size;
+  }
+  if (!whole) return Error("a compressed section does not inflate to the size its header claims");
+  return Ok{};
+}
+
+// Reserves the image's blocks, so that writing through a mapping cannot meet
+// a full disk (SIGBUS); false when the file system cannot (the pieces are
+// then written with pwrite(2), which reports ENOSPC).
+bool reserve(int fd, uint64_t size) { return ::posix_fallocate(fd, 0, static_cast<off_t>(size)) == 0; }
 
 }  // namespace
 
@@ -176,7 +239,11 @@ std::optional<InflatedLayout> inflated_layout(std::string_view elf) {
   return std::move(p->layout);
 }
 
-Status write_inflated_image(std::string_view elf, int fd, unsigned threads) {
+// Pieces up to options.one_call_limit are inflated in one call straight into
+// the image's pages: libdeflate inflates twice as fast as zlib (python3.11's
+// 21 MB: 45 against 97 ms), and nothing is copied. The pages of a piece are
+// resident while it is inflated, so larger pieces stream through a chunk.
+Status write_inflated_image(std::string_view elf, int fd, const InflateOptions &options) {
   auto p = plan(elf);
   if (!p) return Error("nothing to inflate");
   if (::ftruncate(fd, static_cast<off_t>(p->layout.size)) != 0)
@@ -188,13 +255,18 @@ Status write_inflated_image(std::string_view elf, int fd, unsigned threads) {
   std::atomic<size_t> next{0};
   std::mutex failed_lock;
   std::optional<Error> failed;
+  const bool mappable = reserve(fd, p->layout.size);
   auto work = [&]() {
-    std::vector<char> chunk(kChunk);
+    std::vector<char> chunk;
+    Decoders decoders;
     for (size_t i; (i = next++) < order.size();) {
       const ImagePiece &piece = *order[i];
-      Status s = piece.compression == ELFCOMPRESS_ZLIB   ? inflate_zlib(elf, piece, fd, chunk)
-                 : piece.compression == kCompressZstd ? inflate_zstd(elf, piece, fd, chunk)
-                                                         : write_all(fd, elf.data() + piece.from, piece.from_size, piece.to);
+      const bool in_one_call = mappable && piece.to_size <= options.one_call_limit;
+      if (piece.compression != 0 && !in_one_call) chunk.resize(kChunk);
+      Status s = piece.compression == 0               ? write_all(fd, elf.data() + piece.from, piece.from_size, piece.to)
+                 : in_one_call                        ? inflate_mapped(elf, piece, fd, decoders)
+                 : piece.compression == ELFCOMPRESS_ZLIB ? inflate_zlib(elf, piece, fd, chunk)
+                                                         : inflate_zstd(elf, piece, fd, chunk);
       if (!s) {
         std::lock_guard<std::mutex> hold(failed_lock);
         if (!failed) failed = std::move(s).error();
@@ -203,7 +275,7 @@ Status write_inflated_image(std::string_view elf, int fd, unsigned threads) {
     }
   };
   std::vector<std::thread> helpers;
-  for (unsigned t = 1; t < std::max(1u, threads) && t < order.size(); ++t) helpers.emplace_back(work);
+  for (unsigned t = 1; t < std::max(1u, options.threads) && t < order.size(); ++t) helpers.emplace_back(work);
   work();
   for (std::thread &t : helpers) t.join();
   if (failed) return std::move(*failed);

@@ -10,8 +10,10 @@
 // an uncompressed file: mapped, only the pages a query touches resident,
 // searched with pread(2); a warm run inflates nothing.
 //
-// Sections are inflated a chunk at a time (what is written leaves the
-// process's memory) on up to `threads` threads, the largest first.
+// Sections are inflated on up to `threads` threads, the largest first: each
+// in one call of libdeflate (zlib) or zstd straight into the image's pages,
+// or, beyond 64 MiB or where the file's blocks cannot be reserved, a chunk
+// at a time (what is written leaves the process's memory).
 #pragma once
 
 #include <cstdint>
@@ -37,9 +39,16 @@ struct InflatedLayout {
 };
 std::optional<InflatedLayout> inflated_layout(std::string_view elf);
 
+// How the image is written: on how many threads, and up to what size a
+// section is inflated in one call (larger ones stream through a chunk).
+struct InflateOptions {
+  unsigned threads = 1;
+  uint64_t one_call_limit = uint64_t{64} << 20;
+};
+
 // Writes the image of `elf` to `fd` (an empty file). Errors: data that does
 // not inflate to the size its header claims, a write that fails.
-Status write_inflated_image(std::string_view elf, int fd, unsigned threads);
+Status write_inflated_image(std::string_view elf, int fd, const InflateOptions &options);
 
 // A cached image ends with a trailer: the checksum of its bytes and of the
 // identity (index_cache.h's IndexKey) of the file it was made from.
