@@ -475,11 +475,6 @@ Result<bool> UnitGate::enter(uint64_t offset) {
   return true;
 }
 
-bool UnitGate::entered(uint64_t offset) const {
-  std::optional<size_t> i = unit_at(state_->units, offset);
-  return i && state_->entered[*i];
-}
-
 Status check_die_stream(const DieStream &stream, const std::string &file,
                         const std::function<void(std::string_view)> &done_with) {
   if (stream.info.empty()) return Ok{};

@@ -90,7 +90,6 @@ class UnitGate {
   // (DW_FORM_ref_addr, DW_FORM_ref_sig8), which LLVM reads unchecked when a
   // query follows them, or no unit starts there: check every unit instead.
   Result<bool> enter(uint64_t offset);
-  bool entered(uint64_t offset) const;  // enter(offset) was true
 
   UnitGate(UnitGate &&) noexcept;
   UnitGate &operator=(UnitGate &&) noexcept;

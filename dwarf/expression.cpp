@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <memory>
+#include <optional>
 
 #include "dwarf/expression_ops.h"
 
@@ -264,15 +265,24 @@ class Evaluator {
     return Ok{};
   }
 
+  // One operation, by the kind of job it does (DWARF 5 section 2.5.1 and 2.6.1).
   Status step(State &s, const Operation &op) {
+    if (auto done = push_value(s, op)) return std::move(*done);
+    if (auto done = move_stack(s, op)) return std::move(*done);
+    if (auto done = compute(s, op)) return std::move(*done);
+    if (auto done = load_or_convert(s, op)) return std::move(*done);
+    if (auto done = describe_location(s, op)) return std::move(*done);
+    return unsupported(op.code);
+  }
+
+  static bool has(const State &s, size_t n) { return s.stack.size() >= n; }
+
+  // Literals, addresses and register values pushed on the stack; nullopt
+  // when `op` is not one of them.
+  std::optional<Status> push_value(State &s, const Operation &op) {
     uint8_t code = op.code;
-    auto need = [&](size_t n) { return s.stack.size() >= n; };
     if (code >= 0x30 && code <= 0x4f) {
       s.stack.push_back(constant(code - 0x30u));
-    } else if (code >= 0x50 && code <= 0x6f) {
-      s.register_location = code - 0x50;
-    } else if (code == 0x90) {
-      s.register_location = static_cast<int>(op.operand[0]);
     } else if (code >= 0x70 && code <= 0x8f) {
       s.stack.push_back(register_plus(code - 0x70, static_cast<int64_t>(op.operand[0])));
     } else if (code == 0x92) {
@@ -298,26 +308,44 @@ class Evaluator {
       s.stack.push_back(constant(op.operand[0]));
     } else if (code == 0xa4 || code == 0xf4) {  // DW_OP_const_type
       if (op.block.size() > 8) return refused(code, "wider than 8 bytes is not supported");
-      uint64_t v = 0;
-      for (size_t i = 0; i < op.block.size(); ++i)
-        v |= static_cast<uint64_t>(op.block[format_.little_endian ? i : op.block.size() - 1 - i]) << (8 * i);
-      s.stack.push_back(constant(v));
+      s.stack.push_back(constant(block_value(op.block)));
       return convert(s, op.operand[0], code);
-    } else if (code == 0x12 || code == 0x13 || code == 0x14 || code == 0x15 || code == 0x16 || code == 0x17) {
-      // Stack operations move descriptions, whatever they describe.
-      size_t depth = code == 0x15 ? static_cast<size_t>(op.operand[0]) : code == 0x14 ? 1 : 0;
-      size_t needed = code == 0x17 ? 3 : code == 0x16 ? 2 : depth + 1;
-      if (!need(needed)) return malformed();
-      auto &st = s.stack;
-      if (code == 0x12 || code == 0x14 || code == 0x15) st.push_back(st[st.size() - 1 - depth]);
-      else if (code == 0x13) st.pop_back();
-      else if (code == 0x16) std::swap(st[st.size() - 1], st[st.size() - 2]);
-      else std::rotate(st.end() - 3, st.end() - 1, st.end());  // the top becomes the third
-    } else if (code == 0x23) {  // DW_OP_plus_uconst
-      if (!need(1)) return malformed();
+    } else if (code == 0xa5 || code == 0xf5) {  // DW_OP_regval_type
+      s.stack.push_back(register_plus(static_cast<int>(op.operand[0]), 0));
+      return convert(s, op.operand[1], code);
+    } else if (code == 0xa3 || code == 0xf3) {  // DW_OP_entry_value
+      return entry_value(s, op);
+    } else {
+      return std::nullopt;
+    }
+    return Ok{};
+  }
+
+  // dup, drop, over, pick, swap, rot: they move descriptions, whatever they
+  // describe.
+  std::optional<Status> move_stack(State &s, const Operation &op) {
+    uint8_t code = op.code;
+    if (code < 0x12 || code > 0x17) return std::nullopt;
+    size_t depth = code == 0x15 ? static_cast<size_t>(op.operand[0]) : code == 0x14 ? 1 : 0;
+    size_t needed = code == 0x17 ? 3 : code == 0x16 ? 2 : depth + 1;
+    if (!has(s, needed)) return malformed();
+    auto &st = s.stack;
+    if (code == 0x12 || code == 0x14 || code == 0x15) st.push_back(st[st.size() - 1 - depth]);
+    else if (code == 0x13) st.pop_back();
+    else if (code == 0x16) std::swap(st[st.size() - 1], st[st.size() - 2]);
+    else std::rotate(st.end() - 3, st.end() - 1, st.end());  // the top becomes the third
+    return Ok{};
+  }
+
+  // The arithmetic and logical operations and the comparisons.
+  std::optional<Status> compute(State &s, const Operation &op) {
+    uint8_t code = op.code;
+    if (code == 0x23) {  // DW_OP_plus_uconst
+      if (!has(s, 1)) return malformed();
       return add_constant(s, static_cast<int64_t>(op.operand[0]), code);
-    } else if (code == 0x19 || code == 0x1f || code == 0x20) {  // abs, neg, not
-      if (!need(1)) return malformed();
+    }
+    if (code == 0x19 || code == 0x1f || code == 0x20) {  // abs, neg, not
+      if (!has(s, 1)) return malformed();
       Value v = std::move(s.stack.back());
       s.stack.pop_back();
       std::vector<ValueStep> steps{{*value_op(code)}};
@@ -326,57 +354,82 @@ class Evaluator {
         return Ok{};
       }
       return push_computed(s, {std::move(v)}, std::move(steps), code);
-    } else if (auto binary = value_op(code)) {
-      if (!need(2)) return malformed();
+    }
+    if (auto binary = value_op(code)) {
+      if (!has(s, 2)) return malformed();
       return binary_op(s, code, *binary);
-    } else if (code == 0x06 || code == 0x94 || code == 0xa6 || code == 0xf6) {  // deref, deref_size, deref_type
-      if (!need(1)) return malformed();
+    }
+    return std::nullopt;
+  }
+
+  // Loads through the top of the stack and changes of its type.
+  std::optional<Status> load_or_convert(State &s, const Operation &op) {
+    uint8_t code = op.code;
+    if (code == 0x06 || code == 0x94 || code == 0xa6 || code == 0xf6) {  // deref, deref_size, deref_type
+      if (!has(s, 1)) return malformed();
       unsigned size = code == 0x06 ? format_.address_size : static_cast<unsigned>(op.operand[0]);
       if (size == 0 || size > 8) return refused(code, "of " + std::to_string(size) + " bytes is not supported");
       bool last = op.end == bytes_.size() || bytes_[op.end] == 0x9f;
       if (auto loaded = deref(s, size, last, code); !loaded) return loaded;
       if (code == 0xa6 || code == 0xf6) return convert(s, op.operand[1], code);
-    } else if (code == 0xa5 || code == 0xf5) {  // DW_OP_regval_type
-      s.stack.push_back(register_plus(static_cast<int>(op.operand[0]), 0));
-      return convert(s, op.operand[1], code);
-    } else if (code == 0xa8 || code == 0xf7) {  // DW_OP_convert
-      if (!need(1)) return malformed();
+      return Ok{};
+    }
+    if (code == 0xa8 || code == 0xf7) {  // DW_OP_convert
+      if (!has(s, 1)) return malformed();
       return convert(s, op.operand[0], code);
-    } else if (code == 0xa9 || code == 0xf9 || code == 0x96 || code == 0xf0) {
+    }
+    if (code == 0xa9 || code == 0xf9 || code == 0x96 || code == 0xf0) {
       // DW_OP_reinterpret (the same bits as another type of the same size),
       // DW_OP_nop, DW_OP_GNU_uninit: nothing to compute.
-      if ((code == 0xa9 || code == 0xf9) && !need(1)) return malformed();
+      if ((code == 0xa9 || code == 0xf9) && !has(s, 1)) return malformed();
+      return Ok{};
+    }
+    return std::nullopt;
+  }
+
+  // What ends a location description: a register, the value itself, an
+  // implicit value, a piece of a larger one.
+  std::optional<Status> describe_location(State &s, const Operation &op) {
+    uint8_t code = op.code;
+    if (code >= 0x50 && code <= 0x6f) {
+      s.register_location = code - 0x50;
+    } else if (code == 0x90) {
+      s.register_location = static_cast<int>(op.operand[0]);
     } else if (code == 0x9f) {
       s.stack_value = true;
     } else if (code == 0x9e) {  // DW_OP_implicit_value
       if (op.block.size() > 8) return refused(code, "larger than 8 bytes is not supported");
-      uint64_t value = 0;
-      for (size_t i = 0; i < op.block.size(); ++i)
-        value |= static_cast<uint64_t>(op.block[format_.little_endian ? i : op.block.size() - 1 - i]) << (8 * i);
-      s.implicit = Place::known(static_cast<int64_t>(value));
+      s.implicit = Place::known(static_cast<int64_t>(block_value(op.block)));
     } else if (code == 0x93 || code == 0x9d) {  // DW_OP_piece, DW_OP_bit_piece
       return piece(s, op);
-    } else if (code == 0xa3 || code == 0xf3) {  // DW_OP_entry_value
-      return entry_value(s, op);
-    } else if (code == 0x9b || code == 0xe0) {
-      return refused(code, "(a thread-local variable) is not supported: a probe cannot find the thread's TLS block");
-    } else if (code == 0xa0 || code == 0xf2) {
-      return refused(code, "(a pointer to a value the compiler kept out of memory) is not supported: there is no "
-                           "address to fetch");
-    } else if (code == 0xfa) {
-      return refused(code, "(a value the caller passed, from its call site) is not supported");
-    } else if (code == 0xfd) {
-      return refused(code, "(another variable's value) is not supported");
-    } else if (code == 0x97) {
-      return refused(code, "is not supported: a variable's location has no object to push");
-    } else if (code == 0x98 || code == 0x99 || code == 0x9a) {
-      return refused(code, "(a call to another DIE's expression) is not supported");
-    } else if (code == 0x18 || code == 0x95 || code == 0xa7) {
-      return refused(code, "(an address space) is not supported");
     } else {
-      return refused(code, "is not supported");
+      return std::nullopt;
     }
     return Ok{};
+  }
+
+  // Why an operation no probe can do is refused.
+  static Error unsupported(uint8_t code) {
+    if (code == 0x9b || code == 0xe0)
+      return refused(code, "(a thread-local variable) is not supported: a probe cannot find the thread's TLS block");
+    if (code == 0xa0 || code == 0xf2)
+      return refused(code, "(a pointer to a value the compiler kept out of memory) is not supported: there is no "
+                           "address to fetch");
+    if (code == 0xfa) return refused(code, "(a value the caller passed, from its call site) is not supported");
+    if (code == 0xfd) return refused(code, "(another variable's value) is not supported");
+    if (code == 0x97) return refused(code, "is not supported: a variable's location has no object to push");
+    if (code == 0x98 || code == 0x99 || code == 0x9a)
+      return refused(code, "(a call to another DIE's expression) is not supported");
+    if (code == 0x18 || code == 0x95 || code == 0xa7) return refused(code, "(an address space) is not supported");
+    return refused(code, "is not supported");
+  }
+
+  // An operation's block of 8 bytes at most as a number, in the target's byte order.
+  uint64_t block_value(std::span<const uint8_t> block) const {
+    uint64_t v = 0;
+    for (size_t i = 0; i < block.size(); ++i)
+      v |= static_cast<uint64_t>(block[format_.little_endian ? i : block.size() - 1 - i]) << (8 * i);
+    return v;
   }
 
   Result<Value> frame_base() {

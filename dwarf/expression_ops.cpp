@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <string_view>
 
 #include "dwarf/expression.h"
 
@@ -24,120 +25,161 @@ struct OpInfo {
   Shape a = Shape::None, b = Shape::None, c = Shape::None;
 };
 
-constexpr std::array<OpInfo, 256> make_table() {
-  std::array<OpInfo, 256> t{};
-  auto set = [&](unsigned code, const char *name, Shape a = Shape::None, Shape b = Shape::None, Shape c = Shape::None) {
-    t[code] = {name, a, b, c};
-  };
-  set(0x03, "DW_OP_addr", Shape::Address);
-  set(0x06, "DW_OP_deref");
-  set(0x08, "DW_OP_const1u", Shape::U8);
-  set(0x09, "DW_OP_const1s", Shape::S8);
-  set(0x0a, "DW_OP_const2u", Shape::U16);
-  set(0x0b, "DW_OP_const2s", Shape::S16);
-  set(0x0c, "DW_OP_const4u", Shape::U32);
-  set(0x0d, "DW_OP_const4s", Shape::S32);
-  set(0x0e, "DW_OP_const8u", Shape::U64);
-  set(0x0f, "DW_OP_const8s", Shape::S64);
-  set(0x10, "DW_OP_constu", Shape::Uleb);
-  set(0x11, "DW_OP_consts", Shape::Sleb);
-  set(0x12, "DW_OP_dup");
-  set(0x13, "DW_OP_drop");
-  set(0x14, "DW_OP_over");
-  set(0x15, "DW_OP_pick", Shape::U8);
-  set(0x16, "DW_OP_swap");
-  set(0x17, "DW_OP_rot");
-  set(0x18, "DW_OP_xderef");
-  set(0x19, "DW_OP_abs");
-  set(0x1a, "DW_OP_and");
-  set(0x1b, "DW_OP_div");
-  set(0x1c, "DW_OP_minus");
-  set(0x1d, "DW_OP_mod");
-  set(0x1e, "DW_OP_mul");
-  set(0x1f, "DW_OP_neg");
-  set(0x20, "DW_OP_not");
-  set(0x21, "DW_OP_or");
-  set(0x22, "DW_OP_plus");
-  set(0x23, "DW_OP_plus_uconst", Shape::Uleb);
-  set(0x24, "DW_OP_shl");
-  set(0x25, "DW_OP_shr");
-  set(0x26, "DW_OP_shra");
-  set(0x27, "DW_OP_xor");
-  set(0x28, "DW_OP_bra", Shape::S16);
-  set(0x29, "DW_OP_eq");
-  set(0x2a, "DW_OP_ge");
-  set(0x2b, "DW_OP_gt");
-  set(0x2c, "DW_OP_le");
-  set(0x2d, "DW_OP_lt");
-  set(0x2e, "DW_OP_ne");
-  set(0x2f, "DW_OP_skip", Shape::S16);
-  constexpr const char *lit[] = {"DW_OP_lit0", "DW_OP_lit1", "DW_OP_lit2", "DW_OP_lit3", "DW_OP_lit4", "DW_OP_lit5",
-                                 "DW_OP_lit6", "DW_OP_lit7", "DW_OP_lit8", "DW_OP_lit9", "DW_OP_lit10", "DW_OP_lit11",
-                                 "DW_OP_lit12", "DW_OP_lit13", "DW_OP_lit14", "DW_OP_lit15", "DW_OP_lit16", "DW_OP_lit17",
-                                 "DW_OP_lit18", "DW_OP_lit19", "DW_OP_lit20", "DW_OP_lit21", "DW_OP_lit22", "DW_OP_lit23",
-                                 "DW_OP_lit24", "DW_OP_lit25", "DW_OP_lit26", "DW_OP_lit27", "DW_OP_lit28", "DW_OP_lit29",
-                                 "DW_OP_lit30", "DW_OP_lit31"};
-  constexpr const char *reg[] = {"DW_OP_reg0", "DW_OP_reg1", "DW_OP_reg2", "DW_OP_reg3", "DW_OP_reg4", "DW_OP_reg5",
-                                 "DW_OP_reg6", "DW_OP_reg7", "DW_OP_reg8", "DW_OP_reg9", "DW_OP_reg10", "DW_OP_reg11",
-                                 "DW_OP_reg12", "DW_OP_reg13", "DW_OP_reg14", "DW_OP_reg15", "DW_OP_reg16", "DW_OP_reg17",
-                                 "DW_OP_reg18", "DW_OP_reg19", "DW_OP_reg20", "DW_OP_reg21", "DW_OP_reg22", "DW_OP_reg23",
-                                 "DW_OP_reg24", "DW_OP_reg25", "DW_OP_reg26", "DW_OP_reg27", "DW_OP_reg28", "DW_OP_reg29",
-                                 "DW_OP_reg30", "DW_OP_reg31"};
-  constexpr const char *breg[] = {
-      "DW_OP_breg0",  "DW_OP_breg1",  "DW_OP_breg2",  "DW_OP_breg3",  "DW_OP_breg4",  "DW_OP_breg5",  "DW_OP_breg6",
-      "DW_OP_breg7",  "DW_OP_breg8",  "DW_OP_breg9",  "DW_OP_breg10", "DW_OP_breg11", "DW_OP_breg12", "DW_OP_breg13",
-      "DW_OP_breg14", "DW_OP_breg15", "DW_OP_breg16", "DW_OP_breg17", "DW_OP_breg18", "DW_OP_breg19", "DW_OP_breg20",
-      "DW_OP_breg21", "DW_OP_breg22", "DW_OP_breg23", "DW_OP_breg24", "DW_OP_breg25", "DW_OP_breg26", "DW_OP_breg27",
-      "DW_OP_breg28", "DW_OP_breg29", "DW_OP_breg30", "DW_OP_breg31"};
-  for (unsigned i = 0; i < 32; ++i) {
-    set(0x30 + i, lit[i]);
-    set(0x50 + i, reg[i]);
-    set(0x70 + i, breg[i], Shape::Sleb);
+using OpTable = std::array<OpInfo, 256>;
+
+constexpr void set(OpTable &t, unsigned code, const char *name, Shape a = Shape::None, Shape b = Shape::None,
+                   Shape c = Shape::None) {
+  t[code] = {name, a, b, c};
+}
+
+// The names of a family of 32 numbered operations, "DW_OP_lit0" to
+// "DW_OP_lit31", made at compile time.
+struct NumberedNames {
+  char names[32][16] = {};
+  constexpr explicit NumberedNames(std::string_view family) {
+    for (unsigned n = 0; n < 32; ++n) {
+      size_t at = 0;
+      for (char c : std::string_view("DW_OP_")) names[n][at++] = c;
+      for (char c : family) names[n][at++] = c;
+      if (n >= 10) names[n][at++] = static_cast<char>('0' + n / 10);
+      names[n][at++] = static_cast<char>('0' + n % 10);
+    }
   }
-  set(0x90, "DW_OP_regx", Shape::Uleb);
-  set(0x91, "DW_OP_fbreg", Shape::Sleb);
-  set(0x92, "DW_OP_bregx", Shape::Uleb, Shape::Sleb);
-  set(0x93, "DW_OP_piece", Shape::Uleb);
-  set(0x94, "DW_OP_deref_size", Shape::U8);
-  set(0x95, "DW_OP_xderef_size", Shape::U8);
-  set(0x96, "DW_OP_nop");
-  set(0x97, "DW_OP_push_object_address");
-  set(0x98, "DW_OP_call2", Shape::U16);
-  set(0x99, "DW_OP_call4", Shape::U32);
-  set(0x9a, "DW_OP_call_ref", Shape::Reference);
-  set(0x9b, "DW_OP_form_tls_address");
-  set(0x9c, "DW_OP_call_frame_cfa");
-  set(0x9d, "DW_OP_bit_piece", Shape::Uleb, Shape::Uleb);
-  set(0x9e, "DW_OP_implicit_value", Shape::Block);
-  set(0x9f, "DW_OP_stack_value");
-  set(0xa0, "DW_OP_implicit_pointer", Shape::Reference, Shape::Sleb);
-  set(0xa1, "DW_OP_addrx", Shape::Uleb);
-  set(0xa2, "DW_OP_constx", Shape::Uleb);
-  set(0xa3, "DW_OP_entry_value", Shape::Block);
-  set(0xa4, "DW_OP_const_type", Shape::Uleb, Shape::SizedBlock);
-  set(0xa5, "DW_OP_regval_type", Shape::Uleb, Shape::Uleb);
-  set(0xa6, "DW_OP_deref_type", Shape::U8, Shape::Uleb);
-  set(0xa7, "DW_OP_xderef_type", Shape::U8, Shape::Uleb);
-  set(0xa8, "DW_OP_convert", Shape::Uleb);
-  set(0xa9, "DW_OP_reinterpret", Shape::Uleb);
-  set(0xe0, "DW_OP_GNU_push_tls_address");
-  set(0xf0, "DW_OP_GNU_uninit");
-  set(0xf1, "DW_OP_GNU_encoded_addr");  // operands depend on a pointer encoding: refused when read
-  set(0xf2, "DW_OP_GNU_implicit_pointer", Shape::Reference, Shape::Sleb);
-  set(0xf3, "DW_OP_GNU_entry_value", Shape::Block);
-  set(0xf4, "DW_OP_GNU_const_type", Shape::Uleb, Shape::SizedBlock);
-  set(0xf5, "DW_OP_GNU_regval_type", Shape::Uleb, Shape::Uleb);
-  set(0xf6, "DW_OP_GNU_deref_type", Shape::U8, Shape::Uleb);
-  set(0xf7, "DW_OP_GNU_convert", Shape::Uleb);
-  set(0xf9, "DW_OP_GNU_reinterpret", Shape::Uleb);
-  set(0xfa, "DW_OP_GNU_parameter_ref", Shape::U32);
-  set(0xfb, "DW_OP_GNU_addr_index", Shape::Uleb);
-  set(0xfc, "DW_OP_GNU_const_index", Shape::Uleb);
-  set(0xfd, "DW_OP_GNU_variable_value", Shape::Reference);
+};
+constexpr NumberedNames kLitNames("lit"), kRegNames("reg"), kBregNames("breg");
+
+// DWARF 5 section 2.5.1.1.
+constexpr void set_literals(OpTable &t) {
+  for (unsigned i = 0; i < 32; ++i) set(t, 0x30 + i, kLitNames.names[i]);
+  set(t, 0x03, "DW_OP_addr", Shape::Address);
+  set(t, 0x08, "DW_OP_const1u", Shape::U8);
+  set(t, 0x09, "DW_OP_const1s", Shape::S8);
+  set(t, 0x0a, "DW_OP_const2u", Shape::U16);
+  set(t, 0x0b, "DW_OP_const2s", Shape::S16);
+  set(t, 0x0c, "DW_OP_const4u", Shape::U32);
+  set(t, 0x0d, "DW_OP_const4s", Shape::S32);
+  set(t, 0x0e, "DW_OP_const8u", Shape::U64);
+  set(t, 0x0f, "DW_OP_const8s", Shape::S64);
+  set(t, 0x10, "DW_OP_constu", Shape::Uleb);
+  set(t, 0x11, "DW_OP_consts", Shape::Sleb);
+  set(t, 0xa1, "DW_OP_addrx", Shape::Uleb);
+  set(t, 0xa2, "DW_OP_constx", Shape::Uleb);
+  set(t, 0xa4, "DW_OP_const_type", Shape::Uleb, Shape::SizedBlock);
+}
+
+// DWARF 5 section 2.5.1.2.
+constexpr void set_register_values(OpTable &t) {
+  for (unsigned i = 0; i < 32; ++i) set(t, 0x70 + i, kBregNames.names[i], Shape::Sleb);
+  set(t, 0x91, "DW_OP_fbreg", Shape::Sleb);
+  set(t, 0x92, "DW_OP_bregx", Shape::Uleb, Shape::Sleb);
+  set(t, 0xa5, "DW_OP_regval_type", Shape::Uleb, Shape::Uleb);
+}
+
+// DWARF 5 section 2.5.1.3: moves on the stack and loads.
+constexpr void set_stack_operations(OpTable &t) {
+  set(t, 0x06, "DW_OP_deref");
+  set(t, 0x12, "DW_OP_dup");
+  set(t, 0x13, "DW_OP_drop");
+  set(t, 0x14, "DW_OP_over");
+  set(t, 0x15, "DW_OP_pick", Shape::U8);
+  set(t, 0x16, "DW_OP_swap");
+  set(t, 0x17, "DW_OP_rot");
+  set(t, 0x18, "DW_OP_xderef");
+  set(t, 0x94, "DW_OP_deref_size", Shape::U8);
+  set(t, 0x95, "DW_OP_xderef_size", Shape::U8);
+  set(t, 0x97, "DW_OP_push_object_address");
+  set(t, 0x9b, "DW_OP_form_tls_address");
+  set(t, 0x9c, "DW_OP_call_frame_cfa");
+  set(t, 0xa6, "DW_OP_deref_type", Shape::U8, Shape::Uleb);
+  set(t, 0xa7, "DW_OP_xderef_type", Shape::U8, Shape::Uleb);
+}
+
+// DWARF 5 section 2.5.1.4.
+constexpr void set_arithmetic(OpTable &t) {
+  set(t, 0x19, "DW_OP_abs");
+  set(t, 0x1a, "DW_OP_and");
+  set(t, 0x1b, "DW_OP_div");
+  set(t, 0x1c, "DW_OP_minus");
+  set(t, 0x1d, "DW_OP_mod");
+  set(t, 0x1e, "DW_OP_mul");
+  set(t, 0x1f, "DW_OP_neg");
+  set(t, 0x20, "DW_OP_not");
+  set(t, 0x21, "DW_OP_or");
+  set(t, 0x22, "DW_OP_plus");
+  set(t, 0x23, "DW_OP_plus_uconst", Shape::Uleb);
+  set(t, 0x24, "DW_OP_shl");
+  set(t, 0x25, "DW_OP_shr");
+  set(t, 0x26, "DW_OP_shra");
+  set(t, 0x27, "DW_OP_xor");
+}
+
+// DWARF 5 section 2.5.1.5: comparisons, jumps and calls.
+constexpr void set_control_flow(OpTable &t) {
+  set(t, 0x28, "DW_OP_bra", Shape::S16);
+  set(t, 0x29, "DW_OP_eq");
+  set(t, 0x2a, "DW_OP_ge");
+  set(t, 0x2b, "DW_OP_gt");
+  set(t, 0x2c, "DW_OP_le");
+  set(t, 0x2d, "DW_OP_lt");
+  set(t, 0x2e, "DW_OP_ne");
+  set(t, 0x2f, "DW_OP_skip", Shape::S16);
+  set(t, 0x98, "DW_OP_call2", Shape::U16);
+  set(t, 0x99, "DW_OP_call4", Shape::U32);
+  set(t, 0x9a, "DW_OP_call_ref", Shape::Reference);
+}
+
+// DWARF 5 sections 2.5.1.6 and 2.5.1.7.
+constexpr void set_conversions_and_special(OpTable &t) {
+  set(t, 0xa8, "DW_OP_convert", Shape::Uleb);
+  set(t, 0xa9, "DW_OP_reinterpret", Shape::Uleb);
+  set(t, 0x96, "DW_OP_nop");
+  set(t, 0xa3, "DW_OP_entry_value", Shape::Block);
+}
+
+// DWARF 5 section 2.6.1: what ends a location description (a register, an
+// implicit value) and the pieces of a composite one.
+constexpr void set_location_descriptions(OpTable &t) {
+  for (unsigned i = 0; i < 32; ++i) set(t, 0x50 + i, kRegNames.names[i]);
+  set(t, 0x90, "DW_OP_regx", Shape::Uleb);
+  set(t, 0x93, "DW_OP_piece", Shape::Uleb);
+  set(t, 0x9d, "DW_OP_bit_piece", Shape::Uleb, Shape::Uleb);
+  set(t, 0x9e, "DW_OP_implicit_value", Shape::Block);
+  set(t, 0x9f, "DW_OP_stack_value");
+  set(t, 0xa0, "DW_OP_implicit_pointer", Shape::Reference, Shape::Sleb);
+}
+
+// The GNU operations gcc emits (most became DWARF 5's under other codes).
+constexpr void set_gnu_extensions(OpTable &t) {
+  set(t, 0xe0, "DW_OP_GNU_push_tls_address");
+  set(t, 0xf0, "DW_OP_GNU_uninit");
+  set(t, 0xf1, "DW_OP_GNU_encoded_addr");  // operands depend on a pointer encoding: refused when read
+  set(t, 0xf2, "DW_OP_GNU_implicit_pointer", Shape::Reference, Shape::Sleb);
+  set(t, 0xf3, "DW_OP_GNU_entry_value", Shape::Block);
+  set(t, 0xf4, "DW_OP_GNU_const_type", Shape::Uleb, Shape::SizedBlock);
+  set(t, 0xf5, "DW_OP_GNU_regval_type", Shape::Uleb, Shape::Uleb);
+  set(t, 0xf6, "DW_OP_GNU_deref_type", Shape::U8, Shape::Uleb);
+  set(t, 0xf7, "DW_OP_GNU_convert", Shape::Uleb);
+  set(t, 0xf9, "DW_OP_GNU_reinterpret", Shape::Uleb);
+  set(t, 0xfa, "DW_OP_GNU_parameter_ref", Shape::U32);
+  set(t, 0xfb, "DW_OP_GNU_addr_index", Shape::Uleb);
+  set(t, 0xfc, "DW_OP_GNU_const_index", Shape::Uleb);
+  set(t, 0xfd, "DW_OP_GNU_variable_value", Shape::Reference);
+}
+
+constexpr OpTable make_table() {
+  OpTable t{};
+  set_literals(t);
+  set_register_values(t);
+  set_stack_operations(t);
+  set_arithmetic(t);
+  set_control_flow(t);
+  set_conversions_and_special(t);
+  set_location_descriptions(t);
+  set_gnu_extensions(t);
   return t;
 }
 
-constexpr std::array<OpInfo, 256> kOps = make_table();
+constexpr OpTable kOps = make_table();
 
 // A bounded little- or big-endian reader.
 class Reader {

@@ -10,6 +10,7 @@
 #include "dwarf/debug_link.h"
 #include "dwarf/debuginfod.h"
 #include "dwarf/llvm_debug_info.h"
+#include "dwarf/mapped_object.h"
 
 namespace kpp::dwarf {
 
@@ -68,16 +69,49 @@ std::string build_id_section(const object::ObjectFile &obj) {
   return hex;
 }
 
+// Where the program's debug file may be, in the order tried: the local
+// places, then (by build-id) the debuginfod servers.
+std::vector<DebugCandidate> debug_candidates(const object::ObjectFile &program, const std::string &path,
+                                             const std::string &build_id) {
+  std::vector<DebugCandidate> candidates =
+      separate_debug_candidates(path, build_id, debug_link_of(program), debug_root());
+  if (!build_id.empty() && debuginfod_enabled()) candidates.push_back({"", std::nullopt, true});
+  return candidates;
+}
+
+// The file at `candidate.path`, opened, when it is the debug file of
+// `program` (of build-id `build_id`); else why not, as the error's message.
+Result<MappedObject> open_debug_file(const DebugCandidate &candidate, const object::ObjectFile &program,
+                                     const std::string &build_id) {
+  if (access(candidate.path.c_str(), R_OK) != 0) return Error("not found");
+  // A debug file from another build of the program would put probes and
+  // variables at wrong places: the CRC the link carries must match.
+  if (candidate.crc && file_crc32(candidate.path) != candidate.crc)
+    return Error("CRC32 does not match .gnu_debuglink's");
+  auto file = open_mapped_object(candidate.path);
+  if (!file) return std::move(file).error();
+  const object::ObjectFile &debug = *file->binary.getBinary();
+  if (!debug.isELF() || debug.getArch() != program.getArch()) return Error("not an ELF file for the same machine");
+  if (candidate.from_debuginfod && build_id_section(debug) != build_id)
+    return Error("from the server, but not the debug file of build-id " + build_id);
+  if (!has_section(debug, ".debug_info") && !has_section(debug, ".zdebug_info")) return Error("no .debug_info in it");
+  return file;
+}
+
+// The note a program without DWARF gets: where its debug file was looked for.
+std::string no_dwarf_note(const std::string &path, const std::string &tried) {
+  return "'" + path + "' has no DWARF (no .debug_info; " +
+         (tried.empty() ? std::string("neither a build-id nor a .gnu_debuglink to find a debug file by")
+                        : "debug files tried: " + tried) +
+         ")";
+}
+
 }  // namespace
 
 Status LlvmDebugInfo::attach_separate_debug() {
   const object::ObjectFile &program = *binary_.getBinary();
-  std::optional<DebugLink> link = debug_link_of(program);
   std::string tried;
-  std::vector<DebugCandidate> candidates = separate_debug_candidates(path_, build_id_, link, debug_root());
-  if (!build_id_.empty() && debuginfod_enabled()) candidates.push_back({"", std::nullopt, true});
-  for (DebugCandidate &candidate : candidates) {
-    std::string why;
+  for (DebugCandidate &candidate : debug_candidates(program, path_, build_id_)) {
     if (candidate.from_debuginfod) {
       // Fetched only when nothing local was found; then checked as a local file is.
       auto fetched = debuginfod_find_debuginfo(build_id_);
@@ -87,49 +121,30 @@ Status LlvmDebugInfo::attach_separate_debug() {
       }
       candidate.path = *fetched;
     }
-    if (access(candidate.path.c_str(), R_OK) != 0) {
-      why = "not found";
-    } else if (candidate.crc && file_crc32(candidate.path) != candidate.crc) {
-      // A debug file from another build of the program would put probes and
-      // variables at wrong places: the CRC the link carries must match.
-      why = "CRC32 does not match .gnu_debuglink's";
-    } else {
-      auto binary = open_mapped_object(candidate.path);
-      if (!binary) {
-        why = binary.error().message;
-      } else if (!binary->binary.getBinary()->isELF() || binary->binary.getBinary()->getArch() != program.getArch()) {
-        why = "not an ELF file for the same machine";
-      } else if (candidate.from_debuginfod && build_id_section(*binary->binary.getBinary()) != build_id_) {
-        why = "from the server, but not the debug file of build-id " + build_id_;
-      } else if (!has_section(*binary->binary.getBinary(), ".debug_info") &&
-                 !has_section(*binary->binary.getBinary(), ".zdebug_info")) {
-        why = "no .debug_info in it";
-      } else {
-        // Its DWARF is read on first use (context()): -F and bare return
-        // probes need only its symbol table, not its inflated sections.
-        debug_binary_ = std::move(binary->binary);
-        debug_mapping_ = binary->mapping;
-        debug_path_ = candidate.path;
-        // A fully stripped program has no .symtab (at most the exported
-        // .dynsym); the debug file keeps the whole table.
-        if (symbols_are_dynamic_ || !symbols_.has_functions()) {
-          SymbolTable full(*debug_binary_.getBinary(), *layout_);
-          if (full.has_functions()) {
-            symbols_ = std::move(full);
-            symbols_.read_lookups_from(debug_path_, debug_mapping_);
-            symbols_are_dynamic_ = false;
-          }
-        }
-        return Ok{};
+    auto file = open_debug_file(candidate, program, build_id_);
+    if (!file) {
+      tried += (tried.empty() ? "" : ", ") + candidate.path + " (" + file.error().message + ")";
+      continue;
+    }
+    // Its DWARF is read on first use (context()): -F and bare return
+    // probes need only its symbol table, not its inflated sections.
+    debug_binary_ = std::move(file->binary);
+    debug_mapping_ = file->mapping;
+    debug_path_ = candidate.path;
+    // A fully stripped program has no .symtab (at most the exported
+    // .dynsym); the debug file keeps the whole table.
+    if (symbols_are_dynamic_ || !symbols_.has_functions()) {
+      SymbolTable full(*debug_binary_.getBinary(), *layout_);
+      if (full.has_functions()) {
+        symbols_ = std::move(full);
+        symbols_.read_lookups_from(debug_path_, debug_mapping_);
+        symbols_are_dynamic_ = false;
       }
     }
-    tried += (tried.empty() ? "" : ", ") + candidate.path + " (" + why + ")";
+    return Ok{};
   }
   // Without DWARF the symbol tables still serve: a note, not an error.
-  no_dwarf_note_ = "'" + path_ + "' has no DWARF (no .debug_info; " +
-                   (tried.empty() ? std::string("neither a build-id nor a .gnu_debuglink to find a debug file by")
-                                  : "debug files tried: " + tried) +
-                   ")";
+  no_dwarf_note_ = no_dwarf_note(path_, tried);
   return Error(no_dwarf_note_, "rebuild it with -g, or install its debug symbols (the -dbg/-dbgsym package; "
                                "KPP_DEBUG_ROOT names a debug tree other than /usr/lib/debug), or name debuginfod "
                                "servers in DEBUGINFOD_URLS");

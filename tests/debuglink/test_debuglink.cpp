@@ -4,7 +4,6 @@
 // program with no debug file anywhere gets every path tried in its error.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,28 +14,15 @@
 
 #include "dwarf/debug_info.h"
 #include "dwarf/debug_link.h"
+#include "tests/common/run_command.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using kpp::dwarf::DebugInfo;
-
-struct Outcome {
-  int status = -1;
-  std::string out;
-};
-
-Outcome run(const std::string &command) {
-  Outcome r;
-  FILE *pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using kpp::test::CommandRun;
+using kpp::test::run_command;
+using kpp::test::Stderr;
 
 std::string quote(const std::string &s) { return "'" + s + "'"; }
 
@@ -79,23 +65,28 @@ class DebugLinkTest : public ::testing::Test {
     fs::copy_file(fixture, original_, fs::copy_options::overwrite_existing);
     std::string prog = dir_ + "/bin/prog";
     fs::copy_file(fixture, prog, fs::copy_options::overwrite_existing);
-    Outcome keep = run(std::string(KPP_OBJCOPY) + " --only-keep-debug " + quote(prog) + " " + quote(dir_ + "/prog.debug"));
+    CommandRun keep = run_command(
+        std::string(KPP_OBJCOPY) + " --only-keep-debug " + quote(prog) + " " + quote(dir_ + "/prog.debug"),
+        Stderr::Merged);
     EXPECT_EQ(keep.status, 0) << keep.out;
     return prog;
   }
   void strip(const std::string &prog) {
-    Outcome s = run(std::string(KPP_STRIP) + " -g " + quote(prog));
+    CommandRun s = run_command(std::string(KPP_STRIP) + " -g " + quote(prog), Stderr::Merged);
     EXPECT_EQ(s.status, 0) << s.out;
   }
   // Adds a .gnu_debuglink naming `debug_file` (its CRC taken from it now).
   void link(const std::string &prog, const std::string &debug_file) {
-    Outcome l = run(std::string(KPP_OBJCOPY) + " --add-gnu-debuglink=" + quote(debug_file) + " " + quote(prog));
+    CommandRun l = run_command(
+        std::string(KPP_OBJCOPY) + " --add-gnu-debuglink=" + quote(debug_file) + " " + quote(prog), Stderr::Merged);
     EXPECT_EQ(l.status, 0) << l.out;
   }
 
   // The -D output for `spec`, with the program's path replaced by PROG.
   std::string definitions(const std::string &prog, const std::string &spec, bool verbose = false) {
-    Outcome r = run(std::string(KPP_BINARY) + " --no-cache" + (verbose ? " -v" : "") + " -x " + quote(prog) + " -D " + quote(spec));
+    CommandRun r = run_command(std::string(KPP_BINARY) + " --no-cache" + (verbose ? " -v" : "") + " -x " + quote(prog) +
+                                   " -D " + quote(spec),
+                               Stderr::Merged);
     EXPECT_EQ(r.status, 0) << r.out;
     if (verbose) return r.out;
     return replace_all(r.out, fs::canonical(prog).string(), "PROG");

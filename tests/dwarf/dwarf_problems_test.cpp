@@ -4,41 +4,22 @@
 // program) nothing is said. The probe is still placed, as LLVM reads on.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
 #include "dwarf/debug_info.h"
+#include "tests/common/run_command.h"
 
 namespace kpp {
 namespace {
 
 constexpr const char *kWarning = "unknown data in line table prologue";
 
-struct CommandRun {
-  int status = -1;
-  std::string out, err;
-};
+using test::CommandRun;
 
+// kprobe-probe with `args`: its output, and its error output apart.
 CommandRun run(const std::string &args) {
-  std::string err_file = "/tmp/kpp_dwarf_problems_" + std::to_string(getpid()) + ".err";
-  std::string cmd = std::string(KPP_BIN) + " " + args + " 2>" + err_file;
-  CommandRun r;
-  FILE *p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  int status = pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (FILE *f = fopen(err_file.c_str(), "r")) {
-    while (size_t n = fread(buf, 1, sizeof buf, f)) r.err.append(buf, n);
-    fclose(f);
-  }
-  std::remove(err_file.c_str());
-  return r;
+  return test::run_command(std::string(KPP_BIN) + " " + args, test::Stderr::Apart);
 }
 
 TEST(DwarfProblems, TheLibraryKeepsLlvmsWarningAboutADamagedLineTable) {

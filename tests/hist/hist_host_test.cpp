@@ -9,6 +9,7 @@
 #include <csignal>
 
 #include "src/stream/stale_instances.h"
+#include "tests/common/run_command.h"
 #include "tests/stream/uprobe_helper.h"
 
 namespace kpp {
@@ -35,11 +36,10 @@ TEST(HistHost, WithoutHistTriggersItSaysSoAndLeavesNothing) {
   if (access(hist_file.c_str(), F_OK) == 0)
     GTEST_SKIP() << "this kernel has hist triggers; the guest case kprobe_probe_hist covers them";
   auto before = test::tracefs_instance_names();
-  int status = 0;
-  std::string out = test::run_capture(std::string(KPP_BINARY) + " hist -e " + probe.group() +
-                                          ":hit --by comm --duration 1 2>&1",
-                                      &status);
-  EXPECT_EQ(WEXITSTATUS(status), 1) << out;
+  test::CommandRun hist = test::run_command(std::string(KPP_BINARY) + " hist -e " + probe.group() +
+                                            ":hit --by comm --duration 1 2>&1");
+  const std::string &out = hist.out;
+  EXPECT_EQ(hist.status, 1) << out;
   EXPECT_NE(out.find("no hist triggers (CONFIG_HIST_TRIGGERS is off)"), std::string::npos) << out;
   EXPECT_NE(out.find("kprobe-probe live -e " + probe.group() + ":hit"), std::string::npos) << out;
   EXPECT_EQ(left_behind(before), std::vector<std::string>{});
@@ -57,11 +57,10 @@ TEST(HistHost, WithoutHistTriggersTheCommandDoesNotRun) {
   std::string witness = "/tmp/kpp_hist_cmd_" + std::to_string(getpid());
   unlink(witness.c_str());
   auto before = test::tracefs_instance_names();
-  int status = 0;
-  std::string out = test::run_capture(std::string(KPP_BINARY) + " hist -e " + probe.group() +
-                                          ":hit --by comm -- touch " + witness + " 2>&1",
-                                      &status);
-  EXPECT_EQ(WEXITSTATUS(status), 1) << out;
+  test::CommandRun hist = test::run_command(std::string(KPP_BINARY) + " hist -e " + probe.group() +
+                                            ":hit --by comm -- touch " + witness + " 2>&1");
+  const std::string &out = hist.out;
+  EXPECT_EQ(hist.status, 1) << out;
   EXPECT_NE(out.find("no hist triggers (CONFIG_HIST_TRIGGERS is off)"), std::string::npos) << out;
   EXPECT_NE(access(witness.c_str(), F_OK), 0) << "the command ran though nothing could count";
   unlink(witness.c_str());
@@ -69,13 +68,13 @@ TEST(HistHost, WithoutHistTriggersTheCommandDoesNotRun) {
 }
 
 TEST(HistHost, BadKeysAreRefusedBeforeTracefsIsTouched) {
-  int status = 0;
-  std::string out = test::run_capture(std::string(KPP_BINARY) + " hist -e x:y --by 'count.bogus' 2>&1", &status);
-  EXPECT_EQ(WEXITSTATUS(status), 1) << out;
-  EXPECT_NE(out.find("unknown modifier '.bogus'"), std::string::npos) << out;
-  out = test::run_capture(std::string(KPP_BINARY) + " hist --latency no_such_function_xyz 2>&1", &status);
-  EXPECT_EQ(WEXITSTATUS(status), 1) << out;
-  EXPECT_NE(out.find("--latency no_such_function_xyz: no entry and return probes"), std::string::npos) << out;
+  test::CommandRun bogus = test::run_command(std::string(KPP_BINARY) + " hist -e x:y --by 'count.bogus' 2>&1");
+  EXPECT_EQ(bogus.status, 1) << bogus.out;
+  EXPECT_NE(bogus.out.find("unknown modifier '.bogus'"), std::string::npos) << bogus.out;
+  test::CommandRun latency = test::run_command(std::string(KPP_BINARY) + " hist --latency no_such_function_xyz 2>&1");
+  EXPECT_EQ(latency.status, 1) << latency.out;
+  EXPECT_NE(latency.out.find("--latency no_such_function_xyz: no entry and return probes"), std::string::npos)
+      << latency.out;
 }
 
 }  // namespace

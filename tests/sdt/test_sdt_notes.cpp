@@ -8,27 +8,18 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "src/sdt/elf_image.h"
 #include "src/sdt/sdt_notes.h"
+#include "tests/common/run_command.h"
 
 namespace kpp::sdt {
 namespace {
 
 const std::string fixture_dir = KPP_SDT_FIXTURE_DIR;
-
-std::string command_output(const std::string &command) {
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE *)> p(popen(command.c_str(), "r"), pclose);
-  if (!p) return out;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p.get())) > 0;) out.append(buf, n);
-  return out;
-}
 
 // readelf -n's stapsdt entries: "Provider: P", "Name: N",
 // "Location: 0x..., Base: 0x..., Semaphore: 0x...", "Arguments: ...".
@@ -39,7 +30,7 @@ struct ReadelfMarker {
 
 std::vector<ReadelfMarker> readelf_markers(const std::string &path) {
   std::vector<ReadelfMarker> out;
-  std::istringstream lines(command_output("readelf -n --wide '" + path + "' 2>/dev/null"));
+  std::istringstream lines(test::run_command("readelf -n --wide '" + path + "' 2>/dev/null").out);
   for (std::string line; std::getline(lines, line);) {
     auto value = [&](const char *key) -> std::optional<std::string> {
       size_t at = line.find(key);
@@ -100,7 +91,7 @@ TEST(SdtNotes, DebianPackagesReadAsReadelfReadsThem) {
 // what the kernel's reference counter is given.
 TEST(SdtNotes, SemaphoreFileOffsetIsWhereTheProbesSectionHasIt) {
   std::string path = fixture_dir + "/sdt_pie";
-  std::istringstream lines(command_output("readelf -SW '" + path + "'"));
+  std::istringstream lines(test::run_command("readelf -SW '" + path + "'").out);
   uint64_t addr = 0, off = 0;
   for (std::string line; std::getline(lines, line);) {
     size_t at = line.find(".probes ");

@@ -5,11 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <memory>
+#include <sstream>
 #include <string>
 
 #include "src/sdt/elf_image.h"
 #include "src/sdt/sdt_operand.h"
+#include "tests/common/run_command.h"
 
 namespace kpp::sdt {
 namespace {
@@ -47,14 +48,12 @@ INSTANTIATE_TEST_SUITE_P(
 // "-8@g_total(%rip)": the global's address as the kernel's "@+OFFSET",
 // which it adds to where the probed segment is mapped; the address from nm.
 TEST(OperandGlobal, RipRelativeSymbolBecomesAnOffsetFromTheSegment) {
-  std::unique_ptr<FILE, int (*)(FILE *)> nm(popen(("nm '" + fixture + "'").c_str(), "r"), pclose);
-  ASSERT_TRUE(nm);
-  char line[512];
+  test::CommandRun nm = test::run_command("nm '" + fixture + "'");
+  ASSERT_TRUE(nm.started);
+  std::istringstream lines(nm.out);
   uint64_t address = 0;
-  while (fgets(line, sizeof line, nm.get())) {
-    std::string s(line);
-    if (s.size() > 19 && s.substr(19) == "g_total\n") address = std::stoull(s.substr(0, 16), nullptr, 16);
-  }
+  for (std::string s; std::getline(lines, s);)
+    if (s.size() > 19 && s.substr(19) == "g_total") address = std::stoull(s.substr(0, 16), nullptr, 16);
   ASSERT_NE(address, 0u) << "nm shows no g_total";
   auto elf = ElfImage::open(fixture);
   ASSERT_TRUE(elf);

@@ -20,18 +20,10 @@
 #include "src/kernel/kallsyms.h"
 #include "src/stack/frame_expansion.h"
 #include "src/stack/module_placement.h"
+#include "tests/common/run_command.h"
 
 namespace kpp {
 namespace {
-
-std::string run(const std::string &command) {
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE *)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return out;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe.get())) > 0;) out.append(buf, n);
-  return out;
-}
 
 struct KoFunction {
   std::string section, name;
@@ -41,7 +33,7 @@ struct KoFunction {
 // The .ko's function symbols as objdump -t lists them.
 std::vector<KoFunction> functions_of(const std::string &ko) {
   std::vector<KoFunction> out;
-  std::istringstream lines(run("objdump -t '" + ko + "'"));
+  std::istringstream lines(test::run_command("objdump -t '" + ko + "'").out);
   for (std::string line; std::getline(lines, line);) {
     // "0000000000003580 l     F .text\t000000000000081f lo_ioctl"
     if (line.size() < 18 || line.find(" F ") == std::string::npos) continue;
@@ -72,7 +64,7 @@ std::map<uint64_t, std::vector<Named>> addr2line(const std::string &ko, const st
   std::string command = "addr2line -a -f -i -e '" + ko + "' -j '" + section + "'";
   for (uint64_t o : offsets) command += " 0x" + (std::stringstream() << std::hex << o).str();
   std::map<uint64_t, std::vector<Named>> out;
-  std::istringstream lines(run(command));
+  std::istringstream lines(test::run_command(command).out);
   uint64_t at = 0;
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("0x", 0) == 0) {
@@ -108,7 +100,8 @@ class ModuleFrames : public ::testing::Test {
   // with the module's code sections placed by a loader at their own bases.
   void check(const std::string &ko_path, const std::vector<std::string> &names) {
     if (!std::filesystem::exists(ko_path)) GTEST_SKIP() << ko_path << " is not there";
-    if (run("command -v addr2line objdump").empty()) GTEST_SKIP() << "addr2line and objdump (binutils) are needed";
+    if (test::run_command("command -v addr2line objdump").out.empty())
+      GTEST_SKIP() << "addr2line and objdump (binutils) are needed";
     auto ko = dwarf::DebugInfo::open(ko_path);
     ASSERT_TRUE(ko) << ko.error().message;
     std::vector<KoFunction> functions = functions_of(ko_path);

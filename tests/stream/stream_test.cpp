@@ -17,6 +17,7 @@
 #include "src/stream/session.h"
 #include "src/stream/trace_instance.h"
 #include "src/stream/tracefs_mount.h"
+#include "tests/common/run_command.h"
 #include "tests/stream/uprobe_helper.h"
 
 namespace kpp {
@@ -220,18 +221,16 @@ TEST_F(StreamTest, PrintersShowRealEventsWithTypedValues) {
     for (const auto &e : sink.events) std::fprintf(f, "%s\n", format_event_json(e).c_str());
     std::fclose(f);
   }
-  int status = 0;
-  std::string parsed = test::run_capture(
+  test::CommandRun parsed = test::run_command(
       "/usr/bin/python3 -c 'import json,sys\n"
       "for l in open(sys.argv[1]):\n"
       "  o=json.loads(l); f=o[\"fields\"]\n"
       "  assert all(type(f[k]) is int for k in (\"i\",\"sq\",\"tag\")) and type(f[\"name\"]) is str\n"
       "  print(\"hit i=%d sq=%d name=%s tag=0x%x\" % (f[\"i\"], f[\"sq\"], f[\"name\"], f[\"tag\"]), o[\"event\"], o[\"pid\"], o[\"comm\"], o[\"cpu\"], o[\"time_ns\"])' " +
-          json_path,
-      &status);
+          json_path);
   std::remove(json_path.c_str());
-  ASSERT_EQ(status, 0) << parsed;
-  std::istringstream lines(parsed);
+  ASSERT_EQ(parsed.status, 0) << parsed.out;
+  std::istringstream lines(parsed.out);
   std::string l;
   for (size_t k = 0; k < truth.size(); ++k) {
     ASSERT_TRUE(std::getline(lines, l));

@@ -103,18 +103,6 @@ FixtureUprobe::~FixtureUprobe() {
   }
 }
 
-std::string run_capture(const std::string &cmd, int *status) {
-  std::string out;
-  FILE *p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int st = pclose(p);
-  if (status) *status = st;
-  return out;
-}
-
 std::vector<std::string> tracefs_instance_names() {
   std::vector<std::string> out;
   char **list = tracefs_instances(nullptr);

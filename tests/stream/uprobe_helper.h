@@ -65,8 +65,6 @@ class FixtureUprobe {
   std::string error_;
 };
 
-// Runs a shell command, returns its stdout; exit status in *status.
-std::string run_capture(const std::string &cmd, int *status = nullptr);
 std::string read_file(const std::string &path);
 // Names of the tracefs instances that exist now.
 std::vector<std::string> tracefs_instance_names();

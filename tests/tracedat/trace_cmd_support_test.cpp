@@ -6,15 +6,16 @@
 
 #include "src/tracedat/trace_cmd_support.h"
 #include "src/tracedat/tracedat_writer.h"
+#include "tests/common/run_command.h"
 #include "tests/stream/uprobe_helper.h"
 
 namespace kpp {
 namespace {
 
 TEST(TraceCmdSupport, ZlibWarnsExactlyWhenTheInstalledTraceCmdDoesNotListIt) {
-  int status = -1;
-  std::string listed = test::run_capture("trace-cmd list -c 2>/dev/null", &status);
-  if (status != 0) GTEST_SKIP() << "trace-cmd is not installed or 'trace-cmd list -c' fails";
+  test::CommandRun list = test::run_command("trace-cmd list -c 2>/dev/null");
+  const std::string &listed = list.out;
+  if (list.status != 0) GTEST_SKIP() << "trace-cmd is not installed or 'trace-cmd list -c' fails";
   for (const std::string name : {"zlib", "zstd"}) {
     const bool readable = listed.find("\t" + name + ",") != std::string::npos;
     std::string warning = tracedat::unreadable_compression_warning(name);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "src/tracedat/tracedat_reader.h"
+#include "tests/common/run_command.h"
 #include "tests/tracedat/recording_test.h"
 
 namespace kpp {
@@ -40,15 +41,13 @@ TEST_F(TraceDatInstancesTest, ReportReadsTheInstanceBufferTraceCmdExtractWrote) 
   ASSERT_EQ(mkdir(instance_dir_.c_str(), 0755), 0) << "cannot create instance " << instance_dir_;
   ASSERT_TRUE(write(instance_dir_ + "/events/" + probe_->group() + "/hit/enable", "1"));
   const int n = 300;
-  int status = -1;
-  test::run_capture(test::fixture_path() + " " + std::to_string(n) + " > " + base_ + ".out", &status);
-  ASSERT_EQ(status, 0);
+  ASSERT_EQ(test::run_command(test::fixture_path() + " " + std::to_string(n) + " > " + base_ + ".out").status, 0);
   std::vector<test::Hit> truth = test::parse_fixture_output(test::read_file(base_ + ".out"));
   ASSERT_EQ(truth.size(), static_cast<size_t>(n));
   write(instance_dir_ + "/events/" + probe_->group() + "/hit/enable", "0");
-  std::string text =
-      test::run_capture("trace-cmd extract -B " + instance_name_ + " -o " + base_ + ".dat 2>&1", &status);
-  ASSERT_EQ(status, 0) << text;
+  test::CommandRun extract =
+      test::run_command("trace-cmd extract -B " + instance_name_ + " -o " + base_ + ".dat", test::Stderr::Merged);
+  ASSERT_EQ(extract.status, 0) << extract.out;
 
   test::CollectSink sink;
   std::vector<std::string> named;

@@ -8,10 +8,14 @@
 #include "src/stream/tracefs_cxx.h"  // before trace-cmd.h: C++-safe tracefs.h
 #include <trace-cmd/trace-cmd.h>
 
+#include "tests/common/run_command.h"
+
 namespace kpp::test {
 
 std::vector<ReportedHit> trace_cmd_report(const std::string &path, int *status, std::string *text) {
-  *text = run_capture("trace-cmd report -t -i " + path + " 2>&1", status);
+  CommandRun report = run_command("trace-cmd report -t -i " + path, Stderr::Merged);
+  *status = report.status;
+  *text = report.out;
   std::vector<ReportedHit> out;
   std::istringstream in(*text);
   std::string line;
@@ -88,7 +92,7 @@ LibReadResult libtracecmd_hits(const std::string &path) {
 }
 
 bool trace_cmd_supports_compression(const std::string &name) {
-  std::string list = run_capture("trace-cmd list -c 2>&1");
+  std::string list = run_command("trace-cmd list -c", Stderr::Merged).out;
   return list.find("\t" + name + ",") != std::string::npos || list.find(" " + name + ",") != std::string::npos;
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/common/run_command.h"
 #include "tests/tracedat/recording_test.h"
 
 namespace kpp {
@@ -44,9 +45,9 @@ TEST_P(TraceDatStatsTest, ReportStatShowsEveryCpuOfTheRecordingAndDumpShowsItsCl
   ASSERT_EQ(truth.size(), static_cast<size_t>(n));
   const std::string file = base_ + ".dat";
 
-  int status = -1;
-  std::string text = test::run_capture("trace-cmd report --stat " + file + " 2>&1", &status);
-  ASSERT_EQ(status, 0) << text;
+  test::CommandRun stat = test::run_command("trace-cmd report --stat " + file, test::Stderr::Merged);
+  ASSERT_EQ(stat.status, 0) << stat.out;
+  const std::string &text = stat.out;
   EXPECT_EQ(text.find("No stats in this file"), std::string::npos) << text;
   CpuStats stats = parse_stats(text);
   const long cpus = sysconf(_SC_NPROCESSORS_CONF);
@@ -65,8 +66,9 @@ TEST_P(TraceDatStatsTest, ReportStatShowsEveryCpuOfTheRecordingAndDumpShowsItsCl
   }
   EXPECT_EQ(read, n) << text;
 
-  std::string clock = test::run_capture("trace-cmd dump --clock " + file + " 2>&1", &status);
-  ASSERT_EQ(status, 0) << clock;
+  test::CommandRun dump = test::run_command("trace-cmd dump --clock " + file, test::Stderr::Merged);
+  ASSERT_EQ(dump.status, 0) << dump.out;
+  const std::string &clock = dump.out;
   EXPECT_NE(clock.find("[mono]"), std::string::npos) << "trace-cmd dump --clock printed:\n" << clock;
 }
 

@@ -15,20 +15,14 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/common/run_command.h"
+
 namespace {
 
 const std::string tracing = "/sys/kernel/tracing";
 
-std::string run(const std::string &cmd) {
-  std::string out;
-  FILE *p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
+// What `cmd` prints (tmux, trace-cmd, kprobe-probe); its exit status is not needed.
+std::string run(const std::string &cmd) { return kpp::test::run_command(cmd).out; }
 
 std::string slurp(const std::string &path) {
   std::ifstream in(path);

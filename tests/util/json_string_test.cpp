@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "src/util/json_string.h"
+#include "tests/common/run_command.h"
 
 namespace kpp {
 namespace {
@@ -51,14 +52,11 @@ TEST(JsonString, APythonJsonParserReadsEveryLiteralBack) {
     for (const std::string &s : inputs) f << json_quote(s) << "\n";
   }
   std::string cmd = "python3 -c 'import json,sys\nfor l in open(sys.argv[1]): print(json.dumps(json.loads(l)))' " + path;
-  FILE *p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string got;
-  char buf[256];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) got.append(buf, n);
-  int status = pclose(p);
+  kpp::test::CommandRun python = kpp::test::run_command(cmd);
   unlink(path.c_str());
-  ASSERT_EQ(status, 0) << "python3 could not parse our literals:\n" << got;
+  ASSERT_TRUE(python.started);
+  ASSERT_EQ(python.status, 0) << "python3 could not parse our literals:\n" << python.out;
+  const std::string &got = python.out;
   std::vector<std::string> lines;
   for (size_t at = 0, nl; (nl = got.find('\n', at)) != std::string::npos; at = nl + 1) lines.push_back(got.substr(at, nl - at));
   ASSERT_EQ(lines.size(), inputs.size());
