@@ -20,7 +20,9 @@ TEST(TraceCmdSupport, ZlibWarnsExactlyWhenTheInstalledTraceCmdDoesNotListIt) {
     const bool readable = listed.find("\t" + name + ",") != std::string::npos;
     std::string warning = tracedat::unreadable_compression_warning(name);
     EXPECT_EQ(warning.empty(), readable) << name << ": 'trace-cmd list -c' says\n" << listed << "warning: " << warning;
-    if (!readable) EXPECT_NE(warning.find(name + "-compressed"), std::string::npos) << warning;
+    if (!readable) {
+      EXPECT_NE(warning.find(name + "-compressed"), std::string::npos) << warning;
+    }
   }
   EXPECT_EQ(tracedat::unreadable_compression_warning("none"), "");
 
