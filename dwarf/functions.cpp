@@ -219,8 +219,14 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   // functions without a symbol (a stripped symbol table), need a scan.
   bool need_subprograms = result.empty();
   bool need_inlines = inlines == InlineCopies::Include;
+  // Inlined copies are named by their origin's short name, never by a C++
+  // linkage name: for "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base" the
+  // copies of the body its symbol led to are looked up as
+  // "_Rb_tree_increment", and add() keeps those whose linkage name it is.
+  std::string scan_name = name;
+  if (!need_subprograms && name.starts_with("_Z") && !result.front().name.empty()) scan_name = result.front().name;
   if (need_subprograms || need_inlines)
-    for (DWARFDie die : scan_for(name, need_subprograms, need_inlines)) add(die);
+    for (DWARFDie die : scan_for(scan_name, need_subprograms, need_inlines)) add(die);
   // Not a symbol's or a DIE's name as it is: a C++ name ("ns::Cls::f",
   // "max<int>", "f(long)"), or a plain one that may name a template's
   // instances ("biggest" for biggest<int> and biggest<double>) in a program

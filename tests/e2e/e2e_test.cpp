@@ -997,6 +997,40 @@ TEST_P(E2eCxx, FuncsListsDemangledNames) {
   EXPECT_FALSE(contains(raw.out, "shapes::twice")) << raw.out;
 }
 
+// A linkage name, as perf probe takes it, reaches the inlined copies too: the
+// same sites as the qualified name and as perf probe's -D, with or without
+// the cache (inlined copies are named by their origin's short name only).
+TEST_F(E2e, ALinkageNameProbesTheInlinedCopiesToo) {
+  const std::string fx = fixture_dir + "/cxx_inline_fixture_gcc_O2";
+  if (access(fx.c_str(), R_OK) != 0) GTEST_SKIP() << "no g++ fixture " << fx;
+  const std::string mangled = "_ZN2ns5twiceEPKNS_3BoxE";
+  auto places = [](const std::string &out) {
+    std::vector<std::string> found;
+    for (const std::string &line : split_lines(out)) {
+      std::string place = line.substr(line.find(' ') + 1);
+      found.push_back(place.substr(0, place.find(' ')));
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+  };
+  run_result by_name = kpp({"-x", fx, "-D", "ns::twice b"});
+  ASSERT_EQ(by_name.status, 0) << describe(by_name);
+  ASSERT_GE(split_lines(by_name.out).size(), 3u) << "the body and at least two inlined copies: " << by_name.out;
+  for (const std::vector<std::string> &cache : {std::vector<std::string>{"--no-cache"}, {}, {}}) {
+    std::vector<std::string> args = cache;
+    for (const char *a : {"-x", fx.c_str(), "-D"}) args.push_back(a);
+    args.push_back(mangled + " b");
+    run_result ours = kpp(args);
+    ASSERT_EQ(ours.status, 0) << describe(ours);
+    EXPECT_EQ(places(ours.out), places(by_name.out)) << ours.out;
+  }
+  const std::string perf = "/usr/bin/perf";
+  if (access(perf.c_str(), X_OK) != 0) GTEST_SKIP() << "no " << perf << " (linux-perf) to compare with";
+  run_result theirs = run_program({perf, "probe", "-x", fx, "-D", mangled + " b"});
+  ASSERT_EQ(theirs.status, 0) << theirs.err;
+  EXPECT_EQ(places(theirs.out), places(by_name.out)) << "perf probe:\n" << theirs.out;
+}
+
 // Addresses in -V and in messages are shown by their demangled symbol.
 TEST_P(E2eCxx, VarsShowsDemangledPlaces) {
   run_result r = kpp({"-x", fixture(), "-V", "shapes::twice(long)"});
@@ -1049,7 +1083,9 @@ TEST_P(E2eCxx, VarsSpellsTypesAsCxx) {
   EXPECT_TRUE(contains(r.out, "const char *\tlabel\n")) << r.out;
   EXPECT_FALSE(contains(r.out, "const const")) << r.out;
   // The const array, where the build keeps it (gcc -O0 does).
-  if (GetParam() == "gcc_O0") EXPECT_TRUE(contains(r.out, "const char[13]\tkShapeLabel\n")) << r.out;
+  if (GetParam() == "gcc_O0") {
+    EXPECT_TRUE(contains(r.out, "const char[13]\tkShapeLabel\n")) << r.out;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, E2eCxx, ::testing::ValuesIn(cxx_builds()),
