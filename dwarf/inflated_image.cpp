@@ -165,8 +165,9 @@ Status inflate_zstd(std::string_view elf, const ImagePiece &p, int fd, std::vect
     done += out.pos;
     if (rc == 0 || (in.pos == in.size && out.pos == 0)) break;
   }
+  if (done != p.to_size) return Error("a compressed section inflates to less than its header claims");
   // All of the data, as a one-call inflation reads it: bytes after the frame are damage.
-  if (done != p.to_size || in.pos != in.size) return Error("a compressed section inflates to less than its header claims");
+  if (in.pos != in.size) return Error("a compressed section has bytes after its compressed data");
   return Ok{};
 }
 
@@ -255,7 +256,11 @@ Status write_inflated_image(std::string_view elf, int fd, const InflateOptions &
   std::atomic<size_t> next{0};
   std::mutex failed_lock;
   std::optional<Error> failed;
-  const bool mappable = reserve(fd, p->layout.size);
+  // Blocks are reserved only when a piece will be written through a mapping.
+  const bool mappable =
+      std::any_of(p->pieces.begin(), p->pieces.end(),
+                  [&](const ImagePiece &piece) { return piece.compression != 0 && piece.to_size <= options.one_call_limit; }) &&
+      reserve(fd, p->layout.size);
   auto work = [&]() {
     std::vector<char> chunk;
     Decoders decoders;
