@@ -22,7 +22,9 @@ std::string read_all(std::FILE *f) {
 
 CommandRun run_command(const std::string &command, Stderr err) {
   CommandRun r;
-  std::string shell = command;
+  // Grouped, so that a redirection below covers every part of a compound
+  // command ("a; b", "a | b"), not only its last.
+  std::string shell = "{ " + command + "\n}";
   std::string err_file;
   if (err == Stderr::Merged) {
     shell += " 2>&1";
