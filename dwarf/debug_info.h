@@ -97,17 +97,15 @@ class DebugInfo {
   // DWARF read from a separate debug file when one is found (build-id or
   // .gnu_debuglink, under $KPP_DEBUG_ROOT or /usr/lib/debug: see
   // dwarf/debug_link.h); when none is, the file is opened without DWARF
-  // (has_dwarf()): its symbol tables still name functions. Errors:
-  // unreadable file, not ELF.
-  static Result<std::unique_ptr<DebugInfo>> open(const std::string &path);
-  static Result<std::unique_ptr<DebugInfo>> open(const std::string &path, const OpenOptions &options);
-  // The options open(path) uses: the CLI sets them once from --no-cache, so
-  // that every place that opens a file follows the command line.
-  static void set_default_options(const OpenOptions &options);
-  static OpenOptions default_options();
+  // (has_dwarf()): its symbol tables still name functions. `options` hold
+  // for the object's whole life (the command line's --no-cache and
+  // --no-demangle reach it only this way). Errors: unreadable file, not ELF.
+  static Result<std::unique_ptr<DebugInfo>> open(const std::string &path, const OpenOptions &options = {});
   // A symbol as messages show it: demangled ("b(int)" for "_Z1bi") unless
-  // the default options say not to (--no-demangle).
-  static std::string display_symbol(const std::string &symbol);
+  // this file was opened not to (--no-demangle).
+  std::string display_symbol(const std::string &symbol) const;
+  // Whether names are shown demangled (OpenOptions::demangle).
+  virtual bool demangles() const { return true; }
   virtual ~DebugInfo() = default;
 
   virtual const std::string &path() const = 0;

@@ -71,21 +71,20 @@ void read_segments_and_notes(const object::ELFFile<ELFT> &elf, std::vector<LoadS
 
 }  // namespace
 
-Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path) {
+Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, const OpenOptions &options) {
   auto object = open_mapped_object(path);
   if (!object) return std::move(object).error();
   if (!object->binary.getBinary()->isELF())
     return Error("'" + path + "' is not an ELF file");
-  auto info = std::make_unique<LlvmDebugInfo>(path, std::move(*object));
+  auto info = std::make_unique<LlvmDebugInfo>(path, std::move(*object), options);
   // No DWARF anywhere is a mode, as in perf probe: the symbol tables still
   // place function entries, returns and offsets (has_dwarf(), dwarf_note()).
   if (!info->has_debug_info()) (void)info->attach_separate_debug();
-  info->set_open_options(DebugInfo::default_options());
   return std::unique_ptr<DebugInfo>(std::move(info));
 }
 
-LlvmDebugInfo::LlvmDebugInfo(std::string path, MappedObject object)
-    : path_(std::move(path)), binary_(std::move(object.binary)), mapping_(object.mapping) {
+LlvmDebugInfo::LlvmDebugInfo(std::string path, MappedObject object, OpenOptions options)
+    : path_(std::move(path)), binary_(std::move(object.binary)), mapping_(object.mapping), open_options_(std::move(options)) {
   // Problems in the DWARF are reported by the queries that meet them; the
   // handlers keep LLVM from printing to stderr on its own.
   layout_ = SectionLayout::of(*binary_.getBinary());

@@ -47,7 +47,7 @@ std::vector<UnitStart> map_headers_alone(llvm::DWARFContext &context, const std:
 
 class LlvmDebugInfo final : public DebugInfo {
  public:
-  LlvmDebugInfo(std::string path, MappedObject object);
+  LlvmDebugInfo(std::string path, MappedObject object, OpenOptions options);
 
   const std::string &path() const override { return path_; }
   const std::string &debug_path() const override { return debug_path_.empty() ? path_ : debug_path_; }
@@ -123,8 +123,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::string missing_split_dwarf() override;
   std::string split_dwarf_source() override;
   std::string unread_supplementary() override;  // dwarf/supplementary.cpp
-  // The options, and the caches they name (the symbol table's).
-  void set_open_options(const OpenOptions &options);
+  bool demangles() const override { return open_options_.demangle; }
 
  private:
   void read_elf_facts();
@@ -316,7 +315,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::optional<std::vector<GotEntry>> got_entries_;
   std::vector<LoadSegment> segments_;
   std::map<std::string, std::optional<uint64_t>, std::less<>> marker_addresses_;  // symbol_addresses(), memoized
-  OpenOptions open_options_ = DebugInfo::default_options();
+  const OpenOptions open_options_;
   std::optional<NameIndex> name_index_;
   std::map<std::string, NameIndex> name_indexes_;  // index_for()'s, by name
   std::optional<std::vector<UnitSpan>> unit_spans_;

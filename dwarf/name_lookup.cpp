@@ -20,17 +20,10 @@ namespace {
 
 constexpr size_t kSearchesBeforeScan = 12;
 
-OpenOptions &process_defaults() {
-  static OpenOptions options;
-  return options;
-}
 }  // namespace
 
-void DebugInfo::set_default_options(const OpenOptions &options) { process_defaults() = options; }
-OpenOptions DebugInfo::default_options() { return process_defaults(); }
-
-std::string DebugInfo::display_symbol(const std::string &symbol) {
-  return process_defaults().demangle ? demangle_for_display(symbol) : symbol;
+std::string DebugInfo::display_symbol(const std::string &symbol) const {
+  return demangles() ? demangle_for_display(symbol) : symbol;
 }
 
 std::optional<LlvmDebugInfo::CacheHome> LlvmDebugInfo::cache_home(const std::string &binary) const {
@@ -46,18 +39,6 @@ std::optional<LlvmDebugInfo::CacheHome> LlvmDebugInfo::cache_home(const std::str
   auto key = index_key(binary, build_id_);
   if (!key) return std::nullopt;
   return CacheHome{*directory, *key, cache.max_bytes};
-}
-
-void LlvmDebugInfo::set_open_options(const OpenOptions &options) {
-  open_options_ = options;
-}
-
-Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, const OpenOptions &options) {
-  auto info = open(path);
-  if (!info) return info;
-  // open() makes nothing but an LlvmDebugInfo (and -fno-rtti rules out dynamic_cast).
-  static_cast<LlvmDebugInfo &>(**info).set_open_options(options);
-  return info;
 }
 
 DwarfBytes LlvmDebugInfo::raw_dwarf() {

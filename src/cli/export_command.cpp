@@ -6,6 +6,7 @@
 
 #include "src/cli/commands.h"
 #include "src/cli/session_report.h"
+#include "src/cli/probe_target.h"
 #include "src/export/export_sink.h"
 #include "src/export/metrics_server.h"
 #include "src/probes/latency_sites.h"
@@ -40,7 +41,8 @@ ExportPlan plan_of(const std::vector<TraceDefinition> &probes, const CliOptions 
     plan.events.push_back({d.group, d.event});
     definitions.push_back(&d);
   }
-  for (const LatencyPair &p : latency_pairs(definitions))
+  dwarf::OpenedFiles files(debug_open_options(options));
+  for (const LatencyPair &p : latency_pairs(definitions, files))
     plan.pairs.push_back({{probes[p.entry].group, probes[p.entry].event}, {probes[p.ret].group, probes[p.ret].event}});
   plan.hist_args = options.hist;
   return plan;

@@ -9,6 +9,7 @@
 #include "src/cli/commands.h"
 #include "src/cli/probe_plan.h"
 #include "src/cli/session_report.h"
+#include "src/cli/probe_target.h"
 #include "src/live/live_view.h"
 
 namespace kpp {
@@ -69,7 +70,8 @@ Result<int> run_live_command(const CliOptions &options) {
   view.filter = options.filter;
   view.command = options.command_line;
   if (options.output_given) view.output = options.output;
-  view.sites = event_sites(*defs, view.events);
+  view.sites = event_sites(*defs, view.events, debug_open_options(options));
+  view.debug_options = debug_open_options(options);
   view.stack = options.stack;
   view.symbolizer = stack_symbolizer(options, *defs);
   auto summary = run_live_view(view, *engine, *defs);

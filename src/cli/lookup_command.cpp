@@ -53,14 +53,14 @@ Status print_sdt_markers(const CliOptions &options) {
 
 std::string symbolic(dwarf::DebugInfo &debug, uint64_t address) {
   auto sym = debug.symbolize(address);
-  return sym ? dwarf::DebugInfo::display_symbol(sym->first) + "+" + std::to_string(sym->second) : hex(address);
+  return sym ? debug.display_symbol(sym->first) + "+" + std::to_string(sym->second) : hex(address);
 }
 
 // "walk+0x1e-0x40": a range inside one symbol, as offsets into it.
 std::string range_text(dwarf::DebugInfo &debug, const dwarf::AddressRange &r) {
   auto sym = debug.symbolize(r.begin);
   if (!sym) return hex(r.begin) + "-" + hex(r.end);
-  return dwarf::DebugInfo::display_symbol(sym->first) + "+" + hex(sym->second) + "-" + hex(sym->second + (r.end - r.begin));
+  return debug.display_symbol(sym->first) + "+" + hex(sym->second) + "-" + hex(sym->second + (r.end - r.begin));
 }
 
 // "walk:4-6" for the lines of `fn` whose code lies in `ranges`.

@@ -89,7 +89,7 @@ Status list(const CliOptions &options) {
   });
   std::vector<KprobeStatus> statuses;
   if (auto text = read_kprobes_debugfs("list")) statuses = parse_kprobe_list(*text);
-  SourceLookup lookup;
+  SourceLookup lookup(debug_open_options(options));
   std::optional<Kallsyms> kallsyms;
   bool kallsyms_read = false;
   for (size_t i : shown) {

@@ -47,14 +47,14 @@ Status check_build_id(const CliOptions &options, const dwarf::DebugInfo &debug, 
 // by `build_id` (the running kernel's or module's) if DEBUGINFOD_URLS names
 // some. Null when nothing was found; `tried` then says where it looked.
 Result<std::unique_ptr<dwarf::DebugInfo>> open_first(const std::vector<std::string> &candidates, std::string &tried,
-                                                     const std::string &build_id) {
+                                                     const std::string &build_id, const dwarf::OpenOptions &open_options) {
   for (const std::string &candidate : candidates) {
-    if (access(candidate.c_str(), R_OK) == 0) return dwarf::DebugInfo::open(candidate);
+    if (access(candidate.c_str(), R_OK) == 0) return dwarf::DebugInfo::open(candidate, open_options);
     tried += "\n    " + candidate;
   }
   if (!build_id.empty() && dwarf::debuginfod_enabled()) {
     auto fetched = dwarf::debuginfod_find_debuginfo(build_id);
-    if (fetched) return dwarf::DebugInfo::open(*fetched);
+    if (fetched) return dwarf::DebugInfo::open(*fetched, open_options);
     tried += "\n    " + fetched.error().message;
   }
   return std::unique_ptr<dwarf::DebugInfo>();
@@ -80,7 +80,7 @@ Result<ProbeTarget> open_module(const CliOptions &options) {
   if (given.find('/') != std::string::npos || ends_with(given, ".ko")) {
     std::string base = basename_of(given);
     target.module = canonical_module_name(base.substr(0, base.find('.')));
-    auto d = dwarf::DebugInfo::open(given);
+    auto d = dwarf::DebugInfo::open(given, debug_open_options(options));
     if (!d) return std::move(d).error();
     debug = std::move(*d);
   } else {
@@ -88,7 +88,7 @@ Result<ProbeTarget> open_module(const CliOptions &options) {
     std::string dep = module_path_in_dep(read_text("/lib/modules/" + release + "/modules.dep"), given);
     std::string tried;
     std::string build_id = loaded_module_build_id(target.module);
-    auto d = open_first(module_debug_candidates(release, dep, build_id), tried, build_id);
+    auto d = open_first(module_debug_candidates(release, dep, build_id), tried, build_id, debug_open_options(options));
     if (!d) return std::move(d).error();
     if (!*d)
       return Error("no debug information for module '" + given + "'" +
@@ -128,7 +128,7 @@ Result<ProbeTarget> open_program(const CliOptions &options) {
   // SDT markers are read from the ELF file itself (src/sdt): no DWARF.
   bool lookups = options.funcs || !options.vars.empty() || !options.lines.empty();
   if (!lookups && sdt::all_sdt_specs(options.definition.empty() ? options.add : options.definition)) return target;
-  auto debug = dwarf::DebugInfo::open(resolved);
+  auto debug = dwarf::DebugInfo::open(resolved, debug_open_options(options));
   if (!debug) return std::move(debug).error();
   note_debug_sources(**debug, options);
   target.debug = std::move(*debug);
@@ -156,12 +156,12 @@ Result<ProbeTarget> open_kernel(const CliOptions &options, bool allow_btf) {
   std::string running = running_kernel_build_id();
   std::unique_ptr<dwarf::DebugInfo> debug;
   if (!options.vmlinux.empty()) {
-    auto d = dwarf::DebugInfo::open(options.vmlinux);
+    auto d = dwarf::DebugInfo::open(options.vmlinux, debug_open_options(options));
     if (!d) return std::move(d).error();
     debug = std::move(*d);
   } else {
     std::string tried;
-    auto d = open_first(vmlinux_candidates(kernel_release(), running), tried, running);
+    auto d = open_first(vmlinux_candidates(kernel_release(), running), tried, running, debug_open_options(options));
     if (!d) return std::move(d).error();
     if (!*d) return without_vmlinux(allow_btf, tried);
     debug = std::move(*d);
@@ -171,11 +171,14 @@ Result<ProbeTarget> open_kernel(const CliOptions &options, bool allow_btf) {
 
 }  // namespace
 
-Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf) {
+dwarf::OpenOptions debug_open_options(const CliOptions &options) {
   // perf demangles programs' names unless --no-demangle, the kernel's only with --demangle-kernel.
-  dwarf::DebugInfo::set_default_options({.use_cache = !options.no_cache,
-                                         .cache_directory = {},
-                                         .demangle = options.exec.empty() ? options.demangle_kernel : options.demangle});
+  return {.use_cache = !options.no_cache,
+          .cache_directory = {},
+          .demangle = options.exec.empty() ? options.demangle_kernel : options.demangle};
+}
+
+Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf) {
   if (!options.exec.empty()) return open_program(options);
   if (!options.module.empty()) return open_module(options);
   return open_kernel(options, allow_btf);

@@ -30,4 +30,8 @@ struct ProbeTarget {
 // `allow_btf`: fall back to /sys/kernel/btf/vmlinux when no DWARF vmlinux exists.
 Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf = false);
 
+// How the command line says debug information is read: --no-cache,
+// --no-demangle (programs), --demangle-kernel (the kernel and its modules).
+dwarf::OpenOptions debug_open_options(const CliOptions &options);
+
 }  // namespace kpp

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "src/cli/commands.h"
+#include "src/cli/probe_target.h"
 #include "src/output/printer_sink.h"
 #include "src/probes/probe_engine.h"
 #include "src/stack/stack_symbolizer.h"
@@ -25,7 +26,7 @@ Status run_report_command(const CliOptions &options) {
   // processes are gone, its kernel may be another boot's: see StackSource).
   SinkChainOptions chain_options;
   chain_options.stacks.mode = StackMode::AsTheyCome;
-  StackSymbolizer symbolizer(StackSource::File);
+  StackSymbolizer symbolizer(StackSource::File, {}, debug_open_options(options));
   symbolizer.set_probe_source([] {
     auto engine = ProbeEngine::open();
     auto defs = engine ? engine->list() : Result<std::vector<TraceDefinition>>(std::move(engine).error());

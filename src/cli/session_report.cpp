@@ -1,4 +1,5 @@
 #include "src/cli/session_report.h"
+#include "src/cli/probe_target.h"
 
 #include <cstdio>
 
@@ -24,7 +25,7 @@ SessionOptions session_options_from(const CliOptions &options, CommandOutput com
   auto defs = engine ? engine->list() : Result<std::vector<TraceDefinition>>(Error("no tracefs"));
   if (defs) {
     s.probes = probe_shapes(*defs);
-    s.sites = event_sites(*defs, options.events);
+    s.sites = event_sites(*defs, options.events, debug_open_options(options));
   }
   s.symbolizer = stack_symbolizer(options, defs ? *defs : none);
   return s;
@@ -32,15 +33,16 @@ SessionOptions session_options_from(const CliOptions &options, CommandOutput com
 
 std::shared_ptr<FrameSymbolizer> stack_symbolizer(const CliOptions &options, const std::vector<TraceDefinition> &definitions) {
   if (!options.stack) return nullptr;
-  auto symbolizer = std::make_shared<StackSymbolizer>(StackSource::Live, options.vmlinux);
+  auto symbolizer = std::make_shared<StackSymbolizer>(StackSource::Live, options.vmlinux, debug_open_options(options));
   // A process gone before its stack is named: its uprobe still places the probed binary.
   symbolizer->add_probes(definitions);
   return symbolizer;
 }
 
-EventSites event_sites(const std::vector<TraceDefinition> &definitions, const std::vector<std::string> &patterns) {
+EventSites event_sites(const std::vector<TraceDefinition> &definitions, const std::vector<std::string> &patterns,
+                       const dwarf::OpenOptions &debug_options) {
   EventSites sites;
-  SourceLookup lookup;
+  SourceLookup lookup(debug_options);
   for (const TraceDefinition &d : definitions) {
     std::string name = d.qualified_name();
     bool wanted = false;

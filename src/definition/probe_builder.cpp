@@ -411,7 +411,7 @@ class Builder {
     }
     std::string where = site.point;
     if (auto sym = debug_.symbolize(site.address))
-      where += " (" + dwarf::DebugInfo::display_symbol(sym->first) + "+" + hex(sym->second) + ")";
+      where += " (" + debug_.display_symbol(sym->first) + "+" + hex(sym->second) + ")";
     ArgSite arg_site{debug_, *site.function, site.address, def.is_return, formatter, where};
     auto args = resolve_args(spec_, arg_site);
     if (!args) return std::move(args).error();

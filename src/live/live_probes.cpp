@@ -27,8 +27,12 @@ std::pair<std::string, std::string> split_id(const std::string &id) {
 }  // namespace
 
 LiveProbes::LiveProbes(ProbeEngine &engine, TraceInstance &instance, std::vector<TraceDefinition> definitions,
-                       const Companions &companions)
-    : engine_(engine), instance_(instance), defs_(std::move(definitions)), companions_(companions) {}
+                       const Companions &companions, dwarf::OpenOptions debug_options)
+    : engine_(engine),
+      instance_(instance),
+      defs_(std::move(definitions)),
+      companions_(companions),
+      debug_options_(std::move(debug_options)) {}
 
 const TraceDefinition *LiveProbes::definition_of(const std::string &id) const {
   for (const TraceDefinition &d : defs_)
@@ -44,8 +48,8 @@ void LiveProbes::add_rows(tui::LiveModel &model) {
     shown.push_back(e);
     defs.push_back(definition_of(e.system + ":" + e.name));
   }
-  std::vector<std::string> sites = latency_sites(defs);
-  SourceLookup lookup;
+  SourceLookup lookup(debug_options_);
+  std::vector<std::string> sites = latency_sites(defs, lookup.files());
   for (size_t i = 0; i < shown.size(); ++i) {
     tui::ProbeInfo info{shown[i].system, shown[i].name, "tracepoint", "", false};
     if (const TraceDefinition *d = defs[i]) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dwarf/debug_info.h"
 #include "src/definition/trace_definition.h"
 #include "src/probes/probe_engine.h"
 #include "src/stream/companions.h"
@@ -21,9 +22,9 @@ class LiveProbes {
  public:
   // `definitions`: the dynamic events that exist (ProbeEngine::list());
   // `companions`: the session's, which get no row (they are joined into
-  // their probe's).
+  // their probe's); `debug_options`: how the probed programs' debug info is read.
   LiveProbes(ProbeEngine &engine, TraceInstance &instance, std::vector<TraceDefinition> definitions,
-             const Companions &companions);
+             const Companions &companions, dwarf::OpenOptions debug_options = {});
 
   // Adds a row for every event the instance enabled, with its place
   // ("walk:5@prog.c" from DWARF, the definition without it, "tracepoint"
@@ -44,6 +45,7 @@ class LiveProbes {
   TraceInstance &instance_;
   std::vector<TraceDefinition> defs_;
   const Companions &companions_;
+  dwarf::OpenOptions debug_options_;
 };
 
 }  // namespace kpp

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dwarf/debug_info.h"
 #include "src/definition/trace_definition.h"
 #include "src/probes/probe_engine.h"
 #include "src/stream/event_sites.h"
@@ -22,6 +23,7 @@ struct LiveViewOptions {
   std::vector<std::string> command;  // a command to trace (its terminal I/O to /dev/null); empty = none
   std::string output;                // also record to this trace.dat; empty = no recording
   EventSites sites;                  // the sites of the events, for their detail
+  dwarf::OpenOptions debug_options;  // how the probed programs' debug info is read (rows' places, pairs)
   bool stack = false;                // --stack: each event's stack (SessionOptions::stack)
   std::shared_ptr<FrameSymbolizer> symbolizer;  // names the stacks' frames (null: addresses only)
 };

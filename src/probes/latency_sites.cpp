@@ -4,7 +4,6 @@
 #include <memory>
 #include <optional>
 
-#include "dwarf/debug_info.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -18,6 +17,8 @@ struct FunctionAt {
 
 class Functions {
  public:
+  explicit Functions(dwarf::OpenedFiles &files) : files_(files) {}
+
   std::optional<FunctionAt> of(const TraceDefinition &d) {
     if (d.kind == TraceDefinition::Kind::Kprobe) {
       // "[MOD:]SYM+offs": the symbol is the function.
@@ -25,7 +26,7 @@ class Functions {
         return std::nullopt;  // a raw address
       return FunctionAt{"kernel#" + d.symbol, d.offset};
     }
-    dwarf::DebugInfo *debug = debug_for(d.path);
+    dwarf::DebugInfo *debug = files_.get(d.path);
     if (!debug) return std::nullopt;
     auto address = debug->address_of_file_offset(d.offset);
     if (!address) return std::nullopt;
@@ -35,21 +36,13 @@ class Functions {
   }
 
  private:
-  dwarf::DebugInfo *debug_for(const std::string &path) {
-    auto it = opened_.find(path);
-    if (it == opened_.end()) {
-      auto info = dwarf::DebugInfo::open(path);
-      it = opened_.emplace(path, info ? std::move(*info) : nullptr).first;
-    }
-    return it->second.get();
-  }
-  std::map<std::string, std::unique_ptr<dwarf::DebugInfo>> opened_;
+  dwarf::OpenedFiles &files_;
 };
 
 }  // namespace
 
-std::vector<std::string> latency_sites(const std::vector<const TraceDefinition *> &definitions) {
-  Functions functions;
+std::vector<std::string> latency_sites(const std::vector<const TraceDefinition *> &definitions, dwarf::OpenedFiles &files) {
+  Functions functions(files);
   std::vector<std::optional<FunctionAt>> at;
   std::map<std::string, size_t> earliest_entry;  // key -> index of its earliest non-return probe
   std::map<std::string, bool> has_return;
@@ -72,8 +65,8 @@ std::vector<std::string> latency_sites(const std::vector<const TraceDefinition *
   return sites;
 }
 
-std::vector<LatencyPair> latency_pairs(const std::vector<const TraceDefinition *> &definitions) {
-  std::vector<std::string> sites = latency_sites(definitions);
+std::vector<LatencyPair> latency_pairs(const std::vector<const TraceDefinition *> &definitions, dwarf::OpenedFiles &files) {
+  std::vector<std::string> sites = latency_sites(definitions, files);
   std::map<std::string, size_t> entry_of;  // site -> its entry probe
   for (size_t i = 0; i < sites.size(); ++i)
     if (!sites[i].empty() && !definitions[i]->is_return) entry_of[sites[i]] = i;

@@ -11,13 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "dwarf/opened_files.h"
 #include "src/definition/trace_definition.h"
 
 namespace kpp {
 
 // One pairing key per definition ("" = pairs with nothing); equal keys
 // pair (the live model pairs an entry with a return of the same key).
-std::vector<std::string> latency_sites(const std::vector<const TraceDefinition *> &definitions);
+// Uprobes' binaries are read through `files`.
+std::vector<std::string> latency_sites(const std::vector<const TraceDefinition *> &definitions, dwarf::OpenedFiles &files);
 
 // The same rule as entry/return index pairs into `definitions` (for
 // export's latency metrics): each return probe with its function's entry
@@ -26,6 +28,6 @@ struct LatencyPair {
   size_t entry;
   size_t ret;
 };
-std::vector<LatencyPair> latency_pairs(const std::vector<const TraceDefinition *> &definitions);
+std::vector<LatencyPair> latency_pairs(const std::vector<const TraceDefinition *> &definitions, dwarf::OpenedFiles &files);
 
 }  // namespace kpp

@@ -10,18 +10,6 @@
 
 namespace kpp {
 
-namespace {
-}  // namespace
-
-dwarf::DebugInfo *SourceLookup::debug_for(const std::string &path) {
-  auto it = opened_.find(path);
-  if (it == opened_.end()) {
-    auto info = dwarf::DebugInfo::open(path);
-    it = opened_.emplace(path, info ? std::move(*info) : nullptr).first;
-  }
-  return it->second.get();
-}
-
 std::string SourceLookup::point_of(const TraceDefinition &def) {
   std::string fallback = def.kind == TraceDefinition::Kind::Uprobe
                              ? hex(def.offset)
@@ -29,7 +17,7 @@ std::string SourceLookup::point_of(const TraceDefinition &def) {
                              : def.symbol.substr(def.symbol.find(':') + 1) +
                                    (def.offset ? "+" + std::to_string(def.offset) : "");
   if (def.kind != TraceDefinition::Kind::Uprobe) return fallback + (def.is_return ? "%return" : "");
-  dwarf::DebugInfo *debug = debug_for(def.path);
+  dwarf::DebugInfo *debug = files_.get(def.path);
   if (!debug) return fallback;
   auto address = debug->address_of_file_offset(def.offset);
   auto place = address ? debug->source_of(*address) : std::nullopt;

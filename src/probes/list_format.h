@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dwarf/debug_info.h"
+#include "dwarf/opened_files.h"
 #include "src/definition/trace_definition.h"
 
 namespace kpp {
@@ -16,13 +16,15 @@ namespace kpp {
 // source places; remembers the binaries that have none.
 class SourceLookup {
  public:
+  explicit SourceLookup(dwarf::OpenOptions options = {}) : files_(std::move(options)) {}
   // "walk:5@prog.c", "add@prog.c", "add%return@prog.c"; without debug info
   // perf's fallback, "walk+0x1e" (uprobes: the file offset, "0x1149").
   std::string point_of(const TraceDefinition &def);
+  // The files opened so far, for other readers of the same probes (latency_sites()).
+  dwarf::OpenedFiles &files() { return files_; }
 
  private:
-  dwarf::DebugInfo *debug_for(const std::string &path);
-  std::map<std::string, std::unique_ptr<dwarf::DebugInfo>> opened_;
+  dwarf::OpenedFiles files_;
 };
 
 // "  probe_prog:walk_L5     (on walk:5@prog.c in /path/prog with name i s)"

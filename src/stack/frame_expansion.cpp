@@ -8,7 +8,7 @@ std::vector<StackFrame> expand_frame(dwarf::DebugInfo &debug, uint64_t link, Fra
   // chain are those of the byte before it (as gdb and perf look it up).
   uint64_t code = kind == FrameAddress::ReturnAddress && link > 0 ? link - 1 : link;
   if (auto sym = debug.symbolize(code)) {
-    outer.sym = dwarf::DebugInfo::display_symbol(sym->first);
+    outer.sym = debug.display_symbol(sym->first);
     outer.off = link - (code - sym->second);
   }
   std::vector<dwarf::CodeFrame> code_frames = debug.has_dwarf() ? debug.frames_at(code) : std::vector<dwarf::CodeFrame>{};

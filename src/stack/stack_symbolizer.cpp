@@ -24,8 +24,8 @@ std::vector<StackFrame> with_kallsyms_name(std::vector<StackFrame> frames, const
 }
 }  // namespace
 
-StackSymbolizer::StackSymbolizer(StackSource source, std::string vmlinux)
-    : source_(source), vmlinux_path_(std::move(vmlinux)) {}
+StackSymbolizer::StackSymbolizer(StackSource source, std::string vmlinux, dwarf::OpenOptions options)
+    : source_(source), vmlinux_path_(std::move(vmlinux)), files_(std::move(options), kMaxFiles) {}
 StackSymbolizer::~StackSymbolizer() = default;
 
 void StackSymbolizer::add_probes(const std::vector<TraceDefinition> &definitions) {
@@ -80,7 +80,7 @@ dwarf::DebugInfo *StackSymbolizer::vmlinux() {
   std::vector<std::string> candidates =
       vmlinux_path_.empty() ? vmlinux_candidates(kernel_release(), running) : std::vector<std::string>{vmlinux_path_};
   for (const std::string &path : candidates) {
-    auto d = dwarf::DebugInfo::open(path);
+    auto d = dwarf::DebugInfo::open(path, files_.options());
     if (!d || !(*d)->has_dwarf()) continue;
     // Another kernel's lines would be wrong lines: only the running one's.
     if (!running.empty() && !(*d)->build_id().empty() && (*d)->build_id() != running) continue;
@@ -127,7 +127,7 @@ dwarf::DebugInfo *StackSymbolizer::module_debug(const std::string &module) {
   if (loaded.empty()) return nullptr;
   std::string dep = module_path_in_dep(running_modules_dep(), module);
   for (const std::string &path : module_debug_candidates(kernel_release(), dep, loaded)) {
-    auto d = dwarf::DebugInfo::open(path);
+    auto d = dwarf::DebugInfo::open(path, files_.options());
     if (!d || !(*d)->has_dwarf() || (*d)->build_id() != loaded) continue;
     slot = std::move(*d);
     break;
@@ -147,18 +147,6 @@ const std::vector<FileMapping> &StackSymbolizer::maps_of(pid_t pid, uint64_t add
   return it->second;
 }
 
-dwarf::DebugInfo *StackSymbolizer::debug_of(const std::string &path) {
-  auto it = files_.find(path);
-  if (it != files_.end()) return it->second.get();
-  if (files_.size() >= kMaxFiles) {
-    files_.clear();  // the answers already given stay in cache_
-  }
-  auto d = dwarf::DebugInfo::open(path);
-  auto &slot = files_[path];
-  if (d) slot = std::move(*d);
-  return slot.get();
-}
-
 std::vector<StackFrame> StackSymbolizer::user_frames(const Event &event, const StackFrame &frame, FrameAddress kind) {
   StackFrame placed = frame;
   dwarf::DebugInfo *debug = nullptr;
@@ -166,7 +154,7 @@ std::vector<StackFrame> StackSymbolizer::user_frames(const Event &event, const S
   const FileMapping *m = source_ == StackSource::Live ? mapping_of(maps_of(event.pid, frame.ip), frame.ip) : nullptr;
   if (m) {
     placed.object = m->path;
-    debug = debug_of(m->path);
+    debug = files_.get(m->path);
     if (debug) link = debug->address_of_file_offset(frame.ip - m->start + m->pgoff);
   } else if (event.probe_ip) {
     // The process is gone: the probe's binary is placed by the probe itself.
@@ -175,7 +163,7 @@ std::vector<StackFrame> StackSymbolizer::user_frames(const Event &event, const S
       probe_source_ = nullptr;
     }
     auto p = probes_.find(event.system + ":" + event.name);
-    if (p != probes_.end() && (debug = debug_of(p->second.path))) {
+    if (p != probes_.end() && (debug = files_.get(p->second.path))) {
       std::optional<uint64_t> probe_link = debug->address_of_file_offset(p->second.file_offset);
       if (probe_link) {
         uint64_t candidate = frame.ip - (event.probe_ip - *probe_link);

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "dwarf/debug_info.h"
+#include "dwarf/opened_files.h"
 #include "src/definition/trace_definition.h"
 #include "src/kernel/kallsyms.h"
 #include "src/stream/process_maps.h"
@@ -51,7 +52,9 @@ class StackSymbolizer : public FrameSymbolizer {
  public:
   // `vmlinux`: the DWARF vmlinux of the running kernel to read lines from;
   // empty: found where distributions put it (none found: symbols only).
-  explicit StackSymbolizer(StackSource source = StackSource::Live, std::string vmlinux = {});
+  // Every file is opened with `options` (--no-cache, --no-demangle).
+  explicit StackSymbolizer(StackSource source = StackSource::Live, std::string vmlinux = {},
+                           dwarf::OpenOptions options = {});
   ~StackSymbolizer() override;
 
   // The uprobes among `definitions` (what tracefs lists): each event fires
@@ -74,8 +77,6 @@ class StackSymbolizer : public FrameSymbolizer {
   std::vector<StackFrame> kernel_frames(const StackFrame &frame, FrameAddress kind);
   std::vector<StackFrame> user_frames(const Event &event, const StackFrame &frame, FrameAddress kind);
   const std::vector<FileMapping> &maps_of(pid_t pid, uint64_t address);
-  // The file's debug info, opened once (null when it cannot be).
-  dwarf::DebugInfo *debug_of(const std::string &path);
   dwarf::DebugInfo *vmlinux();
   // The loaded module's debug .ko, opened once (null when none is found).
   dwarf::DebugInfo *module_debug(const std::string &module);
@@ -86,7 +87,7 @@ class StackSymbolizer : public FrameSymbolizer {
   bool vmlinux_tried_ = false;
   std::unique_ptr<dwarf::DebugInfo> vmlinux_;
   int64_t kaslr_offset_ = 0;  // runtime address minus the vmlinux's
-  std::unordered_map<std::string, std::unique_ptr<dwarf::DebugInfo>> files_;  // null: cannot be opened
+  dwarf::OpenedFiles files_;  // the programs' and libraries' (bounded: the answers given stay in cache_)
   std::unordered_map<std::string, std::unique_ptr<dwarf::DebugInfo>> modules_;  // by module name; null: none
   std::unordered_map<pid_t, std::vector<FileMapping>> maps_;
   std::unordered_map<std::string, Probe> probes_;

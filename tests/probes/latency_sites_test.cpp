@@ -59,12 +59,13 @@ class LatencySites : public ::testing::Test {
 
   std::string path_ = KPP_LATENCY_FIXTURE;
   std::unique_ptr<dwarf::DebugInfo> debug_;
+  dwarf::OpenedFiles files;  // what latency_sites() reads the probed binaries through
 };
 
 TEST_F(LatencySites, AnEntryAfterThePrologueAndTheReturnPair) {
   auto [later, entry, ret, other] = fade_probes();
   ASSERT_NE(entry.offset, ret.offset) << "fade:2 should sit after the prologue";
-  std::vector<std::string> sites = latency_sites({&later, &entry, &ret, &other});
+  std::vector<std::string> sites = latency_sites({&later, &entry, &ret, &other}, files);
   EXPECT_FALSE(sites[1].empty());
   EXPECT_EQ(sites[1], sites[2]) << "entry and return of fade";
   EXPECT_TRUE(sites[0].empty()) << "a later probe of fade is no entry";
@@ -76,7 +77,7 @@ TEST_F(LatencySites, ExportPairsEachReturnWithItsFunctionsEntry) {
   TraceDefinition ret_elsewhere = ret;  // the same return probe in another group pairs too
   ret_elsewhere.group = "h";
   TraceDefinition fade_other_binary = uprobe("/nonexistent/prog", ret.offset, true, "fade__return");
-  auto pairs = latency_pairs({&later, &entry, &ret, &main_entry, &ret_elsewhere, &fade_other_binary});
+  auto pairs = latency_pairs({&later, &entry, &ret, &main_entry, &ret_elsewhere, &fade_other_binary}, files);
   ASSERT_EQ(pairs.size(), 2u);
   EXPECT_EQ(pairs[0].entry, 1u);
   EXPECT_EQ(pairs[0].ret, 2u);
@@ -87,7 +88,7 @@ TEST_F(LatencySites, ExportPairsEachReturnWithItsFunctionsEntry) {
 TEST_F(LatencySites, ReturnsWithoutAnEntryProbeMakeNoPair) {
   dwarf::Function fade = function("fade");
   TraceDefinition ret = uprobe(path_, offset_of(fade.entry), true, "fade__return");
-  EXPECT_TRUE(latency_pairs({&ret}).empty());
+  EXPECT_TRUE(latency_pairs({&ret}, files).empty());
 }
 
 }  // namespace
