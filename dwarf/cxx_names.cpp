@@ -8,6 +8,7 @@
 
 #include <llvm/Demangle/Demangle.h>
 
+#include "dwarf/debug_info.h"
 #include "dwarf/names.h"
 
 namespace kpp::dwarf {
@@ -180,6 +181,10 @@ bool printed_name_matches(std::string_view key, std::string_view display) {
   // "non-virtual thunk to X::~X()" is not X::~X() (the spec's parser drops
   // the words before a name: such a name reads back as the function itself).
   return std::isspace(static_cast<unsigned char>(display[i - 1])) && !display.substr(0, i).ends_with("thunk to ");
+}
+
+std::string DebugInfo::display_symbol(const std::string &symbol) const {
+  return demangles() ? demangle_for_display(symbol) : symbol;
 }
 
 }  // namespace kpp::dwarf

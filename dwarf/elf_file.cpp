@@ -89,6 +89,10 @@ LlvmDebugInfo::LlvmDebugInfo(std::string path, MappedObject object, OpenOptions 
   // handlers keep LLVM from printing to stderr on its own.
   layout_ = SectionLayout::of(*binary_.getBinary());
   read_elf_facts();
+  const object::ObjectFile &obj = *binary_.getBinary();
+  function_index_.emplace(static_cast<IndexedDwarf &>(*this),
+                          FunctionIndex::Target{path_, build_id_, !obj.isRelocatableObject() && obj.isLittleEndian()},
+                          open_options_);
 }
 
 DWARFContext &LlvmDebugInfo::context() {

@@ -123,41 +123,22 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
   std::vector<DWARFDie> found;
   std::string instance_prefix = name + "<";
   auto named = [&](const char *n) { return n && (name == n || (instances && std::string_view(n).starts_with(instance_prefix))); };
-  if (const NameIndex *index = index_for(name, instances)) {
-    auto look_up = [&](const NameIndex &in) {
-      std::vector<IndexedDie> entries = in.lookup(name);
-      if (instances) {
-        std::vector<IndexedDie> more = in.lookup_prefix(instance_prefix);
-        entries.insert(entries.end(), more.begin(), more.end());
-      }
-      return entries;
-    };
-    bool cached = index_from_cache() && index == &*name_index_;
-    std::vector<IndexedDie> entries = look_up(*index);
-    // A cached index that knows no such name: the byte search confirms
-    // (a crafted index could leave a function out), at its cost, on misses only.
-    bool confirmed = true;
-    if (cached && entries.empty()) {
-      index = searched_index(name, instances);
-      cached = index == &*name_index_;
-      confirmed = !cached;  // DWARF the search cannot answer for: every unit is read below
-      entries = look_up(*index);
-    }
+  if (auto answer = function_index_->find(name, instances)) {
     // Only the units that hold the named DIEs get parsed by LLVM.
-    for (const IndexedDie &entry : entries) {
+    for (const IndexedDie &entry : answer->dies) {
       if (entry.inlined ? !inline_copies : !subprograms) continue;
       DWARFDie die = die_at(entry.die_offset);
       // From the cache, each DIE must be what the index says it is: a
       // subprogram or inlined copy of that name; else the index is made again.
       auto tag = die.isValid() ? die.getTag() : llvm::dwarf::DW_TAG_null;
       bool as_said = entry.inlined ? tag == llvm::dwarf::DW_TAG_inlined_subroutine : tag == llvm::dwarf::DW_TAG_subprogram;
-      if (cached && (!as_said || !named(die.getName(DINameKind::ShortName)))) {
-        distrust_cached_index("the DIE at " + std::to_string(entry.die_offset) + " is not the '" + name + "' it lists");
+      if (answer->cached && (!as_said || !named(die.getName(DINameKind::ShortName)))) {
+        function_index_->distrust("the DIE at " + std::to_string(entry.die_offset) + " is not the '" + name + "' it lists");
         return scan_for(name, subprograms, inline_copies, instances);
       }
       if (die.isValid()) found.push_back(die);
     }
-    if (confirmed) return found;
+    return found;
   }
   for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) {
     DWARFUnit *unit = dwarf().getUnitAtIndex(i);

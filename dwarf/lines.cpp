@@ -89,52 +89,18 @@ std::vector<int> LlvmDebugInfo::lines_with_code(const Function &fn) {
   return {lines.begin(), lines.end()};
 }
 
-std::optional<std::vector<uint64_t>> LlvmDebugInfo::units_searched_for_file(const std::string &file) {
-  std::string_view component = last_path_component(file);
-  auto positions = line_positions_naming(raw_dwarf(), component, std::max(1u, std::thread::hardware_concurrency()),
-                                         searched_file());
-  if (!positions) return std::nullopt;
-  // Line tables lie one after another: a position belongs to the table
-  // with the greatest offset at or before it (a unit's DW_AT_stmt_list).
-  // (LLVM's unit DIEs would read each unit's range and location list
-  // headers too: ~100 MB of pages on a vmlinux.)
-  std::vector<uint64_t> unit_offsets;
-  for (const auto &unit : unit_dwarf().compile_units()) unit_offsets.push_back(unit->getOffset());
-  std::vector<std::pair<uint64_t, uint64_t>> tables = unit_line_tables(raw_dwarf(), unit_offsets);  // (table, unit)
-  std::sort(tables.begin(), tables.end());
-  std::set<uint64_t> units;
-  for (uint64_t at : *positions) {
-    auto after = std::upper_bound(tables.begin(), tables.end(), std::make_pair(at, UINT64_MAX));
-    if (after == tables.begin()) continue;
-    uint64_t table = std::prev(after)->first;
-    for (auto it = std::prev(after); it->first == table; --it) {
-      units.insert(it->second);
-      if (it == tables.begin()) break;
-    }
-  }
-  search_note_ = "index: not used (--no-cache); the line tables of " + std::to_string(units.size()) + " of " +
-                 std::to_string(tables.size()) + " units name '" + std::string(component) + "'";
-  return std::vector<uint64_t>(units.begin(), units.end());
-}
-
 std::vector<DWARFUnit *> LlvmDebugInfo::units_naming(const std::string &file, bool search) {
   std::vector<DWARFUnit *> units;
-  std::optional<std::vector<uint64_t>> offsets;
-  if ((search || search_instead_of_index()) && !last_path_component(file).empty()) offsets = units_searched_for_file(file);
-  if (!offsets && !search) {
-    const NameIndex *index = name_index();
-    if (index) offsets = index->units_naming(file);
-  }
-  if (!offsets) {
+  auto answer = function_index_->units_naming(file, search);
+  if (!answer) {
     for (const auto &unit : unit_dwarf().compile_units()) units.push_back(unit.get());
     return units;
   }
-  bool cached = !search && !search_instead_of_index() && index_from_cache();
-  for (uint64_t offset : *offsets) {
+  for (uint64_t offset : answer->offsets) {
     DWARFUnit *unit = unit_dwarf().getCompileUnitForOffset(offset);
     if (unit && unit->getOffset() == offset) units.push_back(unit);
-    else if (cached) {  // a cached index listed no unit there: it is made again, and asked again
-      distrust_cached_index("no unit starts at " + std::to_string(offset) + ", which it lists for '" + file + "'");
+    else if (answer->cached) {  // a cached index listed no unit there: it is made again, and asked again
+      function_index_->distrust("no unit starts at " + std::to_string(offset) + ", which it lists for '" + file + "'");
       return units_naming(file);
     }
   }
@@ -145,7 +111,7 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const 
   // A cached index's units that give nothing: the byte search confirms (a
   // crafted index could leave a unit out; issue 12 item 3), on misses only.
   auto sites = file_line_sites_in(units_naming(file), file, line);
-  if (sites.empty() && index_from_cache()) sites = file_line_sites_in(units_naming(file, /*search=*/true), file, line);
+  if (sites.empty() && index_source() == IndexSource::Cache) sites = file_line_sites_in(units_naming(file, /*search=*/true), file, line);
   return sites;
 }
 

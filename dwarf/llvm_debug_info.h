@@ -17,6 +17,7 @@
 #include "dwarf/debug_info.h"
 #include "dwarf/die_stream_check.h"
 #include "dwarf/dwarf_problems.h"
+#include "dwarf/function_index.h"
 #include "dwarf/index_cache.h"
 #include "dwarf/instruction_decoder.h"
 #include "dwarf/mapped_object.h"
@@ -45,7 +46,7 @@ void set_base_type_kind(TypeInfo &info, uint64_t encoding);
 std::vector<UnitStart> map_headers_alone(llvm::DWARFContext &context, const std::string &path, std::string_view mapping,
                                          std::span<const UnitStart> known = {});
 
-class LlvmDebugInfo final : public DebugInfo {
+class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
  public:
   LlvmDebugInfo(std::string path, MappedObject object, OpenOptions options);
 
@@ -98,7 +99,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::string dwarf_note() const override { return no_dwarf_note_; }
   // Gives back the pages of the files' mappings read so far (see
   // dwarf/mapped_object.h): after open, after the index scan.
-  void drop_mapped_pages() {
+  void drop_mapped_pages() override {
     drop_pages(mapping_, mapping_);
     drop_pages(debug_mapping_, debug_mapping_);
     drop_pages(inflated_.mapping, inflated_.mapping);
@@ -111,9 +112,9 @@ class LlvmDebugInfo final : public DebugInfo {
   // The CFA rule at `pc`, from .eh_frame, else .debug_frame (dwarf/cfa.cpp).
   Result<CfaRule> cfa_at(uint64_t pc);
 
-  IndexSource index_source() const override { return index_source_; }
+  IndexSource index_source() const override { return function_index_->source(); }
   std::string index_note() const override {
-    std::string note = index_note_.empty() ? search_note_ : index_note_;
+    std::string note = function_index_->note();
     // Why the cache is not used, unless the index's note says it already.
     if (!cache_refused_.empty() && note.find(cache_refused_) == std::string::npos)
       note = note.empty() ? cache_refused_ : cache_refused_ + "\n  " + note;
@@ -136,8 +137,9 @@ class LlvmDebugInfo final : public DebugInfo {
   // The whole path of the file `attribute` (DW_AT_decl_file, DW_AT_call_file) of `die` names, read in
   // the unit that holds the attribute (dwarf/die_origin.h); empty when there is none.
   std::string source_file_of(llvm::DWARFDie die, llvm::dwarf::Attribute attribute);
-  // Subprograms with code (and, when asked, inlined copies) named `name`, by a scan of every unit;
-  // with `instances`, also those named `name<...>` (a template's instances).
+  // Subprograms with code (and, when asked, inlined copies) named `name`, as function_index_
+  // finds them, else by LLVM's walk of every unit; with `instances`, also those named
+  // `name<...>` (a template's instances).
   std::vector<llvm::DWARFDie> scan_for(const std::string &name, bool subprograms, bool inline_copies,
                                        bool instances = false);
   // find_functions for a C++ name (cxx_names.h): symbols and DIEs by their demangled names.
@@ -148,25 +150,6 @@ class LlvmDebugInfo final : public DebugInfo {
   const std::vector<std::optional<DemangledFunction>> &demangled_symbols();
   // Each function symbol's name as -F prints it ("" for a C name).
   const std::vector<std::string> &printed_symbols();
-  // The index of every function with code, built or loaded on first use
-  // (null for relocatable objects, whose raw DWARF the fast scan cannot read).
-  const NameIndex *name_index();
-  // The index to look `name` up in (with `instances`, also `name<...>`): the
-  // whole file's, or with the cache off (--no-cache) one made from the
-  // units that may name it (dwarf/name_search.h), so that a function probe
-  // reads a few units, not all of them. Null as name_index().
-  const NameIndex *index_for(const std::string &name, bool instances);
-  // index_for()'s search without the cache: an index of the units that may
-  // name `name`, found by a byte search (else the whole file's index).
-  const NameIndex *searched_index(const std::string &name, bool instances);
-  // A cached index is checked as it answers (issue 12 item 3): each DIE it
-  // gives must be one of that name and kind, and an empty answer is
-  // confirmed by the byte search. One that is contradicted is deleted and
-  // made again from the DWARF; `why` goes to -v's note.
-  bool index_from_cache() const { return name_index_ && index_source_ == IndexSource::Cache; }
-  void distrust_cached_index(const std::string &why);
-  std::string index_cache_file_;  // the cache file name_index_ came from or went to
-  std::string distrusted_note_;   // why a cached index was made again
   // Where this run keeps cache files of `binary` (path_, or the DWARF's
   // file): the directory and the binary's key; nullopt with --no-cache or
   // without a directory.
@@ -176,25 +159,20 @@ class LlvmDebugInfo final : public DebugInfo {
     uint64_t max_bytes = 0;
   };
   std::optional<CacheHome> cache_home(const std::string &binary) const;
-  // The raw DWARF sections the fast scans read.
-  DwarfBytes raw_dwarf();
-  // Whether queries that would need the whole file's index search bytes
-  // instead (--no-cache, a linked little-endian file: dwarf/name_search.h).
-  bool search_instead_of_index() const;
-  // The DWARF's file, open for those searches' pread(2) (closed with this object).
-  MappedFile searched_file();
+  // What function_index_ reads (dwarf/function_index.h): the raw sections, the
+  // DWARF's file open for its searches' pread(2) (closed with this object).
+  DwarfBytes raw_dwarf() override;
+  MappedFile searched_file() override;
+  std::vector<UnitSpan> unit_spans() override;
   UniqueFd searched_fd_;
   bool searched_fd_opened_ = false;
-  // The units whose line tables may name `file` (a path suffix): by a byte
-  // search without the cache, else from the index's file lists, else every
-  // compile unit. `search`: by the byte search, whatever the cache.
+  // The units whose line tables may name `file` (a path suffix), as
+  // function_index_ answers (else every compile unit). `search`: by the byte
+  // search, whatever the cache.
   std::vector<llvm::DWARFUnit *> units_naming(const std::string &file, bool search = false);
   // file_line_sites() over `units`.
   std::vector<std::pair<LineSite, Function>> file_line_sites_in(const std::vector<llvm::DWARFUnit *> &units,
                                                                 const std::string &file, int line);
-  // With search_instead_of_index(): the offsets of the units whose line
-  // tables may name `file`, found by a search of .debug_line's bytes.
-  std::optional<std::vector<uint64_t>> units_searched_for_file(const std::string &file);
   // The line-table rows of the unit that holds `fn`, restricted to its ranges and its file.
   struct LineRow { uint64_t address; int line; bool is_stmt; bool prologue_end; bool same_file; bool seq_start; };
   std::vector<LineRow> rows_of(const Function &fn);
@@ -232,7 +210,7 @@ class LlvmDebugInfo final : public DebugInfo {
   llvm::DWARFUnit *split_unit(uint64_t index);
   std::optional<uint64_t> skeleton_index(const llvm::DWARFUnit *unit);
   // Every split unit's bytes, for the name index; `skeletons` counts the skeleton units.
-  std::vector<SplitUnitBytes> split_unit_bytes(size_t &skeletons);
+  std::vector<SplitUnitBytes> split_unit_bytes(size_t &skeletons) override;
   // The function and block DIEs at `address`, from the split unit when there is one.
   llvm::DWARFContext::DIEsForAddress dies_at(uint64_t address);
   // dies_at() in a relocatable object (a .ko), whose .debug_aranges LLVM
@@ -316,14 +294,11 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<LoadSegment> segments_;
   std::map<std::string, std::optional<uint64_t>, std::less<>> marker_addresses_;  // symbol_addresses(), memoized
   const OpenOptions open_options_;
-  std::optional<NameIndex> name_index_;
-  std::map<std::string, NameIndex> name_indexes_;  // index_for()'s, by name
-  std::optional<std::vector<UnitSpan>> unit_spans_;
-  std::string search_note_;
+  // Where functions by name and units by source file are (after the
+  // symbol table): index, byte search, or nothing (walk every unit).
+  std::optional<FunctionIndex> function_index_;  // made with the object, once its ELF facts are read
   std::optional<std::string> function_list_;  // function_names(), one per line
   std::string function_list();                // made from the symbol table
-  IndexSource index_source_ = IndexSource::None;
-  std::string index_note_;
   mutable std::string cache_refused_;  // why cache_home() found no usable directory (for -v)
   bool frame_tables_made_ = false;
   bool decoder_made_ = false;

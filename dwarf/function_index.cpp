@@ -1,0 +1,186 @@
+#include "dwarf/function_index.h"
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <thread>
+
+#include "dwarf/index_cache.h"
+#include "dwarf/mapped_object.h"
+
+namespace kpp::dwarf {
+
+namespace {
+
+// Each byte search reads all of .debug_info (~25 ms on a vmlinux); past a
+// few names one scan of every unit (~300 ms) answers all the rest at once.
+constexpr size_t kSearchesBeforeScan = 12;
+
+unsigned threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+std::vector<IndexedDie> look_up(const NameIndex &index, const std::string &name, bool instances) {
+  std::vector<IndexedDie> entries = index.lookup(name);
+  if (instances) {
+    std::vector<IndexedDie> more = index.lookup_prefix(name + "<");
+    entries.insert(entries.end(), more.begin(), more.end());
+  }
+  return entries;
+}
+
+}  // namespace
+
+std::optional<FunctionIndex::Found> FunctionIndex::find(const std::string &name, bool instances) {
+  const NameIndex *index = searches() ? searched(name, instances) : whole_file();
+  if (!index) return std::nullopt;
+  Found found{look_up(*index, name, instances), from_cache(index)};
+  // A cached index that knows no such name: the byte search confirms (a
+  // crafted index could leave a function out), at its cost, on misses only.
+  if (found.cached && found.dies.empty()) {
+    index = searched(name, instances);
+    if (from_cache(index)) return std::nullopt;  // DWARF the search cannot answer for: every unit is walked
+    found = {look_up(*index, name, instances), false};
+  }
+  return found;
+}
+
+std::optional<FunctionIndex::Units> FunctionIndex::units_naming(const std::string &file, bool search) {
+  if ((search || searches()) && !last_path_component(file).empty())
+    if (auto offsets = units_searched_for(file)) return Units{std::move(*offsets), false};
+  if (search) return std::nullopt;
+  const NameIndex *index = whole_file();
+  auto offsets = index ? index->units_naming(file) : std::nullopt;
+  if (!offsets) return std::nullopt;
+  return Units{std::move(*offsets), from_cache(index)};
+}
+
+void FunctionIndex::distrust(const std::string &why) {
+  distrusted_ = "index: " + cache_file_ + ": " + why + "; not trusted, removed, made again";
+  if (!cache_file_.empty()) ::unlink(cache_file_.c_str());
+  whole_.reset();
+  source_ = IndexSource::None;
+  note_.clear();
+}
+
+bool FunctionIndex::searches() const {
+  return !whole_ && !options_.use_cache && options_.use_index && target_.raw_readable;
+}
+
+const NameIndex *FunctionIndex::searched(const std::string &name, bool instances) {
+  if (!target_.raw_readable) return whole_file();
+  std::string key = instances ? name + "<" : name;
+  if (auto it = searched_.find(key); it != searched_.end()) return &it->second;
+  if (searched_.size() >= kSearchesBeforeScan) return whole_file();
+  DwarfBytes bytes = dwarf_.raw_dwarf();
+  if (!unit_spans_) unit_spans_ = dwarf_.unit_spans();
+  MappedFile file = dwarf_.searched_file();
+  auto units = units_that_may_name(bytes, *unit_spans_, name, false, threads(), file);
+  if (units && instances) {
+    auto more = units_that_may_name(bytes, *unit_spans_, name + "<", true, threads(), file);
+    if (!more) units.reset();
+    else units->insert(units->end(), more->begin(), more->end());
+  }
+  if (!units) return whole_file();  // DWARF the search cannot answer for: every unit is read
+  std::sort(units->begin(), units->end());
+  units->erase(std::unique(units->begin(), units->end()), units->end());
+  auto scanned = scan_functions_in(bytes, *units, threads());
+  // Those units' pages go back; the other units' header pages stay mapped
+  // (map_unit_headers_alone: dropped, they would come back 64 KiB at a time).
+  for (uint64_t offset : *units) {
+    auto span = std::lower_bound(unit_spans_->begin(), unit_spans_->end(), offset,
+                                 [](const UnitSpan &u, uint64_t o) { return u.offset < o; });
+    if (span != unit_spans_->end() && span->offset == offset)
+      drop_pages(file.mapping, bytes.info.substr(span->offset, span->end - span->offset));
+  }
+  if (!scanned) return whole_file();
+  search_note_ = "index: not used (--no-cache); '" + name + "' looked for in the " + std::to_string(units->size()) +
+                 " of " + std::to_string(unit_spans_->size()) + " units that name it";
+  return &searched_.emplace(key, NameIndex::build(*scanned, IndexKey{})).first->second;
+}
+
+std::optional<std::vector<uint64_t>> FunctionIndex::units_searched_for(const std::string &file) {
+  std::string_view component = last_path_component(file);
+  DwarfBytes bytes = dwarf_.raw_dwarf();
+  auto positions = line_positions_naming(bytes, component, threads(), dwarf_.searched_file());
+  if (!positions) return std::nullopt;
+  // Line tables lie one after another: a position belongs to the table
+  // with the greatest offset at or before it (a unit's DW_AT_stmt_list).
+  // (LLVM's unit DIEs would read each unit's range and location list
+  // headers too: ~100 MB of pages on a vmlinux.)
+  if (!unit_spans_) unit_spans_ = dwarf_.unit_spans();
+  std::vector<uint64_t> unit_offsets;
+  for (const UnitSpan &unit : *unit_spans_) unit_offsets.push_back(unit.offset);
+  std::vector<std::pair<uint64_t, uint64_t>> tables = unit_line_tables(bytes, unit_offsets);  // (table, unit)
+  std::sort(tables.begin(), tables.end());
+  std::set<uint64_t> units;
+  for (uint64_t at : *positions) {
+    auto after = std::upper_bound(tables.begin(), tables.end(), std::make_pair(at, UINT64_MAX));
+    if (after == tables.begin()) continue;
+    uint64_t table = std::prev(after)->first;
+    for (auto it = std::prev(after); it->first == table; --it) {
+      units.insert(it->second);
+      if (it == tables.begin()) break;
+    }
+  }
+  search_note_ = "index: not used (--no-cache); the line tables of " + std::to_string(units.size()) + " of " +
+                 std::to_string(tables.size()) + " units name '" + std::string(component) + "'";
+  return std::vector<uint64_t>(units.begin(), units.end());
+}
+
+const NameIndex *FunctionIndex::whole_file() {
+  if (whole_) return &*whole_;
+  if (!note_.empty()) return nullptr;  // tried and failed: the LLVM walk answers
+  if (!options_.use_index) {
+    note_ = "index: not used (asked not to)";
+    return nullptr;
+  }
+  // A relocatable object's DWARF needs its relocations applied (LLVM does);
+  // the raw scan reads little-endian data only.
+  if (!target_.raw_readable) {
+    note_ = "index: not used for a relocatable or big-endian object";
+    return nullptr;
+  }
+  DwarfBytes bytes = dwarf_.raw_dwarf();
+  // Split units (-gsplit-dwarf) are read from their .dwo files or .dwp.
+  size_t skeletons = 0;
+  std::vector<SplitUnitBytes> split = dwarf_.split_unit_bytes(skeletons);
+  auto key = index_key(target_.path, target_.build_id);
+  if (!key) {
+    note_ = "index: " + key.error().message;
+    return nullptr;
+  }
+  // An index made while some .dwo files were missing must not be used once
+  // they are there (nor the other way round).
+  if (skeletons > 0) key->identity += " split:" + std::to_string(split.size()) + "/" + std::to_string(skeletons);
+  CacheOptions cache;
+  // A cached index that was contradicted is not read again: this run
+  // builds its own (in memory: the DWARF it came from may be a crafted
+  // .dwarf image, whose index must not outlive it) and the file is gone.
+  cache.enabled = options_.use_cache && distrusted_.empty();
+  cache.directory = options_.cache_directory;
+  std::string_view mapping = dwarf_.searched_file().mapping;
+  auto obtained = obtain_index(cache, *key, [&]() -> Result<NameIndex> {
+    // The scan reads all of .debug_info once: the pages it has read go back
+    // every few MB (one call for many units: a call per unit costs ~10% of
+    // the scan's time in TLB flushes), so that they do not all count at once.
+    BatchedDrop drop(mapping, 8 << 20);
+    auto scanned = scan_functions(bytes, split, threads(), [&drop](std::string_view done) { drop.done(done.size()); });
+    // The workers' malloc arenas keep the per-unit vectors they freed: give them back.
+    malloc_trim(0);
+    if (!scanned) return std::move(scanned).error();
+    return NameIndex::build(*scanned, *key);
+  });
+  dwarf_.drop_mapped_pages();
+  if (!obtained) {
+    note_ = "index: " + obtained.error().message + "; scanning with LLVM";
+    return nullptr;
+  }
+  source_ = obtained->source;
+  note_ = distrusted_.empty() ? obtained->note : distrusted_ + "\n  " + obtained->note;
+  cache_file_ = obtained->file;
+  whole_ = std::move(obtained->index);
+  return &*whole_;
+}
+
+}  // namespace kpp::dwarf
