@@ -28,25 +28,37 @@ struct Cursor {
     p += n;
     return v;
   }
+  // LEB128 numbers may be padded (0x80 groups) to any length; a value that
+  // does not fit in 64 bits is refused rather than cut.
   uint64_t uleb() {
     uint64_t v = 0;
     for (int shift = 0; p < end; shift += 7) {
       uint8_t b = *p++;
-      if (shift < 64) v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      uint64_t bits = b & 0x7f;
+      if (shift < 63) v |= bits << shift;
+      else if (bits > (shift == 63 ? 1u : 0u)) break;  // a bit past the 64th
+      else v |= bits << 63;
       if (!(b & 0x80)) return v;
     }
     ok = false;
     return 0;
   }
   int64_t sleb() {
-    int64_t v = 0;
-    int shift = 0;
-    for (; p < end; shift += 7) {
+    uint64_t v = 0;
+    for (int shift = 0; p < end; shift += 7) {
       uint8_t b = *p++;
-      if (shift < 64) v |= static_cast<int64_t>(b & 0x7f) << shift;
+      uint64_t bits = b & 0x7f;
+      if (shift < 63) {
+        v |= bits << shift;
+      } else {
+        // The 64th bit is the sign; every bit past it must repeat it.
+        uint64_t sign = shift == 63 ? bits & 1 : v >> 63;
+        if (bits != (sign ? 0x7fu : 0u)) break;
+        v |= sign << 63;
+      }
       if (!(b & 0x80)) {
-        if (shift + 7 < 64 && (b & 0x40)) v |= -(int64_t{1} << (shift + 7));
-        return v;
+        if (shift + 7 < 64 && (b & 0x40)) v |= ~uint64_t{0} << (shift + 7);
+        return static_cast<int64_t>(v);
       }
     }
     ok = false;
