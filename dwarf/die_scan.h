@@ -4,25 +4,19 @@
 // decodes only the attributes it needs and jumps over type subtrees by their
 // DW_AT_sibling. It works on linked files (executables, shared objects, a
 // vmlinux): a relocatable object's DWARF holds unrelocated values, and the
-// caller uses LLVM for those.
+// caller uses LLVM for those. The bytes are read with the raw reader
+// (raw_*.h), which also serves single-unit reads (raw_unit.h).
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <memory>
-#include <optional>
 #include <string_view>
-#include <utility>
 #include <vector>
 
+#include "dwarf/raw_sections.h"
 #include "src/util/result.h"
 
 namespace kpp::dwarf {
-
-// The raw bytes of the sections the scan reads (empty when absent).
-struct DwarfBytes {
-  std::string_view info, abbrev, str, line_str, str_offsets, line;
-};
 
 // A DIE with code: an out-of-line subprogram (named directly, or through its
 // DW_AT_abstract_origin or DW_AT_specification) or an inlined copy.
@@ -77,45 +71,6 @@ inline Result<ScanResult> scan_functions(const DwarfBytes &bytes, unsigned threa
 Result<ScanResult> scan_functions_in(const DwarfBytes &bytes, const std::vector<uint64_t> &unit_offsets, unsigned threads,
                                      const std::function<void(std::string_view)> &done_with = {});
 
-// The line table (DW_AT_stmt_list) of each of the units of `bytes` at
-// `unit_offsets` that has one, read from their unit DIEs alone: (line table
-// offset, unit offset), in the units' order.
-std::vector<std::pair<uint64_t, uint64_t>> unit_line_tables(const DwarfBytes &bytes, const std::vector<uint64_t> &unit_offsets);
-
-// The attributes of one DIE that a type chain needs, read raw.
-struct RawDie {
-  uint16_t tag = 0;
-  std::optional<uint64_t> type;    // DW_AT_type, a DIE of the same unit
-  std::optional<uint64_t> origin;  // DW_AT_abstract_origin or DW_AT_specification, the same
-  std::optional<uint64_t> low_pc;  // DW_FORM_addr only
-  std::optional<uint64_t> byte_size, encoding;
-};
-
-// One unit of a linked file, read raw (no LLVM, no other unit): a FUNC%return
-// $retval needs one subprogram's type, which LLVM would find only after
-// reading every unit header and all of this unit's DIEs. Copies share
-// their parsed abbreviations.
-class RawUnit {
- public:
-  // nullopt for a unit that cannot be read (malformed, a type unit).
-  static std::optional<RawUnit> open(const DwarfBytes &bytes, uint64_t unit_offset);
-  // The DIE at `offset` (of .debug_info); nullopt outside the unit, or
-  // when it refers to another unit.
-  std::optional<RawDie> die_at(uint64_t offset) const;
-  // The subprogram DIE whose DW_AT_low_pc is `address`.
-  std::optional<uint64_t> subprogram_at(uint64_t address) const;
-  uint8_t address_size() const;
-
- private:
-  struct Parts;
-  DwarfBytes bytes_;
-  std::shared_ptr<Parts> parts_;
-};
-
-// The offset of the unit whose .debug_aranges entry covers `address`, from
-// the raw section; nullopt when none does (or the section is malformed).
-std::optional<uint64_t> unit_at_address(std::string_view aranges, uint64_t address);
-
 // Where a unit of .debug_info lies, as its header says.
 struct UnitSpan {
   uint64_t offset = 0;
@@ -124,8 +79,5 @@ struct UnitSpan {
   uint8_t version = 0;
   bool skeleton = false;  // a DWARF 5 skeleton unit (-gsplit-dwarf): its DIEs are elsewhere
 };
-
-// The last component of `path` ("read_write.c" for "fs/read_write.c").
-std::string_view last_path_component(std::string_view path);
 
 }  // namespace kpp::dwarf

@@ -9,6 +9,8 @@
 
 #include "dwarf/llvm_debug_info.h"
 #include "dwarf/names.h"
+#include "dwarf/raw_line_header.h"
+#include "dwarf/raw_unit.h"
 
 namespace kpp::dwarf {
 

@@ -1,9 +1,10 @@
 #include "dwarf/name_index.h"
-
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <unordered_map>
+
+#include "dwarf/raw_line_header.h"
 
 namespace kpp::dwarf {
 

@@ -6,6 +6,8 @@
 #include <llvm/BinaryFormat/Dwarf.h>
 
 #include "dwarf/llvm_debug_info.h"
+#include "dwarf/raw_aranges.h"
+#include "dwarf/raw_unit.h"
 #include "dwarf/split_handle.h"
 
 namespace kpp::dwarf {

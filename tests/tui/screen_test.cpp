@@ -145,7 +145,7 @@ TEST_F(LiveScreen, TableShowsTheExactHitCount) {
 
 // The Kernel pane in the real binary: Shift-Tab from the table reaches it. This
 // host's kernel has no hist triggers, so it says how to start one (its tables
-// are tested from the 6.1 kernel's files: tests/hist/kernel_histograms_test.cpp).
+// are tested from the 6.1 kernel's files: tests/live/kernel_histograms_test.cpp).
 TEST_F(LiveScreen, KernelPaneIsReachedAndSaysHowToStartAHistogram) {
   start(live_demo_args());
   ASSERT_TRUE(shows("enabled", "6")) << screen();

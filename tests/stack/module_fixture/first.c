@@ -1,4 +1,4 @@
-/* Half of a module-like relocatable object (tests/stack/module_frames_test.cpp):
+/* Half of a module-like relocatable object (tests/stack/module_placement_test.cpp):
  * a static 'show' the other half also has, with a helper inlined into it. */
 volatile int module_fixture_sink;
 

@@ -1,4 +1,4 @@
-# Separate debug information for programs (dwarf/debug_link, dwarf/separate_debug):
+# debug_link_test.cpp: separate debug information for programs (dwarf/debug_link, dwarf/separate_debug):
 # a program stripped with `strip -g` whose DWARF is in a build-id tree
 # (KPP_DEBUG_ROOT) or named by .gnu_debuglink gives the same -D definitions
 # as the unstripped program; a debug file with the wrong CRC is refused; a
@@ -8,7 +8,7 @@ find_program(KPP_DEBUGLINK_GCC gcc)
 find_program(KPP_DEBUGLINK_OBJCOPY objcopy)
 find_program(KPP_DEBUGLINK_STRIP strip)
 if(NOT KPP_DEBUGLINK_GCC OR NOT KPP_DEBUGLINK_OBJCOPY OR NOT KPP_DEBUGLINK_STRIP)
-  message(WARNING "tests/debuglink: gcc, objcopy or strip not found, separate-debug tests not built")
+  message(WARNING "tests/dwarf: gcc, objcopy or strip not found, separate-debug tests (debug_link_test) not built")
   return()
 endif()
 
@@ -28,7 +28,7 @@ foreach(variant IN ITEMS "O0;-O0" "O2;-O2" "nobuildid;-O2;-Wl,--build-id=none")
 endforeach()
 add_custom_target(kpp_debuglink_fixtures ALL DEPENDS ${debuglink_fixtures})
 
-add_executable(kpp_debuglink_tests test_debuglink.cpp)
+add_executable(kpp_debuglink_tests debug_link_test.cpp)
 add_dependencies(kpp_debuglink_tests kpp_debuglink_fixtures kprobe-probe)
 target_compile_definitions(kpp_debuglink_tests PRIVATE
   KPP_DEBUGLINK_FIXTURE_DIR="${debuglink_fixture_dir}"

@@ -6,7 +6,7 @@
 find_program(KPP_INDEX_GCC gcc)
 find_program(KPP_INDEX_CLANG NAMES clang clang-19 clang-16 clang-14)
 if(NOT KPP_INDEX_GCC)
-  message(WARNING "tests/index: gcc not found, index tests not built")
+  message(WARNING "tests/dwarf: gcc not found, index tests not built")
   return()
 endif()
 
@@ -70,8 +70,8 @@ if(KPP_INDEX_CLANG)
 endif()
 add_custom_target(kpp_index_fixtures ALL DEPENDS ${index_fixtures})
 
-add_executable(kpp_index_tests test_die_stream_check.cpp test_index_cache.cpp test_inflated_image.cpp test_name_search.cpp
-                               test_return_type.cpp)
+add_executable(kpp_index_tests die_stream_check_test.cpp index_cache_test.cpp inflated_image_test.cpp name_search_test.cpp
+                               return_type_test.cpp)
 add_dependencies(kpp_index_tests kpp_index_fixtures)
 target_compile_definitions(kpp_index_tests PRIVATE KPP_INDEX_FIXTURE_DIR="${index_fixture_dir}")
 target_link_libraries(kpp_index_tests PRIVATE kpp_dwarf kpp_util GTest::gtest_main)
@@ -80,7 +80,7 @@ gtest_discover_tests(kpp_index_tests)
 # The cache makes answers faster, never different: thousands of damaged cache
 # files compared with --no-cache (issue 12 item 3). A binary of its own: it
 # needs the definition builder, and runs a minute or two.
-add_executable(kpp_cache_damage_tests test_cache_damage.cpp)
+add_executable(kpp_cache_damage_tests index_cache_damage_test.cpp)
 add_dependencies(kpp_cache_damage_tests kpp_index_fixtures)
 target_compile_definitions(kpp_cache_damage_tests PRIVATE KPP_INDEX_FIXTURE_DIR="${index_fixture_dir}")
 target_link_libraries(kpp_cache_damage_tests PRIVATE kpp_definition kpp_spec kpp_dwarf kpp_util GTest::gtest_main)

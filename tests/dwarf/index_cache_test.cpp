@@ -1,4 +1,4 @@
-// The name index and its cache, on fixture programs built by tests/index.
+// The name index and its cache, on fixture programs built by tests/dwarf/index_test.cmake.
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>

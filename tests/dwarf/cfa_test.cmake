@@ -1,4 +1,4 @@
-# Call-frame information read one FDE at a time (dwarf/cfa.cpp): at every
+# cfa_test.cpp: call-frame information read one FDE at a time (dwarf/cfa.cpp): at every
 # address of fixture programs built here, the CFA rule agrees with LLVM's
 # parse of the whole section (the oracle). Fixtures cover gcc and clang at
 # -O0 and -O2 with .eh_frame, .debug_frame alone (-fno-asynchronous-unwind-tables,
@@ -7,7 +7,7 @@
 find_program(KPP_CFA_GCC gcc)
 find_program(KPP_CFA_CLANG NAMES clang clang-19 clang-16 clang-14)
 if(NOT KPP_CFA_GCC)
-  message(WARNING "tests/cfa: gcc not found, call-frame tests not built")
+  message(WARNING "tests/dwarf: gcc not found, call-frame tests (cfa_test) not built")
   return()
 endif()
 
@@ -35,7 +35,7 @@ if(KPP_CFA_CLANG)
 endif()
 add_custom_target(kpp_cfa_fixtures ALL DEPENDS ${cfa_fixtures})
 
-add_executable(kpp_cfa_tests test_cfa.cpp)
+add_executable(kpp_cfa_tests cfa_test.cpp)
 add_dependencies(kpp_cfa_tests kpp_cfa_fixtures)
 target_compile_definitions(kpp_cfa_tests PRIVATE KPP_CFA_FIXTURE_DIR="${cfa_fixture_dir}")
 # The test reads dwarf/'s private headers (the oracle is LLVM's own parse):
