@@ -9,6 +9,8 @@
 
 #include "dwarf/index_cache.h"
 #include "dwarf/mapped_object.h"
+#include "dwarf/raw_line_header.h"
+#include "dwarf/raw_unit.h"
 
 namespace kpp::dwarf {
 
