@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "../e2e/subprocess.h"
+#include "tests/common/run_program.h"
 #include "../export/background_process.h"
 #include "../export/http_client.h"
 

@@ -17,7 +17,7 @@
 
 #include "definition_sites.h"
 #include "mini_json.h"
-#include "subprocess.h"
+#include "tests/common/run_program.h"
 
 namespace uprobe_test {
 

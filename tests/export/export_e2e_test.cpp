@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "../e2e/subprocess.h"
+#include "tests/common/run_program.h"
 #include "background_process.h"
 #include "http_client.h"
 

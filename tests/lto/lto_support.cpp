@@ -8,7 +8,7 @@
 #include <regex>
 #include <sstream>
 
-#include "subprocess.h"
+#include "tests/common/run_program.h"
 
 namespace lto_test {
 

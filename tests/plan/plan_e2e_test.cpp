@@ -4,6 +4,9 @@
 // event it could not remove, and -l prints perf's own lines with each
 // probe's own hits. Every test uses its own groups kpptest_plan_<pid>_<n>*
 // and removes them through tracefs itself, also when it fails.
+#include <fcntl.h>
+#include <signal.h>
+#include <cerrno>
 #include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -20,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "subprocess.h"
+#include "tests/common/run_program.h"
 
 namespace {
 

@@ -19,7 +19,7 @@
 
 #include "mini_json.h"
 #include "definition_sites.h"
-#include "subprocess.h"
+#include "tests/common/run_program.h"
 
 namespace {
 

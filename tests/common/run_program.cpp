@@ -1,40 +1,16 @@
-// Runs a program as a subprocess and captures what a user would see: its
-// stdout, its stderr and its exit status. Optionally drops to another uid
-// in the child before exec (the "not root" tests).
-#pragma once
+#include "tests/common/run_program.h"
 
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <optional>
 #include <chrono>
-#include <string>
-#include <vector>
 
-struct run_result {
-  int status = -1;       // exit status; 128 + N when killed by signal N
-  bool signaled = false; // killed by a signal (a crash, for the tool)
-  pid_t pid = -1;
-  std::string out;
-  std::string err;
-  double first_out_s = -1;  // when the first byte of stdout arrived, from the start
-  double total_s = 0;       // when both pipes closed
-};
-
-struct run_options {
-  std::optional<uid_t> uid;  // setgid/setuid to this id (gid = same number) in the child
-  bool close_stdout_after_first_line = false;  // as `| head -n 1` does
-  int signal = 0;                              // sent to the program `signal_after_s` after the start
-  double signal_after_s = 0;
-};
-
-inline run_result run_program(const std::vector<std::string> &argv, const run_options &opt = {}) {
+run_result run_program(const std::vector<std::string> &argv, const run_options &opt) {
   run_result r;
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
