@@ -307,7 +307,7 @@ void LlvmDebugInfo::make_frame_tables() {
     // .eh_frame is allocated: a separate debug file keeps only its header
     // (NOBITS), so it is read from the program itself, which is linked (no
     // relocations to apply).
-    for (const object::SectionRef &section : binary_.getBinary()->sections()) {
+    for (const object::SectionRef &section : image_.object().sections()) {
       auto name = section.getName();
       if (!name) {
         consumeError(name.takeError());

@@ -166,8 +166,8 @@ std::vector<Function> LlvmDebugInfo::functions_by_symbol(const std::string &name
   std::vector<Function> found = function_symbols(name);
   if (found.empty() && is_cxx_query(name)) {
     CxxQuery query = parse_cxx_query(name);
-    const auto &demangled = demangled_symbols();
-    const std::vector<ElfSymbol> &functions = symbols_.functions();
+    const auto &demangled = image_.demangled_symbols();
+    const std::vector<ElfSymbol> &functions = image_.symbols().functions();
     for (size_t i = 0; i < functions.size(); ++i)
       if (demangled[i] && cxx_name_matches(query, *demangled[i])) found.push_back(function_of_symbol(functions[i], name));
   }
@@ -178,7 +178,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
                                                     InlineCopies inlines) {
   // FUNC@VERSION ("memcpy@GLIBC_2.14", parsed as FUNC@SRC): a versioned
   // symbol when no source file can be meant.
-  if (!file.empty() && file.find('/') == std::string::npos && !symbols_.functions_named(name + "@" + file).empty())
+  if (!file.empty() && file.find('/') == std::string::npos && !image_.symbols().functions_named(name + "@" + file).empty())
     return find_functions(name + "@" + file, "", inlines);
   if (!has_dwarf()) return file.empty() ? functions_by_symbol(name) : std::vector<Function>{};
   std::vector<Function> result;
@@ -194,7 +194,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
     if (!file.empty() && !path_ends_with(fn->decl_file, file)) return;
     result.push_back(std::move(*fn));
   };
-  std::vector<ElfSymbol> symbols = symbols_.functions_named(name);
+  std::vector<ElfSymbol> symbols = image_.symbols().functions_named(name);
   for (const ElfSymbol &sym : symbols) add(enclosing_subprogram(dies_at(sym.address).FunctionDIE), sym.address);
   // The symbol table finds out-of-line bodies cheaply; inlined copies, and
   // functions without a symbol (a stripped symbol table), need a scan.
@@ -214,7 +214,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   // that has C++ functions at all. (Names as they are come first: a Go
   // "main.(*T).Run" is one.)
   if (result.empty()) {
-    const auto &demangled = demangled_symbols();
+    const auto &demangled = image_.demangled_symbols();
     bool has_cxx = std::any_of(demangled.begin(), demangled.end(), [](const auto &d) { return d.has_value(); });
     if (has_cxx || is_cxx_query(name)) result = find_cxx_functions(parse_cxx_query(name), file, inlines);
   }
@@ -241,29 +241,8 @@ Function LlvmDebugInfo::function_of_symbol(const ElfSymbol &sym, const std::stri
 
 std::vector<Function> LlvmDebugInfo::function_symbols(const std::string &name) {
   std::vector<Function> found;
-  for (const ElfSymbol &sym : symbols_.functions_named(name)) found.push_back(function_of_symbol(sym, name));
+  for (const ElfSymbol &sym : image_.symbols().functions_named(name)) found.push_back(function_of_symbol(sym, name));
   return found;
-}
-
-const std::vector<std::optional<DemangledFunction>> &LlvmDebugInfo::demangled_symbols() {
-  if (!demangled_symbols_) {
-    demangled_symbols_.emplace();
-    demangled_symbols_->reserve(symbols_.functions().size());
-    for (const ElfSymbol &sym : symbols_.functions()) demangled_symbols_->push_back(demangle_function(sym.name));
-  }
-  return *demangled_symbols_;
-}
-
-const std::vector<std::string> &LlvmDebugInfo::printed_symbols() {
-  if (!printed_symbols_) {
-    printed_symbols_.emplace();
-    printed_symbols_->reserve(symbols_.functions().size());
-    for (const ElfSymbol &sym : symbols_.functions()) {
-      std::string source(source_name_of_symbol(sym.name));
-      printed_symbols_->push_back(source.starts_with("_Z") ? demangle_for_display(source) : std::string());
-    }
-  }
-  return *printed_symbols_;
 }
 
 // Every function whose demangled name is what `query` asks for: all the
@@ -290,9 +269,9 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
     if (!fn || (!file.empty() && !path_ends_with(fn->decl_file, file))) return;
     result.push_back(std::move(*fn));
   };
-  const auto &demangled = demangled_symbols();
-  const auto &printed = printed_symbols();
-  const std::vector<ElfSymbol> &functions = symbols_.functions();
+  const auto &demangled = image_.demangled_symbols();
+  const auto &printed = image_.printed_symbols();
+  const std::vector<ElfSymbol> &functions = image_.symbols().functions();
   std::set<uint64_t> bare_entries;
   for (size_t i = 0; i < functions.size(); ++i) {
     if (!(demangled[i] && cxx_name_matches(query, *demangled[i])) && !printed_name_matches(query.printed, printed[i]))
@@ -314,10 +293,10 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
 
 std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &name, size_t max) {
   std::set<std::string> names;
-  const auto &demangled = demangled_symbols();
+  const auto &demangled = image_.demangled_symbols();
   // A name with a parameter list is compared with the overloads' ("twice(short)": "twice(int)", "twice(long)").
   bool with_params = name.find('(') != std::string::npos;
-  const std::vector<ElfSymbol> &functions = symbols_.functions();
+  const std::vector<ElfSymbol> &functions = image_.symbols().functions();
   for (size_t i = 0; i < functions.size(); ++i) {
     if (open_options_.demangle && demangled[i])
       names.insert(demangled[i]->qualified + (with_params ? demangled[i]->params : ""));

@@ -20,7 +20,7 @@ std::optional<LlvmDebugInfo::CacheHome> LlvmDebugInfo::cache_home(const std::str
     cache_refused_ = "cache not used: " + directory.error().message;
     return std::nullopt;
   }
-  auto key = index_key(binary, build_id_);
+  auto key = index_key(binary, build_id());
   if (!key) return std::nullopt;
   return CacheHome{*directory, *key, cache.max_bytes};
 }

@@ -28,7 +28,7 @@ uint32_t LlvmDebugInfo::row_at(const DWARFDebugLine::LineTable &table, uint64_t 
   // In a .ko, each sequence belongs to the section its relocations name
   // (LLVM keeps it; sequences of .text and .init.text overlap before the
   // layout moves them apart): a lookup without one finds none of them.
-  std::optional<uint64_t> section = layout_->section_at(address);
+  std::optional<uint64_t> section = image_.layout().section_at(address);
   return table.lookupAddress({address, section.value_or(object::SectionedAddress::UndefSection)});
 }
 

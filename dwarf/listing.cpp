@@ -8,7 +8,7 @@ namespace kpp::dwarf {
 
 std::string LlvmDebugInfo::function_list() {
   // Views sorted and made unique first: a vmlinux has ~60k function symbols.
-  std::vector<std::string_view> sources = symbols_.function_source_names();
+  std::vector<std::string_view> sources = image_.symbols().function_source_names();
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
   std::vector<std::string> names;

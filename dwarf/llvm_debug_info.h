@@ -1,4 +1,6 @@
-// The LLVM-backed DebugInfo (private to dwarf/; nothing outside includes it).
+// The LLVM-backed DebugInfo (private to dwarf/; nothing outside includes it):
+// the DWARF of a program, read beside its ELF image (dwarf/elf_image.h),
+// which answers the questions of the ELF file itself.
 #pragma once
 
 #include <map>
@@ -17,24 +19,15 @@
 #include "dwarf/debug_info.h"
 #include "dwarf/die_stream_check.h"
 #include "dwarf/dwarf_problems.h"
+#include "dwarf/elf_image.h"
 #include "dwarf/function_index.h"
 #include "dwarf/index_cache.h"
-#include "dwarf/instruction_decoder.h"
 #include "dwarf/mapped_object.h"
 #include "dwarf/name_index.h"
 #include "dwarf/name_search.h"
-#include "dwarf/section_layout.h"
-#include "dwarf/symbol_table.h"
 #include "src/util/unique_fd.h"
 
 namespace kpp::dwarf {
-
-struct LoadSegment {
-  uint64_t vaddr = 0;
-  uint64_t file_offset = 0;
-  uint64_t file_size = 0;
-  uint64_t mem_size = 0;
-};
 
 // The kind and signedness of a DW_TAG_base_type with DW_AT_encoding
 // `encoding` (Kind::Other for encodings no fetch type fits).
@@ -48,14 +41,14 @@ std::vector<UnitStart> map_headers_alone(llvm::DWARFContext &context, const std:
 
 class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
  public:
-  LlvmDebugInfo(std::string path, MappedObject object, OpenOptions options);
+  LlvmDebugInfo(ElfImage image, OpenOptions options);
 
-  const std::string &path() const override { return path_; }
-  const std::string &debug_path() const override { return debug_path_.empty() ? path_ : debug_path_; }
-  uint16_t machine() const override { return machine_; }
-  bool is_kernel() const override;
-  std::string build_id() const override { return build_id_; }
-  bool is_shared_library() const override { return is_library_; }
+  const std::string &path() const override { return image_.path(); }
+  const std::string &debug_path() const override { return debug_path_.empty() ? image_.path() : debug_path_; }
+  uint16_t machine() const override { return image_.machine(); }
+  bool is_kernel() const override { return image_.is_kernel(); }
+  std::string build_id() const override { return image_.build_id(); }
+  bool is_shared_library() const override { return image_.is_shared_library(); }
 
   std::vector<Function> find_functions(const std::string &name, const std::string &file,
                                        InlineCopies inlines) override;
@@ -82,16 +75,24 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   std::string find_source_file(const std::string &suffix) override;
   std::optional<SourcePlace> source_of(uint64_t address) override;
   std::vector<CodeFrame> frames_at(uint64_t address) override;
-  std::optional<uint64_t> address_of_file_offset(uint64_t offset) override;
-  Result<uint64_t> file_offset(uint64_t address) override;
-  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) override;
   bool is_instruction_start(const Function &fn, uint64_t address) override;
   std::string instruction_oracle() override;
-  std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override;
-  std::optional<uint64_t> find_read_only_bytes(std::string_view bytes) override;
-  std::optional<GotSlot> got_slot_of(uint64_t address) override;
-  std::vector<uint64_t> function_symbol_addresses(const std::string &name) override;
-  std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) override;
+
+  // Questions of the ELF file alone: its image answers them.
+  std::optional<uint64_t> address_of_file_offset(uint64_t at) override { return image_.address_of_file_offset(at); }
+  Result<uint64_t> file_offset(uint64_t address) override { return image_.file_offset(address); }
+  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t at) override { return image_.symbolize(at); }
+  std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override {
+    return image_.symbol_addresses(names);
+  }
+  std::optional<uint64_t> find_read_only_bytes(std::string_view b) override { return image_.find_read_only_bytes(b); }
+  std::optional<GotSlot> got_slot_of(uint64_t address) override { return image_.got_slot_of(address); }
+  std::vector<uint64_t> function_symbol_addresses(const std::string &name) override {
+    return image_.function_symbol_addresses(name);
+  }
+  std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) override {
+    return image_.unique_function_symbol_before(address);
+  }
 
   // Whether the file has a .debug_info (its units are not read yet).
   bool has_debug_info() const;
@@ -100,7 +101,7 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   // Gives back the pages of the files' mappings read so far (see
   // dwarf/mapped_object.h): after open, after the index scan.
   void drop_mapped_pages() override {
-    drop_pages(mapping_, mapping_);
+    image_.drop_mapped_pages();
     drop_pages(debug_mapping_, debug_mapping_);
     drop_pages(inflated_.mapping, inflated_.mapping);
   }
@@ -127,12 +128,7 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   bool demangles() const override { return open_options_.demangle; }
 
  private:
-  void read_elf_facts();
   void make_frame_tables();
-  InstructionDecoder *decoder();
-  // The bytes of the code section that holds [begin, end) (for .ko files at
-  // the laid-out addresses); nullopt when no section with contents holds it.
-  std::optional<std::string_view> code_bytes(uint64_t begin, uint64_t end);
   std::optional<Function> function_from_die(llvm::DWARFDie die);
   // The whole path of the file `attribute` (DW_AT_decl_file, DW_AT_call_file) of `die` names, read in
   // the unit that holds the attribute (dwarf/die_origin.h); empty when there is none.
@@ -146,11 +142,7 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   std::vector<Function> find_cxx_functions(const CxxQuery &query, const std::string &file, InlineCopies inlines);
   // The function a symbol table knows alone: its symbol's extent, no DWARF.
   static Function function_of_symbol(const ElfSymbol &sym, const std::string &name);
-  // functions_' names demangled (nullopt: not a C++ function), made on first use.
-  const std::vector<std::optional<DemangledFunction>> &demangled_symbols();
-  // Each function symbol's name as -F prints it ("" for a C name).
-  const std::vector<std::string> &printed_symbols();
-  // Where this run keeps cache files of `binary` (path_, or the DWARF's
+  // Where this run keeps cache files of `binary` (path(), or the DWARF's
   // file): the directory and the binary's key; nullopt with --no-cache or
   // without a directory.
   struct CacheHome {
@@ -225,12 +217,13 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   TypeRef type_of(llvm::DWARFDie die);
   std::string type_name(llvm::DWARFDie type, int depth = 0);
 
-  std::string path_;
-  llvm::object::OwningBinary<llvm::object::ObjectFile> binary_;
-  // The separate debug file the DWARF comes from (empty: binary_ has it).
+  // The separate debug file the DWARF comes from (empty: the program has it).
   std::string debug_path_;
   llvm::object::OwningBinary<llvm::object::ObjectFile> debug_binary_;
-  std::string_view mapping_, debug_mapping_;  // binary_'s and debug_binary_'s bytes when file-mapped
+  std::string_view debug_mapping_;  // debug_binary_'s bytes when file-mapped
+  // The program's ELF image. After debug_binary_, whose symbol table it
+  // may have adopted: it goes first.
+  ElfImage image_;
   // The DWARF's file with its compressed sections inflated (dwarf/inflated_image.h),
   // made by context() when they are: a cache file, or a memfd (inflated_fd_) with --no-cache.
   MappedObject inflated_;
@@ -239,10 +232,9 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   void inflate_dwarf();
   // The mapping the DWARF is read from (empty when it is not a file mapping), and its file.
   std::string_view dwarf_mapping() const {
-    return inflated_.binary.getBinary() ? inflated_.mapping : debug_path_.empty() ? mapping_ : debug_mapping_;
+    return inflated_.binary.getBinary() ? inflated_.mapping : debug_path_.empty() ? image_.mapping() : debug_mapping_;
   }
   const std::string &dwarf_file() const { return inflated_path_.empty() ? debug_path() : inflated_path_; }
-  std::unique_ptr<SectionLayout> layout_;  // a .ko's section bases (empty for linked files)
   std::unique_ptr<llvm::DWARFContext> context_;  // context(), made on first use
   DwarfProblems problems_;  // what LLVM's handlers of context_ report
   // Made on first use, none of its DIEs checked: for the raw readers (the
@@ -274,25 +266,7 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   std::string verdict_file_;
   IndexKey verdict_key_;
   uint64_t verdict_max_bytes_ = 0;
-  uint16_t machine_ = 0;
-  mutable std::optional<bool> is_kernel_;  // has linux_banner; asked on first use
-  std::string build_id_;
-  bool is_library_ = false;
-  // The program's .symtab, else the separate debug file's, else the
-  // program's .dynsym (symbols_are_dynamic_). Sorts itself, or reads its
-  // sorted copy, on first use.
-  mutable SymbolTable symbols_;
-  bool symbols_are_dynamic_ = false;
   std::string no_dwarf_note_;  // set when no DWARF was found: where it was looked for
-  std::optional<std::vector<std::optional<DemangledFunction>>> demangled_symbols_;
-  std::optional<std::vector<std::string>> printed_symbols_;
-  // Data symbols reached through the GOT: (start, size, slot), by start; read at first use.
-  struct GotEntry {
-    uint64_t start = 0, size = 0, slot = 0;
-  };
-  std::optional<std::vector<GotEntry>> got_entries_;
-  std::vector<LoadSegment> segments_;
-  std::map<std::string, std::optional<uint64_t>, std::less<>> marker_addresses_;  // symbol_addresses(), memoized
   const OpenOptions open_options_;
   // Where functions by name and units by source file are (after the
   // symbol table): index, byte search, or nothing (walk every unit).
@@ -301,8 +275,6 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   std::string function_list();                // made from the symbol table
   mutable std::string cache_refused_;  // why cache_home() found no usable directory (for -v)
   bool frame_tables_made_ = false;
-  bool decoder_made_ = false;
-  std::unique_ptr<InstructionDecoder> decoder_;  // null: no disassembler for this machine
   std::unordered_map<uint64_t, llvm::DWARFUnit *> split_units_;           // by skeleton index; null: none found
   std::unordered_map<std::string, std::string> split_files_refused_;  // places split units may be read from: why not ("": may)
   std::unordered_map<const llvm::DWARFUnit *, uint64_t> skeleton_indexes_;  // every compile unit's index

@@ -69,7 +69,7 @@ std::optional<TypeInfo> describe_raw(const RawUnit &unit, std::optional<uint64_t
 }  // namespace
 
 std::optional<TypeInfo> LlvmDebugInfo::scalar_return_type(const Function &fn) {
-  const llvm::object::ObjectFile &obj = *binary_.getBinary();
+  const llvm::object::ObjectFile &obj = image_.object();
   if (obj.isRelocatableObject() || !obj.isLittleEndian() || is_split_handle(fn.die_offset)) return std::nullopt;
   DwarfBytes bytes = raw_dwarf();
   llvm::StringRef aranges = context().getDWARFObj().getArangesSection();

@@ -2,8 +2,10 @@
 // section starts at 0 there, so .text, .init.text and .exit.text overlap and
 // an address would name several functions at once. We lay the allocated
 // sections out one after another, as the module loader does, and give both
-// the DWARF (through LLVM's LoadedObjectInfo, which DWARFContext consults
-// when it applies the debug relocations) and the symbol table those bases.
+// the symbol table and the DWARF those bases (the DWARF through LLVM's
+// LoadedObjectInfo, which DWARFContext consults when it applies the debug
+// relocations: an adapter in elf_file.cpp, so that this layout, a fact of
+// the ELF file, needs no LLVM DebugInfo header).
 // Definitions are symbol+offset, so the bases never reach the kernel.
 // LLVM keeps the section of each relocated address (the line tables'
 // sequences carry it): a lookup by address names its section (section_at).
@@ -14,20 +16,14 @@
 #include <memory>
 #include <optional>
 
-#include <llvm/DebugInfo/DIContext.h>
 #include <llvm/Object/ObjectFile.h>
 
 namespace kpp::dwarf {
 
-class SectionLayout final : public llvm::LoadedObjectInfo {
+class SectionLayout {
  public:
   // The layout of `object`'s SHF_ALLOC sections; empty unless it is ET_REL.
   static std::unique_ptr<SectionLayout> of(const llvm::object::ObjectFile &object);
-
-  uint64_t getSectionLoadAddress(const llvm::object::SectionRef &section) const override {
-    return base_of(section.getIndex());
-  }
-  std::unique_ptr<llvm::LoadedObjectInfo> clone() const override { return std::make_unique<SectionLayout>(*this); }
 
   // The base given to section `index` (0 for sections that are not laid out).
   uint64_t base_of(uint64_t index) const {
@@ -38,9 +34,6 @@ class SectionLayout final : public llvm::LoadedObjectInfo {
   // does (always, for a linked file: its addresses need no section).
   std::optional<uint64_t> section_at(uint64_t address) const;
   bool empty() const { return bases_.empty(); }
-
-  SectionLayout() = default;
-  SectionLayout(const SectionLayout &) = default;
 
  private:
   std::map<uint64_t, uint64_t> bases_;  // section index -> base address

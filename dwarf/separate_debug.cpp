@@ -1,7 +1,8 @@
 // A stripped program's DWARF from its separate debug file (see
-// debug_link.h for where we look). Only the DWARF moves: symbols, load
-// segments and file offsets stay the program's, since uprobes are placed on
-// the program's path and offsets.
+// debug_link.h for where we look). Only the DWARF moves: load segments and
+// file offsets stay the program's (its ELF image's), since uprobes are
+// placed on the program's path and offsets; so do its symbols, unless it
+// has no .symtab and the debug file has one (ElfImage::adopt_symbols_of).
 #include <unistd.h>
 
 #include <llvm/Support/Endian.h>
@@ -109,19 +110,20 @@ std::string no_dwarf_note(const std::string &path, const std::string &tried) {
 }  // namespace
 
 Status LlvmDebugInfo::attach_separate_debug() {
-  const object::ObjectFile &program = *binary_.getBinary();
+  const object::ObjectFile &program = image_.object();
+  const std::string build_id = image_.build_id();
   std::string tried;
-  for (DebugCandidate &candidate : debug_candidates(program, path_, build_id_)) {
+  for (DebugCandidate &candidate : debug_candidates(program, path(), build_id)) {
     if (candidate.from_debuginfod) {
       // Fetched only when nothing local was found; then checked as a local file is.
-      auto fetched = debuginfod_find_debuginfo(build_id_);
+      auto fetched = debuginfod_find_debuginfo(build_id);
       if (!fetched) {
         tried += "\n    " + fetched.error().message;
         continue;
       }
       candidate.path = *fetched;
     }
-    auto file = open_debug_file(candidate, program, build_id_);
+    auto file = open_debug_file(candidate, program, build_id);
     if (!file) {
       tried += (tried.empty() ? "" : ", ") + candidate.path + " (" + file.error().message + ")";
       continue;
@@ -131,20 +133,11 @@ Status LlvmDebugInfo::attach_separate_debug() {
     debug_binary_ = std::move(file->binary);
     debug_mapping_ = file->mapping;
     debug_path_ = candidate.path;
-    // A fully stripped program has no .symtab (at most the exported
-    // .dynsym); the debug file keeps the whole table.
-    if (symbols_are_dynamic_ || !symbols_.has_functions()) {
-      SymbolTable full(*debug_binary_.getBinary(), *layout_);
-      if (full.has_functions()) {
-        symbols_ = std::move(full);
-        symbols_.read_lookups_from(debug_path_, debug_mapping_);
-        symbols_are_dynamic_ = false;
-      }
-    }
+    image_.adopt_symbols_of(*debug_binary_.getBinary(), debug_path_, debug_mapping_);
     return Ok{};
   }
   // Without DWARF the symbol tables still serve: a note, not an error.
-  no_dwarf_note_ = no_dwarf_note(path_, tried);
+  no_dwarf_note_ = no_dwarf_note(path(), tried);
   return Error(no_dwarf_note_, "rebuild it with -g, or install its debug symbols (the -dbg/-dbgsym package; "
                                "KPP_DEBUG_ROOT names a debug tree other than /usr/lib/debug), or name debuginfod "
                                "servers in DEBUGINFOD_URLS");

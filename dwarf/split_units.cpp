@@ -108,8 +108,8 @@ DWARFUnit *LlvmDebugInfo::split_unit(uint64_t index) {
   DWARFUnit *skeleton = unit_dwarf().getUnitAtIndex(static_cast<uint32_t>(index));
   std::string name = dwo_name_of(*skeleton);
   if (name.empty()) return nullptr;
-  std::string alternative = beside_program(path_, name);
-  for (const std::string &place : places_tried(*skeleton, name, path_ + ".dwp", alternative)) {
+  std::string alternative = beside_program(path(), name);
+  for (const std::string &place : places_tried(*skeleton, name, path() + ".dwp", alternative)) {
     auto [checked, first_time] = split_files_refused_.try_emplace(place);
     if (first_time) checked->second = unsafe_to_read(place);  // a .dwp serves every unit: checked once
     if (!checked->second.empty()) return nullptr;
@@ -143,7 +143,7 @@ uint64_t LlvmDebugInfo::handle_of(DWARFDie die) {
 }
 
 DWARFContext::DIEsForAddress LlvmDebugInfo::dies_at(uint64_t address) {
-  if (!layout_->empty()) return relocatable_dies_at(address);
+  if (!image_.layout().empty()) return relocatable_dies_at(address);
   // LLVM reads the unit DIEs of the units .debug_aranges leaves out, then
   // the DIEs of the unit found: unit_dwarf() checked the first, enter() the second.
   DWARFCompileUnit *unit = unit_dwarf().getCompileUnitForCodeAddress(address);
@@ -202,7 +202,7 @@ std::string LlvmDebugInfo::split_dwarf_source() {
 }
 
 std::string LlvmDebugInfo::missing_split_dwarf() {
-  std::string package = path_ + ".dwp";
+  std::string package = path() + ".dwp";
   size_t skeletons = 0, missing = 0;
   std::string listed;
   for (uint32_t i = 0; i < unit_dwarf().getNumCompileUnits(); ++i) {
@@ -214,7 +214,7 @@ std::string LlvmDebugInfo::missing_split_dwarf() {
     if (++missing > 3) continue;  // the first few name the problem well enough
     listed += "\n    '" + name + "'; tried:";
     const char *separator = " ";
-    for (const std::string &place : places_tried(*skeleton, name, package, beside_program(path_, name))) {
+    for (const std::string &place : places_tried(*skeleton, name, package, beside_program(path(), name))) {
       listed += separator + place;
       if (auto refused = split_files_refused_.find(place); refused != split_files_refused_.end() && !refused->second.empty())
         listed += " (not read: " + refused->second + ")";
@@ -223,7 +223,7 @@ std::string LlvmDebugInfo::missing_split_dwarf() {
   }
   if (missing == 0) return {};
   std::string text = "the debug information of " + std::to_string(missing) + " of " + std::to_string(skeletons) +
-                     " units of '" + path_ + "' is in split DWARF files that were not found:" + listed;
+                     " units of '" + path() + "' is in split DWARF files that were not found:" + listed;
   if (missing > 3) text += "\n    (and " + std::to_string(missing - 3) + " more)";
   // The skeletons give line tables and address ranges but no function
   // DIEs, and every probe starts from one: only the symbol table is left.

@@ -10,7 +10,7 @@ namespace kpp::dwarf {
 using namespace llvm;
 
 std::string LlvmDebugInfo::unread_supplementary() {
-  const object::ObjectFile *dwarf_file = debug_path_.empty() ? binary_.getBinary() : debug_binary_.getBinary();
+  const object::ObjectFile *dwarf_file = debug_path_.empty() ? &image_.object() : debug_binary_.getBinary();
   if (!dwarf_file || !has_dwarf()) return {};
   std::optional<SupplementaryLink> link;
   for (const object::SectionRef &section : dwarf_file->sections()) {
