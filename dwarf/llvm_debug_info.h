@@ -221,8 +221,8 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   std::string debug_path_;
   llvm::object::OwningBinary<llvm::object::ObjectFile> debug_binary_;
   std::string_view debug_mapping_;  // debug_binary_'s bytes when file-mapped
-  // The program's ELF image. After debug_binary_, whose symbol table it
-  // may have adopted: it goes first.
+  // The program's ELF image. Declared after debug_binary_, whose symbol
+  // table it may have adopted, so that it is destroyed first.
   ElfImage image_;
   // The DWARF's file with its compressed sections inflated (dwarf/inflated_image.h),
   // made by context() when they are: a cache file, or a memfd (inflated_fd_) with --no-cache.

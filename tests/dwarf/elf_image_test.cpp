@@ -52,6 +52,13 @@ class RawElf {
     }
     return found;
   }
+  // The `count` bytes at link-time `address`, read through the PT_LOAD that holds them.
+  std::string bytes_at(uint64_t address, size_t count) const {
+    for (const Elf64_Phdr &ph : loads())
+      if (address >= ph.p_vaddr && address + count <= ph.p_vaddr + ph.p_filesz)
+        return bytes_.substr(address - ph.p_vaddr + ph.p_offset, count);
+    return "";
+  }
   // The descriptor of the .note.gnu.build-id section's note, as hex.
   std::string build_id() const {
     const Elf64_Shdr &names = sections()[header().e_shstrndx];
@@ -144,6 +151,26 @@ TEST_F(ElfImageTest, AConstantStringIsFoundInReadOnlyData) {
   ASSERT_TRUE(text);
   EXPECT_EQ(image->find_read_only_bytes("elf-image fixture constant"), text->st_value);
   EXPECT_EQ(image->find_read_only_bytes("not in the fixture at all"), std::nullopt);
+}
+
+// FUNC+OFFS must land on an instruction: with the disassembler linked in
+// (KPP_X86_DISASSEMBLER), decoding from the entry tells. At -O0 gcc opens
+// twice with push %rbp (55) and mov %rsp,%rbp (48 89 e5), after an endbr64
+// (f3 0f 1e fa) when it protects branches.
+TEST_F(ElfImageTest, AnInstructionStartsWhereTheDecoderLands) {
+  auto image = ElfImage::open(KPP_ELF_IMAGE_FIXTURE);
+  ASSERT_TRUE(image) << image.error().message;
+  uint64_t entry = twice_.st_value, end = twice_.st_value + twice_.st_size;
+  if (!image->decodes_instructions()) {
+    EXPECT_EQ(image->starts_instruction(entry, end, entry), std::nullopt);
+    GTEST_SKIP() << "built without KPP_X86_DISASSEMBLER: the line table alone decides";
+  }
+  std::string code = raw_.bytes_at(entry, 8);
+  size_t frame = code.find("\x55\x48\x89\xe5");
+  ASSERT_TRUE(frame == 0 || frame == 4) << "twice does not open with push %rbp; mov %rsp,%rbp";
+  EXPECT_EQ(image->starts_instruction(entry, end, entry + frame), true);
+  EXPECT_EQ(image->starts_instruction(entry, end, entry + frame + 1), true);
+  EXPECT_EQ(image->starts_instruction(entry, end, entry + frame + 2), false);
 }
 
 TEST_F(ElfImageTest, AStrippedProgramTakesItsDebugFilesSymbols) {
