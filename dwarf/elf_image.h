@@ -61,7 +61,6 @@ class ElfImage {
   // A .ko's sections laid out as the module loader does (empty for a linked
   // file): the addresses its symbols, code and DWARF are read at.
   const SectionLayout &layout() const { return *layout_; }
-  const std::vector<LoadSegment> &segments() const { return segments_; }
 
   // The symbol table: the program's .symtab, else its separate debug file's
   // (adopt_symbols_of), else the program's .dynsym. Its queries sort it, or
