@@ -29,6 +29,14 @@ bool ends_with(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// The probe target's options: perf demangles a program's names unless
+// --no-demangle, the kernel's and its modules' only with --demangle-kernel.
+dwarf::OpenOptions target_open_options(const CliOptions &options) {
+  dwarf::OpenOptions open = debug_open_options(options);
+  if (options.exec.empty()) open.demangle = options.demangle_kernel;
+  return open;
+}
+
 // A vmlinux or .ko built from other sources than what runs would put probes
 // at wrong places: refuse it unless forced. -D works offline, on any files.
 Status check_build_id(const CliOptions &options, const dwarf::DebugInfo &debug, const std::string &running,
@@ -80,7 +88,7 @@ Result<ProbeTarget> open_module(const CliOptions &options) {
   if (given.find('/') != std::string::npos || ends_with(given, ".ko")) {
     std::string base = basename_of(given);
     target.module = canonical_module_name(base.substr(0, base.find('.')));
-    auto d = dwarf::DebugInfo::open(given, debug_open_options(options));
+    auto d = dwarf::DebugInfo::open(given, target_open_options(options));
     if (!d) return std::move(d).error();
     debug = std::move(*d);
   } else {
@@ -88,7 +96,7 @@ Result<ProbeTarget> open_module(const CliOptions &options) {
     std::string dep = module_path_in_dep(read_text("/lib/modules/" + release + "/modules.dep"), given);
     std::string tried;
     std::string build_id = loaded_module_build_id(target.module);
-    auto d = open_first(module_debug_candidates(release, dep, build_id), tried, build_id, debug_open_options(options));
+    auto d = open_first(module_debug_candidates(release, dep, build_id), tried, build_id, target_open_options(options));
     if (!d) return std::move(d).error();
     if (!*d)
       return Error("no debug information for module '" + given + "'" +
@@ -128,7 +136,7 @@ Result<ProbeTarget> open_program(const CliOptions &options) {
   // SDT markers are read from the ELF file itself (src/sdt): no DWARF.
   bool lookups = options.funcs || !options.vars.empty() || !options.lines.empty();
   if (!lookups && sdt::all_sdt_specs(options.definition.empty() ? options.add : options.definition)) return target;
-  auto debug = dwarf::DebugInfo::open(resolved, debug_open_options(options));
+  auto debug = dwarf::DebugInfo::open(resolved, target_open_options(options));
   if (!debug) return std::move(debug).error();
   note_debug_sources(**debug, options);
   target.debug = std::move(*debug);
@@ -156,12 +164,12 @@ Result<ProbeTarget> open_kernel(const CliOptions &options, bool allow_btf) {
   std::string running = running_kernel_build_id();
   std::unique_ptr<dwarf::DebugInfo> debug;
   if (!options.vmlinux.empty()) {
-    auto d = dwarf::DebugInfo::open(options.vmlinux, debug_open_options(options));
+    auto d = dwarf::DebugInfo::open(options.vmlinux, target_open_options(options));
     if (!d) return std::move(d).error();
     debug = std::move(*d);
   } else {
     std::string tried;
-    auto d = open_first(vmlinux_candidates(kernel_release(), running), tried, running, debug_open_options(options));
+    auto d = open_first(vmlinux_candidates(kernel_release(), running), tried, running, target_open_options(options));
     if (!d) return std::move(d).error();
     if (!*d) return without_vmlinux(allow_btf, tried);
     debug = std::move(*d);
@@ -172,10 +180,7 @@ Result<ProbeTarget> open_kernel(const CliOptions &options, bool allow_btf) {
 }  // namespace
 
 dwarf::OpenOptions debug_open_options(const CliOptions &options) {
-  // perf demangles programs' names unless --no-demangle, the kernel's only with --demangle-kernel.
-  return {.use_cache = !options.no_cache,
-          .cache_directory = {},
-          .demangle = options.exec.empty() ? options.demangle_kernel : options.demangle};
+  return {.use_cache = !options.no_cache, .cache_directory = {}, .demangle = options.demangle};
 }
 
 Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf) {

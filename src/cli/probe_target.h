@@ -30,8 +30,10 @@ struct ProbeTarget {
 // `allow_btf`: fall back to /sys/kernel/btf/vmlinux when no DWARF vmlinux exists.
 Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf = false);
 
-// How the command line says debug information is read: --no-cache,
-// --no-demangle (programs), --demangle-kernel (the kernel and its modules).
+// How the command line says the files a listing or a session opens are
+// read (the probed programs, and the stacks' files): --no-cache and
+// --no-demangle. (The probe target itself follows --demangle-kernel when it
+// is the kernel or a module.)
 dwarf::OpenOptions debug_open_options(const CliOptions &options);
 
 }  // namespace kpp
