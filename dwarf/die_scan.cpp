@@ -243,14 +243,23 @@ Result<ScanResult> scan_units(const Scanner &scanner, const DwarfBytes &bytes, R
   std::vector<UnitResult> results(units->size());
 
   // Units differ in size by orders of magnitude: threads take the next unit
-  // from a shared counter rather than a fixed share.
-  auto scan_all = [&](bool keep_names) -> std::optional<Error> {
+  // from a shared counter rather than a fixed share. A unit's names are kept
+  // (`kept`) once some unit has been seen to name functions through another
+  // unit (DW_FORM_ref_addr, from LTO): only such files pay for keeping every
+  // name (on a vmlinux they are millions of declarations), and an LTO file,
+  // whose first units already refer out, is not scanned twice.
+  std::atomic<bool> cross_unit{false};
+  std::vector<char> kept(units->size(), 0);
+  auto scan_some = [&](const std::vector<size_t> &which) -> std::optional<Error> {
     std::atomic<size_t> next{0};
     auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < units->size();) {
+      for (size_t n; (n = next.fetch_add(1)) < which.size();) {
+        size_t i = which[n];
         const UnitHeader &u = (*units)[i];
+        kept[i] = cross_unit.load(std::memory_order_relaxed);
         results[i] = scanner.scan(u);
-        Scanner::resolve_local(results[i], keep_names);
+        Scanner::resolve_local(results[i], kept[i]);
+        if (!results[i].unresolved.empty()) cross_unit.store(true, std::memory_order_relaxed);
         if (done_with && !u.split) {  // a split unit's bytes are another file's
           done_with(bytes.info.substr(u.offset, u.end - u.offset));
           for (std::string_view read : {results[i].line_header, results[i].abbrev_table})
@@ -259,20 +268,24 @@ Result<ScanResult> scan_units(const Scanner &scanner, const DwarfBytes &bytes, R
       }
     };
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
+    for (unsigned t = 1; t < std::min<size_t>(std::max(1u, threads), which.size()); ++t) pool.emplace_back(work);
     work();
     for (std::thread &t : pool) t.join();
-    for (UnitResult &r : results)
-      if (r.error) return std::move(*r.error);
+    for (size_t i : which)
+      if (results[i].error) return std::move(*results[i].error);
     return std::nullopt;
   };
-  if (auto error = scan_all(false)) return std::move(*error);
-  bool cross_unit = std::any_of(results.begin(), results.end(), [](const UnitResult &r) { return !r.unresolved.empty(); });
+  std::vector<size_t> every(units->size());
+  for (size_t i = 0; i < every.size(); ++i) every[i] = i;
+  if (auto error = scan_some(every)) return std::move(*error);
   if (cross_unit) {
-    // References into other units (DW_FORM_ref_addr, from LTO): resolved
-    // against every unit's names, which are in offset order unit after unit.
-    // Only such binaries pay for keeping every name: a second scan keeps them.
-    if (auto error = scan_all(true)) return std::move(*error);
+    // References into other units are resolved against every unit's names,
+    // which are in offset order unit after unit: the units scanned before a
+    // reference out was seen are scanned again, keeping theirs.
+    std::vector<size_t> again;
+    for (size_t i = 0; i < kept.size(); ++i)
+      if (!kept[i]) again.push_back(i);
+    if (auto error = scan_some(again)) return std::move(*error);
     std::vector<std::pair<uint64_t, std::string_view>> global_names;
     std::vector<std::pair<uint64_t, uint64_t>> global_aliases;
     for (const UnitResult &r : results) {
