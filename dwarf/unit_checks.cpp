@@ -100,8 +100,10 @@ void LlvmDebugInfo::check_every_unit() {
   if (damaged_) throw DamagedDwarf(*damaged_);
   look_up_verdict();
   if (all_dies_checked_) return;
-  Status checked =
-      check_context_dies(*context_, dies_file(), [this](std::string_view unit) { drop_pages(dwarf_mapping(), unit); });
+  // The pages read go back every few MB, not unit by unit: on python3.11's
+  // 253 units a call per unit cost ~5% of a --no-cache run in TLB flushes.
+  BatchedDrop drop(dwarf_mapping(), 8 << 20);
+  Status checked = check_context_dies(*context_, dies_file(), [&drop](std::string_view read) { drop.done(read.size()); });
   if (!checked) refuse(std::move(checked).error());
   all_dies_checked_ = true;
   if (!verdict_file_.empty()) (void)store_cached(verdict_file_, verdict_key_, kEveryDie, verdict_max_bytes_);
