@@ -13,6 +13,7 @@
 #include <immintrin.h>
 #endif
 
+#include "dwarf/raw_abbrev.h"
 #include "src/util/unique_fd.h"
 
 namespace kpp::dwarf {
@@ -104,21 +105,44 @@ void search(std::string_view haystack, size_t begin, size_t end, const std::vect
   for (; at < end; ++at) check(at);
 }
 
-// Whether some abbreviation has an attribute a byte search cannot follow,
-// looked for as (attribute, form) byte pairs in one pass (a pair that is
-// something else only costs the fast path): an inlined copy's origin or a
-// definition's declaration as a DW_FORM_ref_addr, a reference into another
-// unit, which LTO makes; or DW_AT_GNU_dwo_name (0x2130, two LEB128 bytes), a
-// DWARF 4 skeleton unit, whose DIEs are in a .dwo file.
-bool has_unsearchable_attributes(std::string_view abbrev) {
-  const char origin[2] = {static_cast<char>(kAtAbstractOrigin), static_cast<char>(kFormRefAddr)};
-  const char declaration[2] = {static_cast<char>(kAtSpecification), static_cast<char>(kFormRefAddr)};
-  std::vector<std::string_view> needles{std::string_view(origin, 2), std::string_view(declaration, 2), "\xb0\x42"};
-  bool found = false;
-  search(abbrev, 0, abbrev.size() > 0 ? abbrev.size() - 1 : 0, needles, [&](size_t, size_t) { found = true; });
-  return found;
+// Whether an attribute of an abbreviation is one a byte search cannot
+// follow: an inlined copy's origin or a definition's declaration as a
+// DW_FORM_ref_addr (a reference into another unit, which LTO makes), or as
+// DW_FORM_indirect (which could be one); or DW_AT_GNU_dwo_name, a DWARF 4
+// skeleton unit, whose DIEs are in a .dwo file.
+bool unsearchable(const raw::Attr &attr) {
+  bool reference = attr.at == kAtAbstractOrigin || attr.at == kAtSpecification;
+  return (reference && (attr.form == raw::FORM_ref_addr || attr.form == raw::FORM_indirect)) ||
+         attr.at == raw::AT_GNU_dwo_name;
 }
 
+// Whether some abbreviation of `bytes` has such an attribute. First the
+// (attribute, form) byte pairs are looked for in one pass; a pair is found
+// in files that have none too (libstdc++'s debug build has one, in other
+// bytes), so a hit is confirmed by reading the tables, one after the other.
+// A table that cannot be read counts as one that has.
+bool has_unsearchable_attributes(const DwarfBytes &bytes) {
+  const char origin[2] = {static_cast<char>(kAtAbstractOrigin), static_cast<char>(kFormRefAddr)};
+  const char declaration[2] = {static_cast<char>(kAtSpecification), static_cast<char>(kFormRefAddr)};
+  const char origin_indirect[2] = {static_cast<char>(kAtAbstractOrigin), static_cast<char>(raw::FORM_indirect)};
+  const char declaration_indirect[2] = {static_cast<char>(kAtSpecification), static_cast<char>(raw::FORM_indirect)};
+  std::vector<std::string_view> needles{std::string_view(origin, 2), std::string_view(declaration, 2),
+                                        std::string_view(origin_indirect, 2), std::string_view(declaration_indirect, 2),
+                                        "\xb0\x42"};
+  std::string_view abbrev = bytes.abbrev;
+  bool found = false;
+  search(abbrev, 0, abbrev.size() > 0 ? abbrev.size() - 1 : 0, needles, [&](size_t, size_t) { found = true; });
+  if (!found) return false;
+  for (uint64_t at = 0; at < abbrev.size();) {
+    std::string_view read;
+    auto table = raw::read_abbrevs(bytes, at, read);
+    if (!table || read.empty()) return true;
+    for (const raw::Abbrev &a : *table)
+      if (std::any_of(a.attrs.begin(), a.attrs.end(), unsearchable)) return true;
+    at += read.size();
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -139,7 +163,7 @@ std::string little_endian_4(uint64_t value) {
 
 // Whether the DWARF names things only in ways a byte search sees.
 bool searchable(const DwarfBytes &bytes) {
-  return bytes.str_offsets.empty() && !has_unsearchable_attributes(bytes.abbrev);
+  return bytes.str_offsets.empty() && !has_unsearchable_attributes(bytes);
 }
 
 }  // namespace

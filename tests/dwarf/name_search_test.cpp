@@ -1,5 +1,6 @@
 // The byte search behind --no-cache lookups (dwarf/name_search.h): every
 // occurrence is found, at every alignment and at the very end, and no other.
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -7,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "dwarf/name_search.h"
+#include "tests/dwarf/dwarf_bytes_writer.h"
 
 namespace kpp::dwarf {
 namespace {
@@ -48,6 +50,53 @@ TEST(FindAll, OffsetsWithZeroBytes) {
   EXPECT_TRUE(find_all(haystack, "\x34\x12\x01").empty());
   EXPECT_TRUE(find_all("abc", "abcd").empty());
   EXPECT_TRUE(find_all("abc", "").empty());
+}
+
+// One DWARF 4 unit of 32-bit DWARF whose single DIE (a subprogram) names
+// "wanted" through .debug_str, and an abbreviation table holding `extra`
+// declarations after the subprogram's (code 1).
+struct OneUnit {
+  std::string info, abbrev, str = std::string("\0wanted\0", 8);
+  DwarfBytes bytes() const { return {info, abbrev, str, {}, {}, {}}; }
+  std::vector<UnitSpan> spans() const { return {{0, info.size(), 4, 4, false}}; }
+};
+OneUnit one_unit(const std::function<void(test::BytesWriter &)> &extra) {
+  test::BytesWriter abbrev;
+  abbrev.uleb(1).uleb(0x2e).u8(0).uleb(0x03).uleb(0x0e).uleb(0).uleb(0);  // subprogram: DW_AT_name strp
+  extra(abbrev);
+  abbrev.uleb(0);
+  test::BytesWriter info;
+  size_t length = info.begin_length(4);
+  info.u16(4).u32(0).u8(8);  // version, abbreviations at 0, address size
+  info.uleb(1).u32(1);       // the subprogram, named by the string at 1
+  info.end_length(length, 4);
+  OneUnit unit;
+  unit.info = info.bytes();
+  unit.abbrev = abbrev.bytes();
+  return unit;
+}
+
+TEST(UnitsThatMayName, AnswersWhereNoAbbreviationReferencesAnotherUnit) {
+  // Code 0x31 declares a DW_TAG_reference_type (0x10): the bytes 31 10, as
+  // DW_AT_abstract_origin with DW_FORM_ref_addr would be, in a file that has
+  // no such attribute (libstdc++'s debug build has them).
+  OneUnit unit = one_unit([](test::BytesWriter &w) { w.uleb(0x31).uleb(0x10).u8(0).uleb(0x49).uleb(0x13).uleb(0).uleb(0); });
+  ASSERT_NE(unit.abbrev.find(std::string("\x31\x10", 2)), std::string::npos);
+  auto units = units_that_may_name(unit.bytes(), unit.spans(), "wanted", false, 1);
+  ASSERT_TRUE(units.has_value()) << "the search gave up on a file it can answer for";
+  EXPECT_EQ(*units, std::vector<uint64_t>{0});
+  EXPECT_EQ(units_that_may_name(unit.bytes(), unit.spans(), "other", false, 1), std::vector<uint64_t>{});
+}
+
+TEST(UnitsThatMayName, GivesUpWhereAnOriginCanBeInAnotherUnit) {
+  // An inlined copy (0x1d) whose DW_AT_abstract_origin (0x31) is a
+  // DW_FORM_ref_addr (0x10) or DW_FORM_indirect (0x16), a specification
+  // (0x47) by ref_addr, or a DWARF 4 skeleton's DW_AT_GNU_dwo_name (0x2130).
+  for (auto [at, form] : {std::pair{0x31, 0x10}, std::pair{0x31, 0x16}, std::pair{0x47, 0x10}, std::pair{0x2130, 0x0e}}) {
+    OneUnit unit = one_unit([&](test::BytesWriter &w) { w.uleb(2).uleb(0x1d).u8(0).uleb(at).uleb(form).uleb(0).uleb(0); });
+    SCOPED_TRACE("attribute " + std::to_string(at) + " form " + std::to_string(form));
+    EXPECT_FALSE(units_that_may_name(unit.bytes(), unit.spans(), "wanted", false, 1).has_value());
+  }
 }
 
 }  // namespace
