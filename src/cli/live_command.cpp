@@ -70,8 +70,8 @@ Result<int> run_live_command(const CliOptions &options) {
   view.filter = options.filter;
   view.command = options.command_line;
   if (options.output_given) view.output = options.output;
-  view.sites = event_sites(*defs, view.events, debug_open_options(options));
-  view.debug_options = debug_open_options(options);
+  view.debug_files = std::make_shared<dwarf::OpenedFiles>(debug_open_options(options));
+  view.sites = event_sites(*defs, view.events, view.debug_files);
   view.stack = options.stack;
   view.symbolizer = stack_symbolizer(options, *defs);
   auto summary = run_live_view(view, *engine, *defs);

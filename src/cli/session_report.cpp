@@ -25,7 +25,7 @@ SessionOptions session_options_from(const CliOptions &options, CommandOutput com
   auto defs = engine ? engine->list() : Result<std::vector<TraceDefinition>>(Error("no tracefs"));
   if (defs) {
     s.probes = probe_shapes(*defs);
-    s.sites = event_sites(*defs, options.events, debug_open_options(options));
+    s.sites = event_sites(*defs, options.events, std::make_shared<dwarf::OpenedFiles>(debug_open_options(options)));
   }
   s.symbolizer = stack_symbolizer(options, defs ? *defs : none);
   return s;
@@ -40,9 +40,9 @@ std::shared_ptr<FrameSymbolizer> stack_symbolizer(const CliOptions &options, con
 }
 
 EventSites event_sites(const std::vector<TraceDefinition> &definitions, const std::vector<std::string> &patterns,
-                       const dwarf::OpenOptions &debug_options) {
+                       std::shared_ptr<dwarf::OpenedFiles> files) {
   EventSites sites;
-  SourceLookup lookup(debug_options);
+  SourceLookup lookup(std::move(files));
   for (const TraceDefinition &d : definitions) {
     std::string name = d.qualified_name();
     bool wanted = false;

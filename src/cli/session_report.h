@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "dwarf/debug_info.h"
+#include "dwarf/opened_files.h"
 #include "src/cli/cli_options.h"
 #include "src/definition/trace_definition.h"
 #include "src/stream/session.h"
@@ -20,9 +20,10 @@ SessionOptions session_options_from(const CliOptions &options, CommandOutput com
 std::shared_ptr<FrameSymbolizer> stack_symbolizer(const CliOptions &options, const std::vector<TraceDefinition> &definitions);
 
 // The sites of the definitions of the events `patterns` name (-e), for
-// events to say which site fired (debug info opened once per program, with `debug_options`).
+// events to say which site fired (debug info opened once per program, from `files`,
+// which other readers of the same probes may share).
 EventSites event_sites(const std::vector<TraceDefinition> &definitions, const std::vector<std::string> &patterns,
-                       const dwarf::OpenOptions &debug_options);
+                       std::shared_ptr<dwarf::OpenedFiles> files);
 
 // The summary's notes and warnings (stale instances removed, events lost).
 void report_session_notes(const SessionSummary &summary);

@@ -27,12 +27,12 @@ std::pair<std::string, std::string> split_id(const std::string &id) {
 }  // namespace
 
 LiveProbes::LiveProbes(ProbeEngine &engine, TraceInstance &instance, std::vector<TraceDefinition> definitions,
-                       const Companions &companions, dwarf::OpenOptions debug_options)
+                       const Companions &companions, std::shared_ptr<dwarf::OpenedFiles> debug_files)
     : engine_(engine),
       instance_(instance),
       defs_(std::move(definitions)),
       companions_(companions),
-      debug_options_(std::move(debug_options)) {}
+      debug_files_(debug_files ? std::move(debug_files) : std::make_shared<dwarf::OpenedFiles>()) {}
 
 const TraceDefinition *LiveProbes::definition_of(const std::string &id) const {
   for (const TraceDefinition &d : defs_)
@@ -48,7 +48,7 @@ void LiveProbes::add_rows(tui::LiveModel &model) {
     shown.push_back(e);
     defs.push_back(definition_of(e.system + ":" + e.name));
   }
-  SourceLookup lookup(debug_options_);
+  SourceLookup lookup(debug_files_);
   std::vector<std::string> sites = latency_sites(defs, lookup.files());
   for (size_t i = 0; i < shown.size(); ++i) {
     tui::ProbeInfo info{shown[i].system, shown[i].name, "tracepoint", "", false};

@@ -5,10 +5,11 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "dwarf/debug_info.h"
+#include "dwarf/opened_files.h"
 #include "src/definition/trace_definition.h"
 #include "src/probes/probe_engine.h"
 #include "src/stream/companions.h"
@@ -22,9 +23,10 @@ class LiveProbes {
  public:
   // `definitions`: the dynamic events that exist (ProbeEngine::list());
   // `companions`: the session's, which get no row (they are joined into
-  // their probe's); `debug_options`: how the probed programs' debug info is read.
+  // their probe's); `debug_files`: the probed programs' debug info, shared
+  // with the events' sites (null: opened here, with default options).
   LiveProbes(ProbeEngine &engine, TraceInstance &instance, std::vector<TraceDefinition> definitions,
-             const Companions &companions, dwarf::OpenOptions debug_options = {});
+             const Companions &companions, std::shared_ptr<dwarf::OpenedFiles> debug_files = nullptr);
 
   // Adds a row for every event the instance enabled, with its place
   // ("walk:5@prog.c" from DWARF, the definition without it, "tracepoint"
@@ -45,7 +47,7 @@ class LiveProbes {
   TraceInstance &instance_;
   std::vector<TraceDefinition> defs_;
   const Companions &companions_;
-  dwarf::OpenOptions debug_options_;
+  std::shared_ptr<dwarf::OpenedFiles> debug_files_;
 };
 
 }  // namespace kpp

@@ -212,7 +212,7 @@ Result<LiveViewSummary> run_live_view(const LiveViewOptions &options, ProbeEngin
   session_options.symbolizer = options.symbolizer;
   auto session = Session::start(session_options, sinks);
   if (!session) return std::move(session).error();
-  LiveProbes probes(engine, (*session)->instance(), defs, (*session)->companions(), options.debug_options);
+  LiveProbes probes(engine, (*session)->instance(), defs, (*session)->companions(), options.debug_files);
   probes.add_rows(model);
   model.facts().instance = (*session)->instance().name();
   model.facts().cpus = (*session)->stream().cpus();

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dwarf/debug_info.h"
+#include "dwarf/opened_files.h"
 #include "src/definition/trace_definition.h"
 #include "src/probes/probe_engine.h"
 #include "src/stream/event_sites.h"
@@ -23,7 +23,9 @@ struct LiveViewOptions {
   std::vector<std::string> command;  // a command to trace (its terminal I/O to /dev/null); empty = none
   std::string output;                // also record to this trace.dat; empty = no recording
   EventSites sites;                  // the sites of the events, for their detail
-  dwarf::OpenOptions debug_options;  // how the probed programs' debug info is read (rows' places, pairs)
+  // The probed programs' debug info, opened once for the events' sites and
+  // again read for the rows' places and pairs (never null).
+  std::shared_ptr<dwarf::OpenedFiles> debug_files = std::make_shared<dwarf::OpenedFiles>();
   bool stack = false;                // --stack: each event's stack (SessionOptions::stack)
   std::shared_ptr<FrameSymbolizer> symbolizer;  // names the stacks' frames (null: addresses only)
 };

@@ -17,7 +17,7 @@ std::string SourceLookup::point_of(const TraceDefinition &def) {
                              : def.symbol.substr(def.symbol.find(':') + 1) +
                                    (def.offset ? "+" + std::to_string(def.offset) : "");
   if (def.kind != TraceDefinition::Kind::Uprobe) return fallback + (def.is_return ? "%return" : "");
-  dwarf::DebugInfo *debug = files_.get(def.path);
+  dwarf::DebugInfo *debug = files_->get(def.path);
   if (!debug) return fallback;
   auto address = debug->address_of_file_offset(def.offset);
   auto place = address ? debug->source_of(*address) : std::nullopt;

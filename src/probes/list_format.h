@@ -13,18 +13,22 @@
 namespace kpp {
 
 // Opens each probed binary's DWARF once, to turn addresses back into
-// source places; remembers the binaries that have none.
+// source places; remembers the binaries that have none. Given `files`, it
+// shares them with the other readers of the same probes (the live view's
+// events' sites, its rows and their latency pairs open each program once).
 class SourceLookup {
  public:
-  explicit SourceLookup(dwarf::OpenOptions options = {}) : files_(std::move(options)) {}
+  explicit SourceLookup(dwarf::OpenOptions options = {})
+      : files_(std::make_shared<dwarf::OpenedFiles>(std::move(options))) {}
+  explicit SourceLookup(std::shared_ptr<dwarf::OpenedFiles> files) : files_(std::move(files)) {}
   // "walk:5@prog.c", "add@prog.c", "add%return@prog.c"; without debug info
   // perf's fallback, "walk+0x1e" (uprobes: the file offset, "0x1149").
   std::string point_of(const TraceDefinition &def);
   // The files opened so far, for other readers of the same probes (latency_sites()).
-  dwarf::OpenedFiles &files() { return files_; }
+  dwarf::OpenedFiles &files() { return *files_; }
 
  private:
-  dwarf::OpenedFiles files_;
+  std::shared_ptr<dwarf::OpenedFiles> files_;
 };
 
 // "  probe_prog:walk_L5     (on walk:5@prog.c in /path/prog with name i s)"
