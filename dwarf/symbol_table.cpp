@@ -182,18 +182,30 @@ bool SymbolTable::contains(std::string_view name) {
 
 std::vector<std::optional<uint64_t>> SymbolTable::first_addresses(const std::vector<std::string_view> &names) {
   std::vector<std::optional<uint64_t>> found(names.size());
+  // The names asked before are answered from then; the others by one walk.
+  std::vector<std::string_view> unknown;
+  std::vector<size_t> unknown_at;  // index into names
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (auto it = first_address_before_.find(names[i]); it != first_address_before_.end()) {
+      found[i] = it->second;
+    } else {
+      unknown.push_back(names[i]);
+      unknown_at.push_back(i);
+    }
+  }
+  if (unknown.empty()) return found;
   if (!walk_instead_of_sort()) {
-    for (size_t i = 0; i < names.size(); ++i)
-      if (auto indexes = named_exactly(names[i]); !indexes.empty()) found[i] = looked_up(indexes.front()).value;
+    for (size_t k = 0; k < unknown.size(); ++k)
+      if (auto indexes = named_exactly(unknown[k]); !indexes.empty()) found[unknown_at[k]] = looked_up(indexes.front()).value;
     return found;
   }
-  size_t left = names.size();
+  size_t left = unknown.size();
   // Where the strings hold each name; then one walk for all of them.
   std::vector<std::pair<uint32_t, size_t>> wanted;  // (string offset, index into names)
-  std::vector<std::vector<uint32_t>> offsets = offsets_of(names, std::string_view("\0", 1));
-  for (size_t i = 0; i < names.size(); ++i)
-    if (!names[i].empty())
-      for (uint32_t at : offsets[i]) wanted.emplace_back(at, i);
+  std::vector<std::vector<uint32_t>> offsets = offsets_of(unknown, std::string_view("\0", 1));
+  for (size_t k = 0; k < unknown.size(); ++k)
+    if (!unknown[k].empty())
+      for (uint32_t at : offsets[k]) wanted.emplace_back(at, unknown_at[k]);
   std::sort(wanted.begin(), wanted.end());
   walk([&](const Raw &raw) {
     auto it = std::lower_bound(wanted.begin(), wanted.end(), std::make_pair(raw.name_offset, size_t{0}));
@@ -204,6 +216,7 @@ std::vector<std::optional<uint64_t>> SymbolTable::first_addresses(const std::vec
       }
     return left > 0;
   });
+  for (size_t k = 0; k < unknown.size(); ++k) first_address_before_.emplace(unknown[k], found[unknown_at[k]]);
   return found;
 }
 
@@ -256,6 +269,7 @@ std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
 }
 
 std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint64_t address) {
+  if (auto it = symbolized_before_.find(address); it != symbolized_before_.end()) return it->second;
   std::optional<ElfSymbol> best;
   if (walk_instead_of_sort()) {
     // The highest start at or below `address`; among aliases the first in
@@ -274,6 +288,9 @@ std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint
       return true;
     });
     if (winner) best = accept_looked_up(*winner);
+    std::optional<std::pair<std::string_view, uint64_t>> answer = symbol_covering(best, address);
+    symbolized_before_.emplace(address, answer);
+    return answer;
   } else {
     // The last start at or below `address`, then back to the first of its aliases.
     size_t above = address == UINT64_MAX ? by_address_.size() : first_not_below(by_address_, address + 1);
@@ -282,6 +299,11 @@ std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint
       best = accept(looked_up(by_address_[first_not_below(by_address_, start)].index));
     }
   }
+  return symbol_covering(best, address);
+}
+
+std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbol_covering(const std::optional<ElfSymbol> &best,
+                                                                                 uint64_t address) {
   // A slot's key comes from the cache file: the symbol it names must start
   // at or below `address` (else the offset would wrap), whatever the key said.
   if (!best || best->address > address) return std::nullopt;

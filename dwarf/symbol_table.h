@@ -157,6 +157,9 @@ class SymbolTable {
   // A function or data symbol at its address (Thumb bit cleared, a .ko's
   // section base added); nullopt for other symbols and those without one.
   std::optional<ElfSymbol> accept(const Raw &raw) const;
+  // symbolize()'s answer when `best` is the last symbol starting at or below `address`.
+  static std::optional<std::pair<std::string_view, uint64_t>> symbol_covering(const std::optional<ElfSymbol> &best,
+                                                                              uint64_t address);
   std::optional<uint64_t> address_of(const Raw &raw) const;  // accept()'s address, the name not measured
   Raw raw_at(uint32_t index) const;     // through the mapping
   Raw looked_up(uint32_t index) const;  // with pread when read_lookups_from() set the file
@@ -194,7 +197,13 @@ class SymbolTable {
   void sort_names();  // by_name_, made after sort()
   bool names_sorted_ = false;
   std::optional<std::vector<ElfSymbol>> functions_;  // functions(), made from by_address_
-  std::map<std::string, std::vector<ElfSymbol>, std::less<>> named_before_;  // functions_named() by walks
+  // What walks answered before: one probe asks about the same names and
+  // addresses several times (its body, then whether the name is held twice;
+  // its site symbolized for the check, the event name and the place), and
+  // each walk reads the whole table (~3 MB on a vmlinux).
+  std::map<std::string, std::vector<ElfSymbol>, std::less<>> named_before_;  // functions_named()
+  std::map<uint64_t, std::optional<std::pair<std::string_view, uint64_t>>> symbolized_before_;  // symbolize()
+  std::map<std::string, std::optional<uint64_t>, std::less<>> first_address_before_;  // first_addresses()
 };
 
 }  // namespace kpp::dwarf

@@ -115,6 +115,33 @@ TEST_F(ElfImageTest, AnAddressInsideAFunctionIsThatFunctionPlusTheOffset) {
   EXPECT_EQ(markers["twice"], twice_.st_value);
 }
 
+// One probe asks the same questions several times (its body, the name held
+// twice, its site for the check, the event's name, the place); the answers
+// to later questions, some asked before and some new, are those of a table
+// asked once.
+TEST_F(ElfImageTest, QuestionsAskedAgainGetTheSameAnswers) {
+  auto image = ElfImage::open(KPP_ELF_IMAGE_FIXTURE);
+  ASSERT_TRUE(image) << image.error().message;
+  auto main_sym = raw_.symbol("main");
+  ASSERT_TRUE(main_sym);
+  EXPECT_EQ(image->symbol_addresses({"twice"})["twice"], twice_.st_value);
+  auto mixed = image->symbol_addresses({"no_such_symbol", "main", "twice"});
+  EXPECT_EQ(mixed.size(), 2u);
+  EXPECT_EQ(mixed["main"], main_sym->st_value);
+  EXPECT_EQ(mixed["twice"], twice_.st_value);
+  EXPECT_EQ(image->symbol_addresses({"no_such_symbol"}).size(), 0u);
+  for (int again = 0; again < 3; ++again) {
+    auto sym = image->symbolize(twice_.st_value + 3);
+    ASSERT_TRUE(sym);
+    EXPECT_EQ(sym->first, "twice");
+    EXPECT_EQ(sym->second, 3u);
+    auto in_main = image->symbolize(main_sym->st_value);
+    ASSERT_TRUE(in_main);
+    EXPECT_EQ(in_main->first, "main");
+    EXPECT_EQ(in_main->second, 0u);
+  }
+}
+
 TEST_F(ElfImageTest, FileOffsetsAreThoseOfTheLoadSegments) {
   auto image = ElfImage::open(KPP_ELF_IMAGE_FIXTURE);
   ASSERT_TRUE(image) << image.error().message;
