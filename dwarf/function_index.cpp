@@ -86,19 +86,27 @@ const NameIndex *FunctionIndex::searched(const std::string &name, bool instances
   if (!units) return whole_file();  // DWARF the search cannot answer for: every unit is read
   std::sort(units->begin(), units->end());
   units->erase(std::unique(units->begin(), units->end()), units->end());
-  auto scanned = scan_functions_in(bytes, *units, threads());
-  // Those units' pages go back; the other units' header pages stay mapped
-  // (map_unit_headers_alone: dropped, they would come back 64 KiB at a time).
-  for (uint64_t offset : *units) {
-    auto span = std::lower_bound(unit_spans_->begin(), unit_spans_->end(), offset,
-                                 [](const UnitSpan &u, uint64_t o) { return u.offset < o; });
-    if (span != unit_spans_->end() && span->offset == offset)
-      drop_pages(file.mapping, bytes.info.substr(span->offset, span->end - span->offset));
+  // Each unit's pages go back once scanned (and its line table header's and
+  // abbreviations'), so that they do not all count at once.
+  auto scanned = scan_functions_in(bytes, *units, threads(), [&](std::string_view read) { drop_pages(file.mapping, read); });
+  std::optional<NameIndex> index;
+  if (scanned) {
+    // Only this name is looked up here: the units' other functions are let
+    // go before their names would be copied (reading much of .debug_str).
+    std::string instance_prefix = name + "<";
+    std::erase_if(scanned->functions, [&](const ScannedFunction &f) {
+      return f.name != name && !(instances && f.name.starts_with(instance_prefix));
+    });
+    index = NameIndex::build(*scanned, IndexKey{});
   }
-  if (!scanned) return whole_file();
+  // Then the names they led to. The other units' header pages stay mapped
+  // (map_unit_headers_alone: dropped, they would come back 64 KiB at a
+  // time). What is read later is mapped again, with the same bytes.
+  for (std::string_view read : {bytes.str, bytes.line_str}) drop_pages(file.mapping, read);
+  if (!index) return whole_file();
   search_note_ = "index: not used (--no-cache); '" + name + "' looked for in the " + std::to_string(units->size()) +
                  " of " + std::to_string(unit_spans_->size()) + " units that name it";
-  return &searched_.emplace(key, NameIndex::build(*scanned, IndexKey{})).first->second;
+  return &searched_.emplace(key, std::move(*index)).first->second;
 }
 
 std::optional<std::vector<uint64_t>> FunctionIndex::units_searched_for(const std::string &file) {
