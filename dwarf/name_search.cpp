@@ -110,10 +110,9 @@ void search(std::string_view haystack, size_t begin, size_t end, const std::vect
 // DW_FORM_ref_addr (a reference into another unit, which LTO makes), or as
 // DW_FORM_indirect (which could be one); or DW_AT_GNU_dwo_name, a DWARF 4
 // skeleton unit, whose DIEs are in a .dwo file.
-bool unsearchable(const raw::Attr &attr) {
-  bool reference = attr.at == kAtAbstractOrigin || attr.at == kAtSpecification;
-  return (reference && (attr.form == raw::FORM_ref_addr || attr.form == raw::FORM_indirect)) ||
-         attr.at == raw::AT_GNU_dwo_name;
+bool unsearchable(uint16_t attribute, uint16_t form) {
+  bool reference = attribute == kAtAbstractOrigin || attribute == kAtSpecification;
+  return (reference && (form == raw::FORM_ref_addr || form == raw::FORM_indirect)) || attribute == raw::AT_GNU_dwo_name;
 }
 
 // Whether some abbreviation of `bytes` has such an attribute. First the
@@ -132,16 +131,7 @@ bool has_unsearchable_attributes(const DwarfBytes &bytes) {
   std::string_view abbrev = bytes.abbrev;
   bool found = false;
   search(abbrev, 0, abbrev.size() > 0 ? abbrev.size() - 1 : 0, needles, [&](size_t, size_t) { found = true; });
-  if (!found) return false;
-  for (uint64_t at = 0; at < abbrev.size();) {
-    std::string_view read;
-    auto table = raw::read_abbrevs(bytes, at, read);
-    if (!table || read.empty()) return true;
-    for (const raw::Abbrev &a : *table)
-      if (std::any_of(a.attrs.begin(), a.attrs.end(), unsearchable)) return true;
-    at += read.size();
-  }
-  return false;
+  return found && raw::any_attribute(abbrev, unsearchable);
 }
 
 }  // namespace

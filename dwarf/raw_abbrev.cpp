@@ -38,4 +38,22 @@ Result<std::vector<Abbrev>> read_abbrevs(const DwarfBytes &b, uint64_t offset, s
   return table;
 }
 
+bool any_attribute(std::string_view abbrev, bool (*wanted)(uint16_t attribute, uint16_t form)) {
+  Cursor c = cursor_at(abbrev, 0);
+  while (c.ok && c.p < c.end) {
+    if (c.uleb() == 0) continue;  // the end of a table (or padding): the next starts after it
+    c.skip_leb();                 // tag
+    c.skip(1);                    // children
+    for (;;) {
+      uint16_t at = static_cast<uint16_t>(c.uleb());
+      uint16_t form = static_cast<uint16_t>(c.uleb());
+      if (!c.ok) return true;
+      if (at == 0 && form == 0) break;
+      if (form == FORM_implicit_const) c.skip_leb();
+      if (wanted(at, form)) return true;
+    }
+  }
+  return !c.ok;
+}
+
 }  // namespace kpp::dwarf::raw

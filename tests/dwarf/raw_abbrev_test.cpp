@@ -111,5 +111,25 @@ TEST(RawAbbrev, ImplausibleCodeIsRefused) {
   EXPECT_EQ(table.error().message, "abbreviation code 2000000 is implausibly large");
 }
 
+// any_attribute() reads every table of the section, one after the other.
+TEST(RawAbbrev, AnyAttributeLooksInEveryTable) {
+  size_t second = 0;
+  std::string bytes = tables(second).bytes();
+  // Forms of the first table's declarations, and of the second's.
+  EXPECT_TRUE(any_attribute(bytes, [](uint16_t a, uint16_t f) { return a == AT_low_pc && f == FORM_addr; }));
+  EXPECT_TRUE(any_attribute(bytes, [](uint16_t a, uint16_t f) { return a == AT_sibling && f == FORM_ref4; }));
+  // The implicit constant (-5) is a value, not an attribute.
+  EXPECT_FALSE(any_attribute(bytes, [](uint16_t a, uint16_t) { return a == 0x7b; }));
+  EXPECT_FALSE(any_attribute(bytes, [](uint16_t a, uint16_t f) { return a == AT_name && f == FORM_data1; }));
+  // A declaration in the second table only.
+  BytesWriter more;
+  more.uleb(0x31).uleb(0x10).u8(0).uleb(AT_abstract_origin).uleb(FORM_ref_addr).uleb(0).uleb(0).uleb(0);
+  std::string both = bytes + more.bytes();
+  EXPECT_TRUE(any_attribute(both, [](uint16_t a, uint16_t f) { return a == AT_abstract_origin && f == FORM_ref_addr; }));
+  EXPECT_FALSE(any_attribute(bytes, [](uint16_t a, uint16_t f) { return a == AT_abstract_origin && f == FORM_ref_addr; }));
+  // A section cut inside a declaration cannot be read to its end: it counts as having one.
+  EXPECT_TRUE(any_attribute(both.substr(0, both.size() - 3), [](uint16_t, uint16_t) { return false; }));
+}
+
 }  // namespace
 }  // namespace kpp::dwarf::raw
