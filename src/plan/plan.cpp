@@ -152,16 +152,6 @@ class Planner {
       s.inlined = function->inlined;
       s.function_offset = address - function->entry;
     }
-    if (target_.debug && address) {
-      if (auto place = target_.debug->source_of(address)) {
-        s.file = place->file;
-        s.line = place->line;
-        if (s.function.empty()) {
-          s.function = place->function;
-          s.function_offset = address - place->function_entry;
-        }
-      }
-    }
     return s;
   }
 
