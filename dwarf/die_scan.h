@@ -78,6 +78,7 @@ struct UnitSpan {
   uint8_t offset_size = 4;  // 8: 64-bit DWARF
   uint8_t version = 0;
   bool skeleton = false;  // a DWARF 5 skeleton unit (-gsplit-dwarf): its DIEs are elsewhere
+  uint64_t abbrev_offset = 0;  // of its abbreviation table in .debug_abbrev
 };
 
 }  // namespace kpp::dwarf

@@ -112,13 +112,13 @@ const NameIndex *FunctionIndex::searched(const std::string &name, bool instances
 std::optional<std::vector<uint64_t>> FunctionIndex::units_searched_for(const std::string &file) {
   std::string_view component = last_path_component(file);
   DwarfBytes bytes = dwarf_.raw_dwarf();
-  auto positions = line_positions_naming(bytes, component, threads(), dwarf_.searched_file());
+  if (!unit_spans_) unit_spans_ = dwarf_.unit_spans();
+  auto positions = line_positions_naming(bytes, *unit_spans_, component, threads(), dwarf_.searched_file());
   if (!positions) return std::nullopt;
   // Line tables lie one after another: a position belongs to the table
   // with the greatest offset at or before it (a unit's DW_AT_stmt_list).
   // (LLVM's unit DIEs would read each unit's range and location list
   // headers too: ~100 MB of pages on a vmlinux.)
-  if (!unit_spans_) unit_spans_ = dwarf_.unit_spans();
   std::vector<uint64_t> unit_offsets;
   for (const UnitSpan &unit : *unit_spans_) unit_offsets.push_back(unit.offset);
   std::vector<std::pair<uint64_t, uint64_t>> tables = unit_line_tables(bytes, unit_offsets);  // (table, unit)

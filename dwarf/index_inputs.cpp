@@ -55,7 +55,8 @@ std::vector<UnitSpan> LlvmDebugInfo::unit_spans() {
   for (const auto &unit : unit_dwarf().info_section_units())
     spans.push_back({unit->getOffset(), unit->getNextUnitOffset(),
                      static_cast<uint8_t>(unit->getFormParams().getDwarfOffsetByteSize()),
-                     static_cast<uint8_t>(unit->getVersion()), unit->getUnitType() == llvm::dwarf::DW_UT_skeleton});
+                     static_cast<uint8_t>(unit->getVersion()), unit->getUnitType() == llvm::dwarf::DW_UT_skeleton,
+                     unit->getAbbreviationsOffset()});
   return spans;
 }
 

@@ -51,9 +51,11 @@ std::optional<std::vector<uint64_t>> units_that_may_name(const DwarfBytes &bytes
 // whose last path component is `component` ("read_write.c"): its bytes, or
 // an offset of a path ending with it in .debug_line_str or .debug_str; in
 // order. The caller maps them to the tables that hold them. nullopt as
-// units_that_may_name().
-std::optional<std::vector<uint64_t>> line_positions_naming(const DwarfBytes &bytes, std::string_view component,
-                                                           unsigned threads, const MappedFile &file = {});
+// units_that_may_name(); `units` (every unit of .debug_info) say which
+// abbreviation tables that looks at.
+std::optional<std::vector<uint64_t>> line_positions_naming(const DwarfBytes &bytes, const std::vector<UnitSpan> &units,
+                                                           std::string_view component, unsigned threads,
+                                                           const MappedFile &file = {});
 
 // Every position in `section` where one of `needles` starts, in order, on
 // `threads` threads taking 1 MB chunks in turn (a hit belongs to the chunk

@@ -38,12 +38,14 @@ Result<std::vector<Abbrev>> read_abbrevs(const DwarfBytes &b, uint64_t offset, s
   return table;
 }
 
-bool any_attribute(std::string_view abbrev, bool (*wanted)(uint16_t attribute, uint16_t form)) {
-  Cursor c = cursor_at(abbrev, 0);
-  while (c.ok && c.p < c.end) {
-    if (c.uleb() == 0) continue;  // the end of a table (or padding): the next starts after it
-    c.skip_leb();                 // tag
-    c.skip(1);                    // children
+bool any_attribute_in_table(std::string_view abbrev, uint64_t offset, bool (*wanted)(uint16_t attribute, uint16_t form),
+                            uint64_t *end) {
+  if (offset >= abbrev.size()) return true;
+  Cursor c = cursor_at(abbrev, offset);
+  while (c.ok) {
+    if (c.uleb() == 0) break;  // the table's end
+    c.skip_leb();              // tag
+    c.skip(1);                 // children
     for (;;) {
       uint16_t at = static_cast<uint16_t>(c.uleb());
       uint16_t form = static_cast<uint16_t>(c.uleb());
@@ -53,7 +55,14 @@ bool any_attribute(std::string_view abbrev, bool (*wanted)(uint16_t attribute, u
       if (wanted(at, form)) return true;
     }
   }
+  if (end) *end = static_cast<uint64_t>(c.p - bytes_of(abbrev));
   return !c.ok;
+}
+
+bool any_attribute(std::string_view abbrev, bool (*wanted)(uint16_t attribute, uint16_t form)) {
+  for (uint64_t at = 0; at < abbrev.size();)
+    if (any_attribute_in_table(abbrev, at, wanted, &at)) return true;
+  return false;
 }
 
 }  // namespace kpp::dwarf::raw

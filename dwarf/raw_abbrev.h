@@ -31,11 +31,13 @@ struct Abbrev {
 // over a million, a table that runs past the section's end.
 Result<std::vector<Abbrev>> read_abbrevs(const DwarfBytes &b, uint64_t offset, std::string_view &read);
 
-// Whether some attribute of some declaration of the tables that lie one
-// after another in `abbrev` (a whole .debug_abbrev) makes `wanted(attribute,
-// form)` true; true too when the section cannot be read to its end. Nothing
-// is kept: a file with a table per unit (glibc's 2,063) is read in well
-// under a millisecond.
+// Whether some attribute of some declaration of the table at `offset` of
+// `abbrev` (a whole .debug_abbrev) makes `wanted(attribute, form)` true;
+// true too when the table cannot be read to its end. `end`, when given, is
+// set to where the table ends. Nothing is kept.
+bool any_attribute_in_table(std::string_view abbrev, uint64_t offset, bool (*wanted)(uint16_t attribute, uint16_t form),
+                            uint64_t *end = nullptr);
+// The same over every table of `abbrev`, read one after another.
 bool any_attribute(std::string_view abbrev, bool (*wanted)(uint16_t attribute, uint16_t form));
 
 // Moves `c` over the attributes of a DIE of abbreviation `a` of unit `u`.

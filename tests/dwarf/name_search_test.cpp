@@ -58,7 +58,7 @@ TEST(FindAll, OffsetsWithZeroBytes) {
 struct OneUnit {
   std::string info, abbrev, str = std::string("\0wanted\0", 8);
   DwarfBytes bytes() const { return {info, abbrev, str, {}, {}, {}}; }
-  std::vector<UnitSpan> spans() const { return {{0, info.size(), 4, 4, false}}; }
+  std::vector<UnitSpan> spans() const { return {{0, info.size(), 4, 4, false, 0}}; }  // its table at 0
 };
 OneUnit one_unit(const std::function<void(test::BytesWriter &)> &extra) {
   test::BytesWriter abbrev;
@@ -86,6 +86,18 @@ TEST(UnitsThatMayName, AnswersWhereNoAbbreviationReferencesAnotherUnit) {
   ASSERT_TRUE(units.has_value()) << "the search gave up on a file it can answer for";
   EXPECT_EQ(*units, std::vector<uint64_t>{0});
   EXPECT_EQ(units_that_may_name(unit.bytes(), unit.spans(), "other", false, 1), std::vector<uint64_t>{});
+}
+
+TEST(UnitsThatMayName, AnAbbreviationTableNoUnitUsesDoesNotCount) {
+  // The unit uses the table at 0; a second table, which no unit uses, declares
+  // an inlined copy whose origin is a DW_FORM_ref_addr.
+  OneUnit unit = one_unit([](test::BytesWriter &) {});
+  test::BytesWriter unused;
+  unused.uleb(1).uleb(0x1d).u8(0).uleb(0x31).uleb(0x10).uleb(0).uleb(0).uleb(0);
+  unit.abbrev += unused.bytes();
+  auto units = units_that_may_name(unit.bytes(), unit.spans(), "wanted", false, 1);
+  ASSERT_TRUE(units.has_value()) << "a table no unit reads sent the search to every unit";
+  EXPECT_EQ(*units, std::vector<uint64_t>{0});
 }
 
 TEST(UnitsThatMayName, GivesUpWhereAnOriginCanBeInAnotherUnit) {
