@@ -59,10 +59,5 @@ bool any_attribute_in_table(std::string_view abbrev, uint64_t offset, bool (*wan
   return !c.ok;
 }
 
-bool any_attribute(std::string_view abbrev, bool (*wanted)(uint16_t attribute, uint16_t form)) {
-  for (uint64_t at = 0; at < abbrev.size();)
-    if (any_attribute_in_table(abbrev, at, wanted, &at)) return true;
-  return false;
-}
 
 }  // namespace kpp::dwarf::raw

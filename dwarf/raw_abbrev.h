@@ -37,8 +37,6 @@ Result<std::vector<Abbrev>> read_abbrevs(const DwarfBytes &b, uint64_t offset, s
 // set to where the table ends. Nothing is kept.
 bool any_attribute_in_table(std::string_view abbrev, uint64_t offset, bool (*wanted)(uint16_t attribute, uint16_t form),
                             uint64_t *end = nullptr);
-// The same over every table of `abbrev`, read one after another.
-bool any_attribute(std::string_view abbrev, bool (*wanted)(uint16_t attribute, uint16_t form));
 
 // Moves `c` over the attributes of a DIE of abbreviation `a` of unit `u`.
 inline void skip_attrs(Cursor &c, const Abbrev &a, const UnitHeader &u) {

@@ -111,24 +111,22 @@ TEST(RawAbbrev, ImplausibleCodeIsRefused) {
   EXPECT_EQ(table.error().message, "abbreviation code 2000000 is implausibly large");
 }
 
-// any_attribute() reads every table of the section, one after the other.
-TEST(RawAbbrev, AnyAttributeLooksInEveryTable) {
+// any_attribute_in_table() reads one table, to its end.
+TEST(RawAbbrev, AnyAttributeInTableReadsThatTable) {
   size_t second = 0;
   std::string bytes = tables(second).bytes();
-  // Forms of the first table's declarations, and of the second's.
-  EXPECT_TRUE(any_attribute(bytes, [](uint16_t a, uint16_t f) { return a == AT_low_pc && f == FORM_addr; }));
-  EXPECT_TRUE(any_attribute(bytes, [](uint16_t a, uint16_t f) { return a == AT_sibling && f == FORM_ref4; }));
+  uint64_t end = 0;
+  // Forms of the first table's declarations; its end is where the second starts.
+  EXPECT_TRUE(any_attribute_in_table(bytes, 0, [](uint16_t a, uint16_t f) { return a == AT_sibling && f == FORM_ref4; }));
+  EXPECT_FALSE(any_attribute_in_table(bytes, 0, [](uint16_t, uint16_t) { return false; }, &end));
+  EXPECT_EQ(end, second);
   // The implicit constant (-5) is a value, not an attribute.
-  EXPECT_FALSE(any_attribute(bytes, [](uint16_t a, uint16_t) { return a == 0x7b; }));
-  EXPECT_FALSE(any_attribute(bytes, [](uint16_t a, uint16_t f) { return a == AT_name && f == FORM_data1; }));
-  // A declaration in the second table only.
-  BytesWriter more;
-  more.uleb(0x31).uleb(0x10).u8(0).uleb(AT_abstract_origin).uleb(FORM_ref_addr).uleb(0).uleb(0).uleb(0);
-  std::string both = bytes + more.bytes();
-  EXPECT_TRUE(any_attribute(both, [](uint16_t a, uint16_t f) { return a == AT_abstract_origin && f == FORM_ref_addr; }));
-  EXPECT_FALSE(any_attribute(bytes, [](uint16_t a, uint16_t f) { return a == AT_abstract_origin && f == FORM_ref_addr; }));
-  // A section cut inside a declaration cannot be read to its end: it counts as having one.
-  EXPECT_TRUE(any_attribute(both.substr(0, both.size() - 3), [](uint16_t, uint16_t) { return false; }));
+  EXPECT_FALSE(any_attribute_in_table(bytes, 0, [](uint16_t a, uint16_t) { return a == 0x7b; }));
+  // The second table's variable has no attributes; the first's are not in it.
+  EXPECT_FALSE(any_attribute_in_table(bytes, second, [](uint16_t a, uint16_t f) { return a == AT_sibling && f == FORM_ref4; }));
+  // A table cut inside a declaration, or an offset past the section, cannot be read: it counts as having one.
+  EXPECT_TRUE(any_attribute_in_table(bytes.substr(0, 5), 0, [](uint16_t, uint16_t) { return false; }));
+  EXPECT_TRUE(any_attribute_in_table(bytes, bytes.size(), [](uint16_t, uint16_t) { return false; }));
 }
 
 }  // namespace
