@@ -2,7 +2,6 @@
 
 #include <elfutils/debuginfod.h>
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +10,8 @@
 #include <memory>
 #include <mutex>
 #include <type_traits>
+
+#include "src/util/shared_library.h"
 
 namespace kpp::dwarf {
 
@@ -37,25 +38,19 @@ struct Client {
 // The library's functions, or why they cannot be had.
 const Result<Client> &client_library() {
   static const Result<Client> loaded = []() -> Result<Client> {
-    void *library = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!library) return Error(std::string("the debuginfod client library cannot be loaded: ") + dlerror(),
-                               "install libdebuginfod1");
+    auto library = SharedLibrary::open("libdebuginfod.so.1", "the debuginfod client library", "libdebuginfod1");
+    if (!library) return std::move(library).error();
     Client c{};
-    bool all = true;
-    auto get = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, name));
-      all &= fn != nullptr;
-    };
-    get(c.begin, "debuginfod_begin");
-    get(c.end, "debuginfod_end");
-    get(c.set_user_data, "debuginfod_set_user_data");
-    get(c.get_user_data, "debuginfod_get_user_data");
-    get(c.set_progressfn, "debuginfod_set_progressfn");
-    get(c.get_url, "debuginfod_get_url");
-    get(c.find_debuginfo, "debuginfod_find_debuginfo");
-    get(c.find_executable, "debuginfod_find_executable");
-    get(c.find_source, "debuginfod_find_source");
-    if (!all) return Error("the debuginfod client library (libdebuginfod.so.1) lacks functions this program calls");
+    library->get(c.begin, "debuginfod_begin");
+    library->get(c.end, "debuginfod_end");
+    library->get(c.set_user_data, "debuginfod_set_user_data");
+    library->get(c.get_user_data, "debuginfod_get_user_data");
+    library->get(c.set_progressfn, "debuginfod_set_progressfn");
+    library->get(c.get_url, "debuginfod_get_url");
+    library->get(c.find_debuginfo, "debuginfod_find_debuginfo");
+    library->get(c.find_executable, "debuginfod_find_executable");
+    library->get(c.find_source, "debuginfod_find_source");
+    if (Status found = library->all_found(); !found) return std::move(found).error();
     return c;
   }();
   return loaded;

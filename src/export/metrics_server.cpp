@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "src/export/metrics_text.h"
+#include "src/util/shared_library.h"
 
 namespace kpp {
 
@@ -69,15 +70,46 @@ Result<int> listen_on(const ListenAddress &address, uint16_t &bound_port, int &f
   return fd;
 }
 
+// libmicrohttpd, loaded when a server starts: linked in, it and the TLS
+// libraries it loads (gnutls and seven more) cost every command ~1 ms of
+// start-up, for the one command that serves HTTP.
+struct HttpLibrary {
+  decltype(&::MHD_start_daemon) start_daemon;
+  decltype(&::MHD_stop_daemon) stop_daemon;
+  decltype(&::MHD_create_response_from_buffer) create_response_from_buffer;
+  decltype(&::MHD_add_response_header) add_response_header;
+  decltype(&::MHD_queue_response) queue_response;
+  decltype(&::MHD_destroy_response) destroy_response;
+};
+
+// The library's functions, or why they cannot be had.
+const Result<HttpLibrary> &http_library() {
+  static const Result<HttpLibrary> loaded = []() -> Result<HttpLibrary> {
+    auto library = SharedLibrary::open("libmicrohttpd.so.12", "the HTTP server library", "libmicrohttpd12");
+    if (!library) return std::move(library).error();
+    HttpLibrary l{};
+    library->get(l.start_daemon, "MHD_start_daemon");
+    library->get(l.stop_daemon, "MHD_stop_daemon");
+    library->get(l.create_response_from_buffer, "MHD_create_response_from_buffer");
+    library->get(l.add_response_header, "MHD_add_response_header");
+    library->get(l.queue_response, "MHD_queue_response");
+    library->get(l.destroy_response, "MHD_destroy_response");
+    if (Status found = library->all_found(); !found) return std::move(found).error();
+    return l;
+  }();
+  return loaded;
+}
+
 MHD_Result send_text(MHD_Connection *connection, unsigned status, const std::string &body, const char *content_type,
                      const char *allow = nullptr) {
+  const HttpLibrary &http = *http_library();  // loaded: the server that calls this started
   MHD_Response *response =
-      MHD_create_response_from_buffer(body.size(), const_cast<char *>(body.data()), MHD_RESPMEM_MUST_COPY);
+      http.create_response_from_buffer(body.size(), const_cast<char *>(body.data()), MHD_RESPMEM_MUST_COPY);
   if (!response) return MHD_NO;
-  MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-  if (allow) MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
-  MHD_Result r = MHD_queue_response(connection, status, response);
-  MHD_destroy_response(response);
+  http.add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+  if (allow) http.add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
+  MHD_Result r = http.queue_response(connection, status, response);
+  http.destroy_response(response);
   return r;
 }
 
@@ -103,6 +135,8 @@ struct MetricsServerHandler {
 };
 
 Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress &address, Render render) {
+  const Result<HttpLibrary> &http = http_library();
+  if (!http) return http.error();
   uint16_t port = 0;
   int family = AF_INET;
   auto fd = listen_on(address, port, family);
@@ -110,7 +144,7 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress 
   std::unique_ptr<MetricsServer> server(new MetricsServer(std::move(render), address.host, port, *fd));
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
   if (family == AF_INET6) flags |= MHD_USE_IPv6;
-  server->daemon_ = MHD_start_daemon(
+  server->daemon_ = http->start_daemon(
       flags, 0, nullptr, nullptr, &MetricsServerHandler::handle, server.get(), MHD_OPTION_LISTEN_SOCKET, *fd,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, kRequestMemory, MHD_OPTION_CONNECTION_LIMIT, kMaxConnections,
       MHD_OPTION_CONNECTION_TIMEOUT, kTimeoutSeconds, MHD_OPTION_END);
@@ -119,7 +153,7 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const ListenAddress 
 }
 
 MetricsServer::~MetricsServer() {
-  if (daemon_) MHD_stop_daemon(daemon_);
+  if (daemon_) http_library()->stop_daemon(daemon_);
   if (fd_ >= 0) ::close(fd_);
 }
 

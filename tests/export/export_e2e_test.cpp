@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -138,6 +139,10 @@ TEST_F(Export, ServesHitsLatenciesAndArgumentsOfTheWorkload) {
       },
       15))
       << body << exporter_->err();
+  // The HTTP server library is loaded by the command that serves (and only then, see below).
+  std::ifstream maps("/proc/" + std::to_string(exporter_->pid()) + "/maps");
+  std::string mapped((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+  EXPECT_NE(mapped.find("libmicrohttpd.so"), std::string::npos) << "the exporter serves without libmicrohttpd?";
 
   std::string labels = "{group=\"" + group_ + "\",entry=\"work\",return=\"work_ret\"";
   EXPECT_EQ(sample(body, "kprobe_probe_latency_seconds_count" + labels + "}"), 6.0) << body;
@@ -161,6 +166,21 @@ TEST_F(Export, ServesHitsLatenciesAndArgumentsOfTheWorkload) {
   EXPECT_FALSE(std::filesystem::exists(tracing_dir() + "/instances/kprobe-probe-" + std::to_string(pid)))
       << "the exporter left its tracefs instance";
   EXPECT_EQ(http_get(port, "/metrics").status, 0) << "still served after the exporter ended";
+}
+
+// Every other command starts without the HTTP server library and the TLS
+// libraries it loads (~1 ms of start-up), nor the debuginfod client: the
+// dynamic loader is asked to say which files it loads.
+TEST(ExportLibraries, OtherCommandsStartWithoutTheHttpServerLibrary) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"--version"}, {"-x", fixture, "-F"}}) {
+    std::vector<std::string> argv{"/usr/bin/env", "LD_DEBUG=files", kpp_bin};
+    argv.insert(argv.end(), args.begin(), args.end());
+    run_result r = run_program(argv);
+    ASSERT_EQ(r.status, 0) << describe(r);
+    ASSERT_NE(r.err.find("file=libc.so.6"), std::string::npos) << "LD_DEBUG said nothing:\n" << r.err;
+    for (const char *lib : {"libmicrohttpd", "libgnutls", "libdebuginfod"})
+      EXPECT_EQ(r.err.find(lib), std::string::npos) << args[0] << " loads " << lib;
+  }
 }
 
 TEST_F(Export, EndsWhenTheCommandExits) {

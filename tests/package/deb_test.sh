@@ -45,6 +45,13 @@ echo "built $(basename "$deb"): $(stat -c %s "$deb") bytes in $(echo "$(date +%s
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
 depended=$(tr ',' '\n' <<<"$depends" | awk '{print $1}')  # the package names alone
+# The libraries loaded only when a command needs them (dlopen: not NEEDED, so
+# shlibdeps cannot see them) are recommended.
+recommends=$(dpkg-deb -f "$deb" Recommends)
+echo "Recommends: $recommends"
+for lib in libdebuginfod1 libmicrohttpd12; do
+  tr ',' '\n' <<<"$recommends" | awk '{print $1}' | grep -qxF "$lib" || fail "Recommends does not name $lib"
+done
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/bin/kprobe-probe ./usr/libexec/kprobe-probe/kpp_demo ./usr/share/man/man1/kprobe-probe.1.gz \
          ./usr/share/bash-completion/completions/kprobe-probe; do
