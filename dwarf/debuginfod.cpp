@@ -9,7 +9,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <type_traits>
 
 #include "src/util/shared_library.h"
 

@@ -32,7 +32,7 @@ LiveProbes::LiveProbes(ProbeEngine &engine, TraceInstance &instance, std::vector
       instance_(instance),
       defs_(std::move(definitions)),
       companions_(companions),
-      debug_files_(debug_files ? std::move(debug_files) : std::make_shared<dwarf::OpenedFiles>()) {}
+      debug_files_(std::move(debug_files)) {}
 
 const TraceDefinition *LiveProbes::definition_of(const std::string &id) const {
   for (const TraceDefinition &d : defs_)

@@ -24,9 +24,9 @@ class LiveProbes {
   // `definitions`: the dynamic events that exist (ProbeEngine::list());
   // `companions`: the session's, which get no row (they are joined into
   // their probe's); `debug_files`: the probed programs' debug info, shared
-  // with the events' sites (null: opened here, with default options).
+  // with the events' sites.
   LiveProbes(ProbeEngine &engine, TraceInstance &instance, std::vector<TraceDefinition> definitions,
-             const Companions &companions, std::shared_ptr<dwarf::OpenedFiles> debug_files = nullptr);
+             const Companions &companions, std::shared_ptr<dwarf::OpenedFiles> debug_files);
 
   // Adds a row for every event the instance enabled, with its place
   // ("walk:5@prog.c" from DWARF, the definition without it, "tracepoint"

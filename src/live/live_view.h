@@ -23,8 +23,8 @@ struct LiveViewOptions {
   std::vector<std::string> command;  // a command to trace (its terminal I/O to /dev/null); empty = none
   std::string output;                // also record to this trace.dat; empty = no recording
   EventSites sites;                  // the sites of the events, for their detail
-  // The probed programs' debug info, opened once for the events' sites and
-  // again read for the rows' places and pairs (never null).
+  // The probed programs' debug info, opened once and read for the events'
+  // sites, the rows' places and their pairs (never null).
   std::shared_ptr<dwarf::OpenedFiles> debug_files = std::make_shared<dwarf::OpenedFiles>();
   bool stack = false;                // --stack: each event's stack (SessionOptions::stack)
   std::shared_ptr<FrameSymbolizer> symbolizer;  // names the stacks' frames (null: addresses only)
