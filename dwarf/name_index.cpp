@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "dwarf/raw_line_header.h"
+#include "src/util/offset_map.h"
 
 namespace kpp::dwarf {
 
@@ -128,13 +129,26 @@ struct Grouped {
   std::vector<uint64_t> values;
 };
 Grouped group(const std::vector<std::pair<std::string_view, uint64_t>> &pairs) {
+  // Names the linker merged share their bytes, and an inlined copy's name
+  // is its origin's: most pairs are told apart by where their key starts
+  // (read to its NUL: one start, one string), and only the first pair of
+  // each start has its bytes hashed (python3.11: 62,000 pairs, 9,700 keys).
+  OffsetMap by_start(pairs.size() / 4);
   std::unordered_map<std::string_view, uint32_t> ids;
   std::vector<std::string_view> keys;
   std::vector<uint32_t> id_of(pairs.size());
   for (size_t i = 0; i < pairs.size(); ++i) {
-    auto [it, fresh] = ids.try_emplace(pairs[i].first, static_cast<uint32_t>(keys.size()));
-    if (fresh) keys.push_back(pairs[i].first);
+    std::string_view key = pairs[i].first;
+    uint64_t start = reinterpret_cast<uintptr_t>(key.data());
+    std::optional<uint32_t> known = by_start.find(start);
+    if (known && keys[*known].size() == key.size()) {
+      id_of[i] = *known;
+      continue;
+    }
+    auto [it, fresh] = ids.try_emplace(key, static_cast<uint32_t>(keys.size()));
+    if (fresh) keys.push_back(key);
     id_of[i] = it->second;
+    if (!known) by_start.insert(start, it->second);
   }
   std::vector<uint32_t> order(keys.size());
   std::iota(order.begin(), order.end(), 0);

@@ -482,5 +482,27 @@ TEST(NameIndexImage, LookupAndAdoptChecks) {
   EXPECT_FALSE(adopt(bytes.substr(0, bytes.size() - 1), key));
 }
 
+// Keys are grouped first by where they start (merged strings share bytes):
+// two names starting at one byte but of different lengths stay two names,
+// and one name at two places is one.
+TEST(NameIndexImage, NamesAreGroupedByTheirBytesNotWhereTheyStart) {
+  std::string bytes = "vfs_read_iter vfs_read";
+  std::string_view all(bytes);
+  ScanResult scanned;
+  scanned.functions = {{all.substr(0, 13), 0x10, false},   // vfs_read_iter
+                       {all.substr(0, 8), 0x20, true},     // vfs_read, where vfs_read_iter starts
+                       {all.substr(14, 8), 0x30, false},   // vfs_read elsewhere
+                       {all.substr(0, 13), 0x40, true}};   // vfs_read_iter again
+  NameIndex index = NameIndex::build(scanned, IndexKey{"build-id:ab", 1});
+  EXPECT_EQ(index.name_count(), 2u);
+  auto offsets = [&](std::string_view name) {
+    std::vector<uint64_t> out;
+    for (const IndexedDie &d : index.lookup(name)) out.push_back(d.die_offset);
+    return out;
+  };
+  EXPECT_EQ(offsets("vfs_read"), (std::vector<uint64_t>{0x20, 0x30}));
+  EXPECT_EQ(offsets("vfs_read_iter"), (std::vector<uint64_t>{0x10, 0x40}));
+}
+
 }  // namespace
 }  // namespace kpp::dwarf
