@@ -203,8 +203,11 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   std::optional<uint64_t> skeleton_index(const llvm::DWARFUnit *unit);
   // Every split unit's bytes, for the name index; `skeletons` counts the skeleton units.
   std::vector<SplitUnitBytes> split_unit_bytes(size_t &skeletons) override;
-  // The function and block DIEs at `address`, from the split unit when there is one.
+  // The function DIE at `address` and its unit, from the split unit when
+  // there is one (BlockDIE is not looked for).
   llvm::DWARFContext::DIEsForAddress dies_at(uint64_t address);
+  // The compile unit whose code holds `address` (dwarf/split_units.cpp).
+  llvm::DWARFCompileUnit *unit_at(uint64_t address);
   // dies_at() in a relocatable object (a .ko), whose .debug_aranges LLVM
   // misreads: the units found by their own ranges (dwarf/relocatable_units.cpp).
   llvm::DWARFContext::DIEsForAddress relocatable_dies_at(uint64_t address);
