@@ -31,6 +31,17 @@ std::vector<IndexedDie> look_up(const NameIndex &index, const std::string &name,
   return entries;
 }
 
+// The functions of `functions` named `name` (with `instances`, also
+// `name<...>`), indexed alone: the others are let go before their names
+// would be copied (reading much of .debug_str).
+NameIndex index_of(const std::vector<ScannedFunction> &functions, const std::string &name, bool instances) {
+  ScanResult picked;
+  std::string instance_prefix = name + "<";
+  for (const ScannedFunction &f : functions)
+    if (f.name == name || (instances && f.name.starts_with(instance_prefix))) picked.functions.push_back(f);
+  return NameIndex::build(picked, IndexKey{});
+}
+
 }  // namespace
 
 std::optional<FunctionIndex::Found> FunctionIndex::find(const std::string &name, bool instances) {
@@ -77,28 +88,33 @@ const NameIndex *FunctionIndex::searched(const std::string &name, bool instances
   DwarfBytes bytes = dwarf_.raw_dwarf();
   if (!unit_spans_) unit_spans_ = dwarf_.unit_spans();
   MappedFile file = dwarf_.searched_file();
-  auto units = units_that_may_name(bytes, *unit_spans_, name, false, threads(), file);
-  if (units && instances) {
-    auto more = units_that_may_name(bytes, *unit_spans_, name + "<", true, threads(), file);
-    if (!more) units.reset();
-    else units->insert(units->end(), more->begin(), more->end());
+  std::optional<std::vector<uint64_t>> units;
+  if (!every_unit_) {
+    units = units_that_may_name(bytes, *unit_spans_, name, false, threads(), file);
+    if (units && instances) {
+      auto more = units_that_may_name(bytes, *unit_spans_, name + "<", true, threads(), file);
+      if (!more) units.reset();
+      else units->insert(units->end(), more->begin(), more->end());
+    }
   }
-  if (!units) return whole_file();  // DWARF the search cannot answer for: every unit is read
+  if (!units) {
+    // DWARF the search cannot answer for (an LTO file's units name each
+    // other's DIEs): every unit is scanned, once, and each name's functions
+    // are picked from that scan. Sorting all of the file's names into an
+    // index (python3.11: 62,000 functions, ~7 ms) pays only when it is kept
+    // in the cache, or after a dozen names.
+    const Result<ScanResult> &all = every_unit();
+    if (!all) return whole_file();  // which says why, and the LLVM walk answers
+    search_note_ = "index: not used (--no-cache); '" + name + "' looked for in a scan of every unit";
+    return &searched_.emplace(key, index_of(all->functions, name, instances)).first->second;
+  }
   std::sort(units->begin(), units->end());
   units->erase(std::unique(units->begin(), units->end()), units->end());
   // Each unit's pages go back once scanned (and its line table header's and
   // abbreviations'), so that they do not all count at once.
   auto scanned = scan_functions_in(bytes, *units, threads(), [&](std::string_view read) { drop_pages(file.mapping, read); });
   std::optional<NameIndex> index;
-  if (scanned) {
-    // Only this name is looked up here: the units' other functions are let
-    // go before their names would be copied (reading much of .debug_str).
-    std::string instance_prefix = name + "<";
-    std::erase_if(scanned->functions, [&](const ScannedFunction &f) {
-      return f.name != name && !(instances && f.name.starts_with(instance_prefix));
-    });
-    index = NameIndex::build(*scanned, IndexKey{});
-  }
+  if (scanned) index = index_of(scanned->functions, name, instances);
   // Then the names they led to. The other units' header pages stay mapped
   // (map_unit_headers_alone: dropped, they would come back 64 KiB at a
   // time). What is read later is mapped again, with the same bytes.
@@ -151,10 +167,8 @@ const NameIndex *FunctionIndex::whole_file() {
     note_ = "index: not used for a relocatable or big-endian object";
     return nullptr;
   }
-  DwarfBytes bytes = dwarf_.raw_dwarf();
   // Split units (-gsplit-dwarf) are read from their .dwo files or .dwp.
-  size_t skeletons = 0;
-  std::vector<SplitUnitBytes> split = dwarf_.split_unit_bytes(skeletons);
+  const SplitUnits &split = split_units();
   auto key = index_key(target_.path, target_.build_id);
   if (!key) {
     note_ = "index: " + key.error().message;
@@ -162,35 +176,54 @@ const NameIndex *FunctionIndex::whole_file() {
   }
   // An index made while some .dwo files were missing must not be used once
   // they are there (nor the other way round).
-  if (skeletons > 0) key->identity += " split:" + std::to_string(split.size()) + "/" + std::to_string(skeletons);
+  if (split.skeletons > 0)
+    key->identity += " split:" + std::to_string(split.units.size()) + "/" + std::to_string(split.skeletons);
   CacheOptions cache;
   // A cached index that was contradicted is not read again: this run
   // builds its own (in memory: the DWARF it came from may be a crafted
   // .dwarf image, whose index must not outlive it) and the file is gone.
   cache.enabled = options_.use_cache && distrusted_.empty();
   cache.directory = options_.cache_directory;
-  std::string_view mapping = dwarf_.searched_file().mapping;
   auto obtained = obtain_index(cache, *key, [&]() -> Result<NameIndex> {
-    // The scan reads all of .debug_info once: the pages it has read go back
-    // every few MB (one call for many units: a call per unit costs ~10% of
-    // the scan's time in TLB flushes), so that they do not all count at once.
-    BatchedDrop drop(mapping, 8 << 20);
-    auto scanned = scan_functions(bytes, split, threads(), [&drop](std::string_view done) { drop.done(done.size()); });
-    // The workers' malloc arenas keep the per-unit vectors they freed: give them back.
-    malloc_trim(0);
-    if (!scanned) return std::move(scanned).error();
-    return NameIndex::build(*scanned, *key);
+    const Result<ScanResult> &all = every_unit();
+    if (!all) return all.error();
+    return NameIndex::build(*all, *key);
   });
   dwarf_.drop_mapped_pages();
   if (!obtained) {
     note_ = "index: " + obtained.error().message + "; scanning with LLVM";
-    return nullptr;
+    return nullptr;  // a scan that failed is kept: searched() does not scan again
   }
+  every_unit_.reset();  // the index holds what queries need of it
   source_ = obtained->source;
   note_ = distrusted_.empty() ? obtained->note : distrusted_ + "\n  " + obtained->note;
   cache_file_ = obtained->file;
   whole_ = std::move(obtained->index);
   return &*whole_;
+}
+
+const FunctionIndex::SplitUnits &FunctionIndex::split_units() {
+  if (!split_units_) {
+    split_units_.emplace();
+    split_units_->units = dwarf_.split_unit_bytes(split_units_->skeletons);
+  }
+  return *split_units_;
+}
+
+const Result<ScanResult> &FunctionIndex::every_unit() {
+  if (!every_unit_) {
+    DwarfBytes bytes = dwarf_.raw_dwarf();
+    // The scan reads all of .debug_info once: the pages it has read go back
+    // every few MB (one call for many units: a call per unit costs ~10% of
+    // the scan's time in TLB flushes), so that they do not all count at once.
+    BatchedDrop drop(dwarf_.searched_file().mapping, 8 << 20);
+    every_unit_.emplace(
+        scan_functions(bytes, split_units().units, threads(), [&drop](std::string_view done) { drop.done(done.size()); }));
+    // The workers' malloc arenas keep the per-unit vectors they freed: give them back.
+    malloc_trim(0);
+    dwarf_.drop_mapped_pages();
+  }
+  return *every_unit_;
 }
 
 }  // namespace kpp::dwarf

@@ -7,8 +7,9 @@
 //  - with the cache, from the whole file's index (dwarf/name_index.h): read
 //    in ~1 ms, or built once by the parallel scan of every unit and cached;
 //  - with --no-cache, by a byte search (dwarf/name_search.h) for the few
-//    units that may name X, whose DIEs alone are scanned; past a dozen
-//    names one scan of every unit answers all the rest;
+//    units that may name X, whose DIEs alone are scanned; where the search
+//    cannot tell (LTO), from one scan of every unit, kept for the run; past
+//    a dozen names the whole file's index answers all the rest;
 //  - not at all (nullopt) when neither can read this DWARF: a relocatable
 //    object or big-endian data (the raw scan reads neither), a unit the
 //    scan refuses, or --no-index. The caller then walks every unit with LLVM.
@@ -95,6 +96,15 @@ class FunctionIndex {
   const NameIndex *searched(const std::string &name, bool instances);
   // With searches(): the units whose line tables may name `file`, by a search of .debug_line.
   std::optional<std::vector<uint64_t>> units_searched_for(const std::string &file);
+  // Every unit's functions and files (split units' too), scanned once:
+  // whole_file() indexes them, searched() picks a name's functions from
+  // them when the byte search cannot say which units name it.
+  const Result<ScanResult> &every_unit();
+  struct SplitUnits {
+    std::vector<SplitUnitBytes> units;
+    size_t skeletons = 0;
+  };
+  const SplitUnits &split_units();
   bool from_cache(const NameIndex *index) const {
     return index && whole_ && index == &*whole_ && source_ == IndexSource::Cache;
   }
@@ -103,6 +113,8 @@ class FunctionIndex {
   const Target target_;
   const OpenOptions options_;
   std::optional<NameIndex> whole_;
+  std::optional<Result<ScanResult>> every_unit_;  // until whole_ is made from it
+  std::optional<SplitUnits> split_units_;
   std::map<std::string, NameIndex> searched_;  // searched()'s, by name ("name<" with instances)
   std::optional<std::vector<UnitSpan>> unit_spans_;
   IndexSource source_ = IndexSource::None;
