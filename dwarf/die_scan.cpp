@@ -126,6 +126,10 @@ class Scanner {
       return r;
     }
     const std::vector<Abbrev> &abbrev = *table;
+    // Most DIEs are skipped: those whose attributes are all of fixed sizes
+    // (a call site, a member, a variable's location list) in one step.
+    std::vector<int> fixed_size(abbrev.size());
+    for (size_t code = 0; code < abbrev.size(); ++code) fixed_size[code] = fixed_attrs_size(abbrev[code], u);
     const uint8_t *base = bytes_of(b.info);
     Cursor c{base + u.dies, base + u.end};
     UnitState state;
@@ -144,7 +148,8 @@ class Scanner {
       bool skip_subtree = a.skippable && !(state.cxx && a.tag != TAG_enumeration_type && a.tag != TAG_array_type &&
                                            a.tag != TAG_subroutine_type);
       if (!a.interesting && !(skip_subtree && a.children) && !state.unit_die) {
-        skip_attrs(c, a, u);
+        if (fixed_size[code] >= 0) c.skip(static_cast<uint64_t>(fixed_size[code]));
+        else skip_attrs(c, a, u);
         continue;
       }
       DieAttrs d = read_attrs(c, a, u, state);

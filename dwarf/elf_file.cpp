@@ -103,7 +103,9 @@ void LlvmDebugInfo::inflate_dwarf() {
   // Without the cache: in memory, but not in the process's (a memfd's pages
   // count only where they are mapped and read).
   UniqueFd memory(memfd_create("kpp-inflated-dwarf", MFD_CLOEXEC));
-  if (!memory.valid() || !write_inflated_image(elf, memory.get(), options)) return;  // LLVM inflates, as before
+  InflateOptions in_memory = options;
+  in_memory.reserve = false;
+  if (!memory.valid() || !write_inflated_image(elf, memory.get(), in_memory)) return;  // LLVM inflates, as before
   drop_pages(source_mapping, source_mapping);
   if (adopt("/proc/self/fd/" + std::to_string(memory.get()))) inflated_fd_ = std::move(memory);
 }

@@ -43,4 +43,17 @@ inline void skip_attrs(Cursor &c, const Abbrev &a, const UnitHeader &u) {
   for (const Attr &attr : a.attrs) skip_form(c, attr.form, u);
 }
 
+// The size of the attributes of every DIE of abbreviation `a` in unit `u`,
+// or -1 when it differs from DIE to DIE: those of a fixed size are skipped
+// in one step.
+inline int fixed_attrs_size(const Abbrev &a, const UnitHeader &u) {
+  int total = 0;
+  for (const Attr &attr : a.attrs) {
+    int size = fixed_form_size(attr.form, u);
+    if (size < 0) return -1;
+    total += size;
+  }
+  return total;
+}
+
 }  // namespace kpp::dwarf::raw

@@ -14,23 +14,30 @@
 
 namespace kpp::dwarf::raw {
 
+// The size of every value of `form` in unit `u`, or -1 when values of it
+// differ in size (a LEB128, a string, a block) or the form is unknown.
+inline int fixed_form_size(uint16_t form, const UnitHeader &u) {
+  switch (form) {
+    case FORM_flag_present: case FORM_implicit_const: return 0;
+    case FORM_data1: case FORM_ref1: case FORM_flag: case FORM_strx1: case FORM_addrx1: return 1;
+    case FORM_data2: case FORM_ref2: case FORM_strx2: case FORM_addrx2: return 2;
+    case FORM_strx3: case FORM_addrx3: return 3;
+    case FORM_data4: case FORM_ref4: case FORM_ref_sup4: case FORM_strx4: case FORM_addrx4: return 4;
+    case FORM_data8: case FORM_ref8: case FORM_ref_sig8: case FORM_ref_sup8: return 8;
+    case FORM_data16: return 16;
+    case FORM_addr: return u.address_size;
+    case FORM_ref_addr: return u.version <= 2 ? u.address_size : u.offset_size;
+    case FORM_strp: case FORM_sec_offset: case FORM_line_strp: case FORM_strp_sup: case FORM_GNU_ref_alt:
+    case FORM_GNU_strp_alt:
+      return u.offset_size;
+    default: return -1;
+  }
+}
+
 // Moves `c` over one value of `form` in unit `u`. Inline: the scan skips
 // most attributes of most DIEs.
 inline void skip_form(Cursor &c, uint16_t form, const UnitHeader &u) {
   switch (form) {
-    case FORM_flag_present: case FORM_implicit_const: return;
-    case FORM_data1: case FORM_ref1: case FORM_flag: case FORM_strx1: case FORM_addrx1: c.skip(1); return;
-    case FORM_data2: case FORM_ref2: case FORM_strx2: case FORM_addrx2: c.skip(2); return;
-    case FORM_strx3: case FORM_addrx3: c.skip(3); return;
-    case FORM_data4: case FORM_ref4: case FORM_ref_sup4: case FORM_strx4: case FORM_addrx4: c.skip(4); return;
-    case FORM_data8: case FORM_ref8: case FORM_ref_sig8: case FORM_ref_sup8: c.skip(8); return;
-    case FORM_data16: c.skip(16); return;
-    case FORM_addr: c.skip(u.address_size); return;
-    case FORM_ref_addr: c.skip(u.version <= 2 ? u.address_size : u.offset_size); return;
-    case FORM_strp: case FORM_sec_offset: case FORM_line_strp: case FORM_strp_sup: case FORM_GNU_ref_alt:
-    case FORM_GNU_strp_alt:
-      c.skip(u.offset_size);
-      return;
     case FORM_sdata: case FORM_udata: case FORM_ref_udata: case FORM_strx: case FORM_addrx: case FORM_loclistx:
     case FORM_rnglistx: case FORM_GNU_addr_index: case FORM_GNU_str_index:
       c.skip_leb();
@@ -41,7 +48,11 @@ inline void skip_form(Cursor &c, uint16_t form, const UnitHeader &u) {
     case FORM_block4: c.skip(c.fixed(4)); return;
     case FORM_block: case FORM_exprloc: c.skip(c.uleb()); return;
     case FORM_indirect: skip_form(c, static_cast<uint16_t>(c.uleb()), u); return;
-    default: c.ok = false;  // a form we do not know the size of: the unit cannot be walked
+    default: {
+      int size = fixed_form_size(form, u);
+      if (size < 0) c.ok = false;  // a form we do not know the size of: the unit cannot be walked
+      else c.skip(static_cast<uint64_t>(size));
+    }
   }
 }
 

@@ -94,6 +94,8 @@ TEST_P(InflatedImageTest, EveryCompressedSectionInflatesToTheUncompressedBuildsB
   };
   for (const Way &way : {Way{"in one call, one thread", {1, uint64_t{64} << 20}},
                          Way{"in one call, two threads", {2, uint64_t{64} << 20}},
+                         Way{"in one call, two threads, blocks not reserved (a memfd)", {2, uint64_t{64} << 20, false}},
+                         Way{"in one call, three threads", {3, uint64_t{64} << 20}},
                          Way{"streamed, one thread", {1, 0}}, Way{"streamed, two threads", {2, 0}}}) {
     SCOPED_TRACE(way.what);
     Result<std::string> made = image(packed_, way.options);
