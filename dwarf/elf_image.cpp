@@ -23,9 +23,35 @@ std::string hex(ArrayRef<uint8_t> bytes) {
   return out;
 }
 
+// The build-id of `elf`: its NT_GNU_BUILD_ID note, found through the
+// program headers or, in a relocatable file (a module's .ko, which has
+// none), the sections; "" when it has none.
 template <class ELFT>
-void read_segments_and_notes(const object::ELFFile<ELFT> &elf, std::vector<LoadSegment> &segments,
-                             std::string &build_id, bool &library) {
+std::string build_id_in(const object::ELFFile<ELFT> &elf) {
+  std::string build_id;
+  auto look_in = [&](const auto &where) {
+    llvm::Error err = llvm::Error::success();
+    for (const auto &note : elf.notes(where, err))
+      if (note.getType() == ELF::NT_GNU_BUILD_ID && note.getName() == "GNU") build_id = hex(note.getDesc(4));
+    consumeError(std::move(err));
+  };
+  if (auto headers = elf.program_headers()) {
+    for (const auto &ph : *headers)
+      if (ph.p_type == ELF::PT_NOTE && build_id.empty()) look_in(ph);
+  } else {
+    consumeError(headers.takeError());
+  }
+  if (auto sections = elf.sections()) {
+    for (const auto &sh : *sections)
+      if (sh.sh_type == ELF::SHT_NOTE && build_id.empty()) look_in(sh);
+  } else {
+    consumeError(sections.takeError());
+  }
+  return build_id;
+}
+
+template <class ELFT>
+void read_segments(const object::ELFFile<ELFT> &elf, std::vector<LoadSegment> &segments, bool &library) {
   auto headers = elf.program_headers();
   if (!headers) {
     consumeError(headers.takeError());
@@ -35,31 +61,19 @@ void read_segments_and_notes(const object::ELFFile<ELFT> &elf, std::vector<LoadS
   library = elf.getHeader().e_type == ELF::ET_DYN;
   for (const auto &ph : *headers) {
     if (ph.p_type == ELF::PT_INTERP) library = false;
-    if (ph.p_type == ELF::PT_LOAD) {
-      segments.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz});
-    } else if (ph.p_type == ELF::PT_NOTE && build_id.empty()) {
-      llvm::Error err = llvm::Error::success();
-      for (const auto &note : elf.notes(ph, err))
-        if (note.getType() == ELF::NT_GNU_BUILD_ID && note.getName() == "GNU") build_id = hex(note.getDesc(4));
-      consumeError(std::move(err));
-    }
-  }
-  // A relocatable file (a module's .ko) has no program headers: its notes are sections.
-  auto sections = elf.sections();
-  if (!sections) {
-    consumeError(sections.takeError());
-    return;
-  }
-  for (const auto &sh : *sections) {
-    if (sh.sh_type != ELF::SHT_NOTE || !build_id.empty()) continue;
-    llvm::Error err = llvm::Error::success();
-    for (const auto &note : elf.notes(sh, err))
-      if (note.getType() == ELF::NT_GNU_BUILD_ID && note.getName() == "GNU") build_id = hex(note.getDesc(4));
-    consumeError(std::move(err));
+    if (ph.p_type == ELF::PT_LOAD) segments.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz});
   }
 }
 
 }  // namespace
+
+std::string build_id_of(const object::ObjectFile &obj) {
+  if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&obj)) return build_id_in(e->getELFFile());
+  if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&obj)) return build_id_in(e->getELFFile());
+  if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj)) return build_id_in(e->getELFFile());
+  if (const auto *e = dyn_cast<object::ELF32BEObjectFile>(&obj)) return build_id_in(e->getELFFile());
+  return "";
+}
 
 Result<ElfImage> ElfImage::open(const std::string &path) {
   auto object = open_mapped_object(path);
@@ -77,12 +91,10 @@ ElfImage::ElfImage(std::string path, MappedObject object)
 void ElfImage::read_facts() {
   const object::ObjectFile &obj = *binary_.getBinary();
   if (const auto *elf = dyn_cast<object::ELFObjectFileBase>(&obj)) machine_ = elf->getEMachine();
-  if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&obj))
-    read_segments_and_notes(e->getELFFile(), segments_, build_id_, is_library_);
-  else if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&obj))
-    read_segments_and_notes(e->getELFFile(), segments_, build_id_, is_library_);
-  else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj))
-    read_segments_and_notes(e->getELFFile(), segments_, build_id_, is_library_);
+  if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&obj)) read_segments(e->getELFFile(), segments_, is_library_);
+  else if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&obj)) read_segments(e->getELFFile(), segments_, is_library_);
+  else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj)) read_segments(e->getELFFile(), segments_, is_library_);
+  build_id_ = build_id_of(obj);
   symbols_ = SymbolTable(obj, *layout_);
   if (!symbols_.has_functions()) {
     // A stripped program keeps the symbols it exports (.dynsym).

@@ -42,6 +42,12 @@ struct LoadSegment {
   uint64_t mem_size = 0;
 };
 
+// The GNU build-id of `obj` (its NT_GNU_BUILD_ID note, through the program
+// headers or the sections), as lowercase hex; "" when it has none. The one
+// reader of build-ids: a program's, and a debug file's that a debuginfod
+// server sent.
+std::string build_id_of(const llvm::object::ObjectFile &obj);
+
 class ElfImage {
  public:
   // The ELF file at `path`, mapped. Errors: unreadable, not an object file,

@@ -5,7 +5,6 @@
 // has no .symtab and the debug file has one (ElfImage::adopt_symbols_of).
 #include <unistd.h>
 
-#include <llvm/Support/Endian.h>
 #include <llvm/Support/Error.h>
 
 #include "dwarf/debug_link.h"
@@ -51,25 +50,6 @@ std::optional<DebugLink> debug_link_of(const object::ObjectFile &obj) {
   return parse_debug_link(std::string_view(contents->data(), contents->size()), obj.isLittleEndian());
 }
 
-// The build-id in an ELF object's .note.gnu.build-id section, as lowercase
-// hex; "" when it has none. A file a debuginfod server sent is taken only
-// when it carries the build-id it was asked for.
-std::string build_id_section(const object::ObjectFile &obj) {
-  std::optional<StringRef> note = section_named(obj, ".note.gnu.build-id");
-  // namesz, descsz, type (3: NT_GNU_BUILD_ID), "GNU\0", then the id.
-  if (!note || note->size() < 16 || note->substr(12, 4) != StringRef("GNU\0", 4)) return "";
-  uint32_t descsz = obj.isLittleEndian() ? support::endian::read32le(note->data() + 4)
-                                         : support::endian::read32be(note->data() + 4);
-  if (descsz > note->size() - 16) return "";
-  std::string hex;
-  for (unsigned char c : note->substr(16, descsz)) {
-    static const char digits[] = "0123456789abcdef";
-    hex += digits[c >> 4];
-    hex += digits[c & 15];
-  }
-  return hex;
-}
-
 // Where the program's debug file may be, in the order tried: the local
 // places, then (by build-id) the debuginfod servers.
 std::vector<DebugCandidate> debug_candidates(const object::ObjectFile &program, const std::string &path,
@@ -93,7 +73,8 @@ Result<MappedObject> open_debug_file(const DebugCandidate &candidate, const obje
   if (!file) return std::move(file).error();
   const object::ObjectFile &debug = *file->binary.getBinary();
   if (!debug.isELF() || debug.getArch() != program.getArch()) return Error("not an ELF file for the same machine");
-  if (candidate.from_debuginfod && build_id_section(debug) != build_id)
+  // A file a debuginfod server sent is taken only when it carries the build-id it was asked for.
+  if (candidate.from_debuginfod && build_id_of(debug) != build_id)
     return Error("from the server, but not the debug file of build-id " + build_id);
   if (!has_section(debug, ".debug_info") && !has_section(debug, ".zdebug_info")) return Error("no .debug_info in it");
   return file;
