@@ -47,14 +47,15 @@ Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, cons
   return std::unique_ptr<DebugInfo>(std::move(info));
 }
 
+// The function index is made with the object, from its ELF facts: image_
+// and open_options_ are members declared before it.
 LlvmDebugInfo::LlvmDebugInfo(ElfImage image, OpenOptions options)
-    : image_(std::move(image)), open_options_(std::move(options)) {
-  const object::ObjectFile &obj = image_.object();
-  function_index_.emplace(static_cast<IndexedDwarf &>(*this),
-                          FunctionIndex::Target{image_.path(), image_.build_id(),
-                                                !obj.isRelocatableObject() && obj.isLittleEndian()},
-                          open_options_);
-}
+    : image_(std::move(image)),
+      open_options_(std::move(options)),
+      function_index_(static_cast<IndexedDwarf &>(*this),
+                      FunctionIndex::Target{image_.path(), image_.build_id(),
+                                            !image_.object().isRelocatableObject() && image_.object().isLittleEndian()},
+                      open_options_) {}
 
 DWARFContext &LlvmDebugInfo::context() {
   // Made on first use: a bare FUNC%return or -F never needs it.

@@ -123,7 +123,7 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
   std::vector<DWARFDie> found;
   std::string instance_prefix = name + "<";
   auto named = [&](const char *n) { return n && (name == n || (instances && std::string_view(n).starts_with(instance_prefix))); };
-  if (auto answer = function_index_->find(name, instances)) {
+  if (auto answer = function_index_.find(name, instances)) {
     // Only the units that hold the named DIEs get parsed by LLVM.
     for (const IndexedDie &entry : answer->dies) {
       if (entry.inlined ? !inline_copies : !subprograms) continue;
@@ -133,7 +133,7 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
       auto tag = die.isValid() ? die.getTag() : llvm::dwarf::DW_TAG_null;
       bool as_said = entry.inlined ? tag == llvm::dwarf::DW_TAG_inlined_subroutine : tag == llvm::dwarf::DW_TAG_subprogram;
       if (answer->cached && (!as_said || !named(die.getName(DINameKind::ShortName)))) {
-        function_index_->distrust("the DIE at " + std::to_string(entry.die_offset) + " is not the '" + name + "' it lists");
+        function_index_.distrust("the DIE at " + std::to_string(entry.die_offset) + " is not the '" + name + "' it lists");
         return scan_for(name, subprograms, inline_copies, instances);
       }
       if (die.isValid()) found.push_back(die);

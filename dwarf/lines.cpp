@@ -93,7 +93,7 @@ std::vector<int> LlvmDebugInfo::lines_with_code(const Function &fn) {
 
 std::vector<DWARFUnit *> LlvmDebugInfo::units_naming(const std::string &file, bool search) {
   std::vector<DWARFUnit *> units;
-  auto answer = function_index_->units_naming(file, search);
+  auto answer = function_index_.units_naming(file, search);
   if (!answer) {
     for (const auto &unit : unit_dwarf().compile_units()) units.push_back(unit.get());
     return units;
@@ -102,7 +102,7 @@ std::vector<DWARFUnit *> LlvmDebugInfo::units_naming(const std::string &file, bo
     DWARFUnit *unit = unit_dwarf().getCompileUnitForOffset(offset);
     if (unit && unit->getOffset() == offset) units.push_back(unit);
     else if (answer->cached) {  // a cached index listed no unit there: it is made again, and asked again
-      function_index_->distrust("no unit starts at " + std::to_string(offset) + ", which it lists for '" + file + "'");
+      function_index_.distrust("no unit starts at " + std::to_string(offset) + ", which it lists for '" + file + "'");
       return units_naming(file);
     }
   }

@@ -113,9 +113,9 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   // The CFA rule at `pc`, from .eh_frame, else .debug_frame (dwarf/cfa.cpp).
   Result<CfaRule> cfa_at(uint64_t pc);
 
-  IndexSource index_source() const override { return function_index_->source(); }
+  IndexSource index_source() const override { return function_index_.source(); }
   std::string index_note() const override {
-    std::string note = function_index_->note();
+    std::string note = function_index_.note();
     // Why the cache is not used, unless the index's note says it already.
     if (!cache_refused_.empty() && note.find(cache_refused_) == std::string::npos)
       note = note.empty() ? cache_refused_ : cache_refused_ + "\n  " + note;
@@ -273,7 +273,7 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   const OpenOptions open_options_;
   // Where functions by name and units by source file are (after the
   // symbol table): index, byte search, or nothing (walk every unit).
-  std::optional<FunctionIndex> function_index_;  // made with the object, once its ELF facts are read
+  FunctionIndex function_index_;  // made with the object, from its ELF facts
   std::optional<std::string> function_list_;  // function_names(), one per line
   std::string function_list();                // made from the symbol table
   mutable std::string cache_refused_;  // why cache_home() found no usable directory (for -v)
