@@ -127,9 +127,11 @@ class Scanner {
     }
     const std::vector<Abbrev> &abbrev = *table;
     // Most DIEs are skipped: those whose attributes are all of fixed sizes
-    // (a call site, a member, a variable's location list) in one step.
-    std::vector<int> fixed_size(abbrev.size());
-    for (size_t code = 0; code < abbrev.size(); ++code) fixed_size[code] = fixed_attrs_size(abbrev[code], u);
+    // (a call site, a member, a variable's location list) in one step; of
+    // the DIEs read, those of fixed sizes have the few attributes the scan
+    // needs read where they lie, the others decoded one by one.
+    std::vector<DiePlan> plans(abbrev.size());
+    for (size_t code = 0; code < abbrev.size(); ++code) plans[code] = plan_of(abbrev[code], u);
     const uint8_t *base = bytes_of(b.info);
     Cursor c{base + u.dies, base + u.end};
     UnitState state;
@@ -148,11 +150,12 @@ class Scanner {
       bool skip_subtree = a.skippable && !(state.cxx && a.tag != TAG_enumeration_type && a.tag != TAG_array_type &&
                                            a.tag != TAG_subroutine_type);
       if (!a.interesting && !(skip_subtree && a.children) && !state.unit_die) {
-        if (fixed_size[code] >= 0) c.skip(static_cast<uint64_t>(fixed_size[code]));
+        if (plans[code].size >= 0) c.skip(static_cast<uint64_t>(plans[code].size));
         else skip_attrs(c, a, u);
         continue;
       }
-      DieAttrs d = read_attrs(c, a, u, state);
+      DieAttrs d = plans[code].direct && !state.unit_die ? read_planned(c, plans[code], u, state)
+                                                          : read_attrs(c, a, u, state);
       if (!c.ok) break;
       if (state.unit_die) {
         // A split unit's line table is its skeleton's (in this file): its
@@ -192,6 +195,68 @@ class Scanner {
     bool has_origin = false, has_code = false;
     bool skeleton = false;  // a unit DIE naming its .dwo
   };
+
+  // How the DIEs of one abbreviation are read in one unit, when all their
+  // attributes have fixed sizes (`direct`): where the attributes the scan
+  // needs lie from the first attribute's start, so that no other is
+  // decoded. What read_attrs() finds, found the same way: the last of
+  // repeated attributes counts, DW_FORM_implicit_const ones count for nothing.
+  struct DiePlan {
+    int size = -1;  // of the DIE's attributes; -1: it differs from DIE to DIE
+    bool direct = false;
+    bool has_code = false;
+    int name = -1, origin = -1, sibling = -1;  // offsets; -1: the DIEs have none
+    uint16_t name_form = 0, origin_form = 0, sibling_form = 0;
+  };
+  static DiePlan plan_of(const Abbrev &a, const UnitHeader &u) {
+    DiePlan plan;
+    plan.size = fixed_attrs_size(a, u);
+    if (plan.size < 0) return plan;
+    int at = 0;
+    for (const Attr &attr : a.attrs) {
+      int size = fixed_form_size(attr.form, u);
+      if (attr.form != FORM_implicit_const) {
+        switch (attr.at) {
+          case AT_name: plan.name = at, plan.name_form = attr.form; break;
+          case AT_abstract_origin:
+          case AT_specification: plan.origin = at, plan.origin_form = attr.form; break;
+          case AT_sibling: plan.sibling = at, plan.sibling_form = attr.form; break;
+          case AT_low_pc:
+          case AT_ranges: plan.has_code = true; break;
+          case AT_str_offsets_base: return plan;  // sets the unit's state: read one by one
+          default: break;
+        }
+      }
+      at += size;
+    }
+    plan.direct = true;
+    return plan;
+  }
+  // read_attrs() for a DIE (not the unit's) of a `direct` plan.
+  DieAttrs read_planned(Cursor &c, const DiePlan &plan, const UnitHeader &u, const UnitState &state) const {
+    DieAttrs d;
+    d.has_code = plan.has_code;
+    auto at = [&](int offset) { return Cursor{c.p + offset, c.end}; };
+    if (plan.size > c.end - c.p) {
+      c.ok = false;
+      return d;
+    }
+    if (plan.name >= 0) {
+      Cursor v = at(plan.name);
+      d.name = string_of(v, plan.name_form, u, state.str_offsets_base);
+    }
+    if (plan.origin >= 0) {
+      Cursor v = at(plan.origin);
+      d.origin = reference(v, plan.origin_form, u);
+      d.has_origin = true;
+    }
+    if (plan.sibling >= 0) {
+      Cursor v = at(plan.sibling);
+      d.sibling = reference(v, plan.sibling_form, u);
+    }
+    c.p += plan.size;
+    return d;
+  }
 
   // Reads the attributes of the DIE of abbreviation `a` at `c`; the unit
   // DIE's also set `state`.

@@ -11,6 +11,10 @@ Result<std::vector<Abbrev>> read_abbrevs(const DwarfBytes &b, uint64_t offset, s
   Cursor c = cursor_at(b.abbrev, offset);
   auto truncated = [&] { return Error("abbreviation table at " + hex(offset) + " is truncated"); };
   std::vector<Abbrev> table;
+  // Each declaration's attributes are gathered here and copied once, at
+  // their size: grown one by one they took three or four allocations each
+  // (an LTO python3.11 reads ~15,000 declarations on a scan).
+  std::vector<Attr> attrs;
   while (c.ok) {
     uint64_t code = c.uleb();
     if (code == 0) break;
@@ -21,6 +25,7 @@ Result<std::vector<Abbrev>> read_abbrevs(const DwarfBytes &b, uint64_t offset, s
     a.interesting = a.tag == TAG_subprogram || a.tag == TAG_inlined_subroutine;
     a.skippable = a.tag == TAG_structure_type || a.tag == TAG_union_type || a.tag == TAG_class_type ||
                   a.tag == TAG_enumeration_type || a.tag == TAG_subroutine_type || a.tag == TAG_array_type;
+    attrs.clear();
     for (;;) {
       uint16_t at = static_cast<uint16_t>(c.uleb());
       uint16_t form = static_cast<uint16_t>(c.uleb());
@@ -28,8 +33,9 @@ Result<std::vector<Abbrev>> read_abbrevs(const DwarfBytes &b, uint64_t offset, s
       if (at == 0 && form == 0) break;
       int64_t implicit = 0;
       if (form == FORM_implicit_const) implicit = c.sleb();  // in the table, not in the DIEs
-      a.attrs.push_back({at, form, implicit});
+      attrs.push_back({at, form, implicit});
     }
+    a.attrs.assign(attrs.begin(), attrs.end());
     if (table.size() <= code) table.resize(code + 1);
     table[code] = std::move(a);
   }

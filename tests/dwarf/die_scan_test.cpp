@@ -1,0 +1,86 @@
+// The function scan (dwarf/die_scan.h) on hand-made units: DIEs whose
+// attributes all have fixed sizes have the attributes the scan needs read
+// where they lie, the others are decoded one by one, and both find the same.
+#include "dwarf/die_scan.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/dwarf/dwarf_bytes_writer.h"
+
+namespace kpp::dwarf {
+namespace {
+
+// The names of the functions a scan found, in offset order.
+std::vector<std::string> names_of(const ScanResult &scanned) {
+  std::vector<std::string> names;
+  for (const ScannedFunction &f : scanned.functions) names.emplace_back(f.name);
+  return names;
+}
+
+TEST(DieScan, FixedAndVariableSizedDiesAreReadAlike) {
+  test::BytesWriter abbrev;
+  abbrev.uleb(1).uleb(0x11).u8(1).uleb(0).uleb(0);                                                   // compile unit
+  abbrev.uleb(2).uleb(0x2e).u8(0).uleb(0x03).uleb(0x0e).uleb(0x11).uleb(0x01).uleb(0).uleb(0);       // name strp, low_pc
+  abbrev.uleb(3).uleb(0x2e).u8(0).uleb(0x03).uleb(0x08).uleb(0x11).uleb(0x01).uleb(0).uleb(0);       // name string, low_pc
+  abbrev.uleb(4).uleb(0x1d).u8(0).uleb(0x3a).uleb(0x0b).uleb(0x31).uleb(0x13).uleb(0x11).uleb(0x01)  // call_file, origin, low_pc
+      .uleb(0).uleb(0);
+  abbrev.uleb(5).uleb(0x2e).u8(0).uleb(0x3f).uleb(0x19).uleb(0x03).uleb(0x0e).uleb(0).uleb(0);       // external, name strp: no code
+  abbrev.uleb(6).uleb(0x13).u8(1).uleb(0x03).uleb(0x0e).uleb(0x0b).uleb(0x0b).uleb(0x01).uleb(0x13)  // struct: name, size, sibling
+      .uleb(0).uleb(0);
+  abbrev.uleb(0);
+  std::string str("\0fixed\0origin\0hidden\0point\0", 27);
+  test::BytesWriter info;
+  size_t length = info.begin_length(4);
+  info.u16(4).u32(0).u8(8);
+  info.uleb(1);
+  info.uleb(2).u32(1).u64(0x1000);                       // "fixed", decoded where it lies
+  info.uleb(3).str("variable").u64(0x2000);              // an inline string: decoded one by one
+  size_t origin = info.size();
+  info.uleb(5).u32(7);                                   // "origin", declared without code
+  size_t copy = info.size();
+  info.uleb(4).u8(1).u32(static_cast<uint32_t>(origin)).u64(0x3000);  // its inlined copy, by a ref4 after a data1
+  size_t sibling_at = 0;
+  info.uleb(6).u32(21).u8(8);                            // struct "point", then its sibling
+  sibling_at = info.size();
+  info.u32(0);
+  info.uleb(2).u32(14).u64(0x4000);                      // "hidden": inside the struct, jumped over
+  info.uleb(0);
+  size_t after = info.size();
+  info.put(sibling_at, after, 4);
+  info.uleb(0);
+  info.end_length(length, 4);
+  std::string info_bytes = info.bytes(), abbrev_bytes = abbrev.bytes();
+  DwarfBytes bytes{info_bytes, abbrev_bytes, str, {}, {}, {}};
+
+  auto scanned = scan_functions(bytes, 1);
+  ASSERT_TRUE(scanned) << scanned.error().message;
+  EXPECT_EQ(names_of(*scanned), (std::vector<std::string>{"fixed", "variable", "origin"}));
+  ASSERT_EQ(scanned->functions.size(), 3u);
+  EXPECT_EQ(scanned->functions[2].die_offset, copy);
+  EXPECT_TRUE(scanned->functions[2].inlined);
+}
+
+TEST(DieScan, AFixedSizeDieThatRunsPastItsUnitIsAnError) {
+  test::BytesWriter abbrev;
+  abbrev.uleb(1).uleb(0x11).u8(1).uleb(0).uleb(0);
+  abbrev.uleb(2).uleb(0x2e).u8(0).uleb(0x03).uleb(0x0e).uleb(0x11).uleb(0x01).uleb(0).uleb(0);
+  abbrev.uleb(0);
+  std::string str("\0f\0", 3);
+  test::BytesWriter info;
+  size_t length = info.begin_length(4);
+  info.u16(4).u32(0).u8(8);
+  info.uleb(1);
+  info.uleb(2).u32(1).u32(0);  // low_pc cut short: 4 of its 8 bytes
+  info.end_length(length, 4);
+  std::string info_bytes = info.bytes(), abbrev_bytes = abbrev.bytes();
+  DwarfBytes bytes{info_bytes, abbrev_bytes, str, {}, {}, {}};
+  auto scanned = scan_functions(bytes, 1);
+  ASSERT_FALSE(scanned);
+  EXPECT_NE(scanned.error().message.find("runs past its end"), std::string::npos) << scanned.error().message;
+}
+
+}  // namespace
+}  // namespace kpp::dwarf
