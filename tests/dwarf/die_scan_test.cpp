@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,40 +21,56 @@ std::vector<std::string> names_of(const ScanResult &scanned) {
   return names;
 }
 
-TEST(DieScan, FixedAndVariableSizedDiesAreReadAlike) {
+// A DWARF 4 unit of 32-bit DWARF and 8-byte addresses, its abbreviations
+// at 0 (code 1: the unit DIE, with children), its DIEs written by `dies`.
+struct Unit {
+  std::string info, abbrev, str;
+  DwarfBytes bytes() const { return {info, abbrev, str, {}, {}, {}}; }
+};
+Unit unit(const std::function<void(test::BytesWriter &)> &declarations, const std::function<void(test::BytesWriter &)> &dies,
+          std::string str) {
   test::BytesWriter abbrev;
-  abbrev.uleb(1).uleb(0x11).u8(1).uleb(0).uleb(0);                                                   // compile unit
-  abbrev.uleb(2).uleb(0x2e).u8(0).uleb(0x03).uleb(0x0e).uleb(0x11).uleb(0x01).uleb(0).uleb(0);       // name strp, low_pc
-  abbrev.uleb(3).uleb(0x2e).u8(0).uleb(0x03).uleb(0x08).uleb(0x11).uleb(0x01).uleb(0).uleb(0);       // name string, low_pc
-  abbrev.uleb(4).uleb(0x1d).u8(0).uleb(0x3a).uleb(0x0b).uleb(0x31).uleb(0x13).uleb(0x11).uleb(0x01)  // call_file, origin, low_pc
-      .uleb(0).uleb(0);
-  abbrev.uleb(5).uleb(0x2e).u8(0).uleb(0x3f).uleb(0x19).uleb(0x03).uleb(0x0e).uleb(0).uleb(0);       // external, name strp: no code
-  abbrev.uleb(6).uleb(0x13).u8(1).uleb(0x03).uleb(0x0e).uleb(0x0b).uleb(0x0b).uleb(0x01).uleb(0x13)  // struct: name, size, sibling
-      .uleb(0).uleb(0);
+  abbrev.uleb(1).uleb(0x11).u8(1).uleb(0).uleb(0);
+  declarations(abbrev);
   abbrev.uleb(0);
-  std::string str("\0fixed\0origin\0hidden\0point\0", 27);
   test::BytesWriter info;
   size_t length = info.begin_length(4);
   info.u16(4).u32(0).u8(8);
   info.uleb(1);
-  info.uleb(2).u32(1).u64(0x1000);                       // "fixed", decoded where it lies
-  info.uleb(3).str("variable").u64(0x2000);              // an inline string: decoded one by one
-  size_t origin = info.size();
-  info.uleb(5).u32(7);                                   // "origin", declared without code
-  size_t copy = info.size();
-  info.uleb(4).u8(1).u32(static_cast<uint32_t>(origin)).u64(0x3000);  // its inlined copy, by a ref4 after a data1
-  size_t sibling_at = 0;
-  info.uleb(6).u32(21).u8(8);                            // struct "point", then its sibling
-  sibling_at = info.size();
-  info.u32(0);
-  info.uleb(2).u32(14).u64(0x4000);                      // "hidden": inside the struct, jumped over
-  info.uleb(0);
-  size_t after = info.size();
-  info.put(sibling_at, after, 4);
-  info.uleb(0);
+  dies(info);
   info.end_length(length, 4);
-  std::string info_bytes = info.bytes(), abbrev_bytes = abbrev.bytes();
-  DwarfBytes bytes{info_bytes, abbrev_bytes, str, {}, {}, {}};
+  return {info.bytes(), abbrev.bytes(), std::move(str)};
+}
+
+TEST(DieScan, FixedAndVariableSizedDiesAreReadAlike) {
+  size_t copy = 0;
+  Unit u = unit(
+      [](test::BytesWriter &a) {
+        a.uleb(2).uleb(0x2e).u8(0).uleb(0x03).uleb(0x0e).uleb(0x11).uleb(0x01).uleb(0).uleb(0);         // name strp, low_pc
+        a.uleb(3).uleb(0x2e).u8(0).uleb(0x03).uleb(0x08).uleb(0x11).uleb(0x01).uleb(0).uleb(0);         // name string, low_pc
+        a.uleb(4).uleb(0x1d).u8(0).uleb(0x3a).uleb(0x0b).uleb(0x31).uleb(0x13).uleb(0x11).uleb(0x01)    // call_file, origin, low_pc
+            .uleb(0).uleb(0);
+        a.uleb(5).uleb(0x2e).u8(0).uleb(0x3f).uleb(0x19).uleb(0x03).uleb(0x0e).uleb(0).uleb(0);         // external, name: no code
+        a.uleb(6).uleb(0x13).u8(1).uleb(0x03).uleb(0x0e).uleb(0x0b).uleb(0x0b).uleb(0x01).uleb(0x13)    // struct: name, size, sibling
+            .uleb(0).uleb(0);
+      },
+      [&](test::BytesWriter &info) {
+        info.uleb(2).u32(1).u64(0x1000);           // "fixed", read where its attributes lie
+        info.uleb(3).str("variable").u64(0x2000);  // an inline string: decoded one by one
+        size_t origin = info.size();
+        info.uleb(5).u32(7);  // "origin", declared without code
+        copy = info.size();
+        info.uleb(4).u8(1).u32(static_cast<uint32_t>(origin)).u64(0x3000);  // its inlined copy, a ref4 after a data1
+        info.uleb(6).u32(21).u8(8);                                         // struct "point", then its sibling
+        size_t sibling_at = info.size();
+        info.u32(0);
+        info.uleb(2).u32(14).u64(0x4000);  // "hidden": inside the struct, jumped over
+        info.uleb(0);
+        info.put(sibling_at, info.size(), 4);
+        info.uleb(0);
+      },
+      std::string("\0fixed\0origin\0hidden\0point\0", 27));
+  DwarfBytes bytes = u.bytes();
 
   auto scanned = scan_functions(bytes, 1);
   ASSERT_TRUE(scanned) << scanned.error().message;
@@ -64,19 +81,10 @@ TEST(DieScan, FixedAndVariableSizedDiesAreReadAlike) {
 }
 
 TEST(DieScan, AFixedSizeDieThatRunsPastItsUnitIsAnError) {
-  test::BytesWriter abbrev;
-  abbrev.uleb(1).uleb(0x11).u8(1).uleb(0).uleb(0);
-  abbrev.uleb(2).uleb(0x2e).u8(0).uleb(0x03).uleb(0x0e).uleb(0x11).uleb(0x01).uleb(0).uleb(0);
-  abbrev.uleb(0);
-  std::string str("\0f\0", 3);
-  test::BytesWriter info;
-  size_t length = info.begin_length(4);
-  info.u16(4).u32(0).u8(8);
-  info.uleb(1);
-  info.uleb(2).u32(1).u32(0);  // low_pc cut short: 4 of its 8 bytes
-  info.end_length(length, 4);
-  std::string info_bytes = info.bytes(), abbrev_bytes = abbrev.bytes();
-  DwarfBytes bytes{info_bytes, abbrev_bytes, str, {}, {}, {}};
+  Unit u = unit([](test::BytesWriter &a) { a.uleb(2).uleb(0x2e).u8(0).uleb(0x03).uleb(0x0e).uleb(0x11).uleb(0x01).uleb(0).uleb(0); },
+                 [](test::BytesWriter &info) { info.uleb(2).u32(1).u32(0); },  // low_pc cut short: 4 of its 8 bytes
+                 std::string("\0f\0", 3));
+  DwarfBytes bytes = u.bytes();
   auto scanned = scan_functions(bytes, 1);
   ASSERT_FALSE(scanned);
   EXPECT_NE(scanned.error().message.find("runs past its end"), std::string::npos) << scanned.error().message;
