@@ -126,6 +126,7 @@ struct Step {
 struct Decl {
   bool defined = false;
   bool refers_out = false;  // a value names a DIE of another unit (LLVM follows it there)
+  int64_t fixed = -1;       // the size of every DIE's values when they are all of fixed sizes (one step, or none)
   std::vector<AttrSpec> attrs;
   std::vector<Step> steps;  // attrs' values, with this unit's sizes
 };
@@ -355,6 +356,8 @@ class StreamChecker {
         d.refers_out |= form == 0x10 || form == 0x20 || form == 0x16;  // ref_addr, ref_sig8, indirect (could be either)
       }
       d.steps = steps_of(d.attrs, unit.format);
+      if (d.steps.empty()) d.fixed = 0;
+      else if (d.steps.size() == 1 && d.steps[0].kind == Size::Fixed) d.fixed = d.steps[0].bytes;
       if (code == stop_at) break;
     }
     if (!a.ok) return bad(unit.offset, "its abbreviation table at " + hex(offset) + " runs past the end of the section");
@@ -386,9 +389,15 @@ class StreamChecker {
       if (code >= decls.size() || !decls[code].defined)
         return bad(unit.offset, "the DIE at " + hex(s_.base + (die - u.begin)) + " uses abbreviation " +
                                     std::to_string(code) + ", which its table does not define");
-      for (const Step &step : decls[code].steps)
-        if (!skip_step(u, step, unit.format)) return what_ran_past(unit, decls[code], die);
-      if (refers_out) *refers_out |= decls[code].refers_out;
+      // Most DIEs' values are all of fixed sizes: one bound check.
+      const Decl &decl = decls[code];
+      if (decl.fixed >= 0) {
+        if (!u.skip(static_cast<uint64_t>(decl.fixed))) return what_ran_past(unit, decl, die);
+      } else {
+        for (const Step &step : decl.steps)
+          if (!skip_step(u, step, unit.format)) return what_ran_past(unit, decl, die);
+      }
+      if (refers_out) *refers_out |= decl.refers_out;
       if (first_only) break;
     }
     return Ok{};
