@@ -331,11 +331,12 @@ class Scanner {
 void resolve_across_units(std::vector<UnitResult> &results) {
   size_t count = 0;
   for (const UnitResult &r : results) count += r.names.size() + r.aliases.size();
+  constexpr uint32_t kAlias = uint32_t{1} << 31;
+  if (count >= kAlias) return;  // 2^31 DIEs: no file's DWARF this tool can hold in memory
   std::vector<std::string_view> names;
   std::vector<uint64_t> origins;
   names.reserve(count);
   OffsetMap where(count);  // a name's index in `names`, an alias's in `origins` with kAlias set
-  constexpr uint32_t kAlias = uint32_t{1} << 31;
   for (const UnitResult &r : results) {
     for (const auto &[offset, name] : r.names)
       if (where.insert(offset, static_cast<uint32_t>(names.size())) == names.size()) names.push_back(name);

@@ -26,7 +26,7 @@ class OffsetMap {
   // value the map holds for `key` then.
   uint32_t insert(uint64_t key, uint32_t value) {
     if ((count_ + 1) * 2 > slots_.size()) grow();
-    Slot &s = slot_for(key);
+    Slot &s = slots_[slot_for(key)];
     if (!s.used) {
       s = {key, value, true};
       ++count_;
@@ -35,7 +35,7 @@ class OffsetMap {
   }
 
   std::optional<uint32_t> find(uint64_t key) const {
-    const Slot &s = const_cast<OffsetMap *>(this)->slot_for(key);
+    const Slot &s = slots_[slot_for(key)];
     if (!s.used) return std::nullopt;
     return s.value;
   }
@@ -49,13 +49,13 @@ class OffsetMap {
     bool used = false;
   };
 
-  // The slot that holds `key`, or the empty one where it would go. The
-  // table is never more than half full, so the probe ends.
-  Slot &slot_for(uint64_t key) {
+  // The index of the slot that holds `key`, or of the empty one where it
+  // would go. The table is never more than half full, so the probe ends.
+  size_t slot_for(uint64_t key) const {
     // Fibonacci hashing: offsets that differ in their low bits spread out.
     size_t i = static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> 32) & mask_;
     while (slots_[i].used && slots_[i].key != key) i = (i + 1) & mask_;
-    return slots_[i];
+    return i;
   }
 
   void grow() {
@@ -64,7 +64,7 @@ class OffsetMap {
     slots_.resize(old.size() * 2);
     mask_ = slots_.size() - 1;
     for (const Slot &s : old)
-      if (s.used) slot_for(s.key) = s;
+      if (s.used) slots_[slot_for(s.key)] = s;
   }
 
   std::vector<Slot> slots_;
