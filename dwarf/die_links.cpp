@@ -59,4 +59,29 @@ std::optional<uint64_t> code_entry(DWARFDie die) {
   return ranges->front().LowPC;
 }
 
+DWARFDie innermost_function_at(DWARFUnit &unit, uint64_t address) {
+  // All of them, before any is held: extracting the rest of a unit whose
+  // unit DIE alone was read moves that DIE.
+  (void)unit.dies();
+  DWARFDie unit_die = unit.getUnitDIE(false), found;
+  if (!unit_die.isValid()) return found;
+  // Parents to look under, and whether only subprograms are looked for
+  // there (under a function that does not hold `address`). A stack, not
+  // recursion: hostile DWARF can nest DIEs deeply.
+  std::vector<std::pair<DWARFDie, bool>> pending{{unit_die, false}};
+  while (!pending.empty()) {
+    auto [parent, subprograms_only] = pending.back();
+    pending.pop_back();
+    for (DWARFDie child = parent.getFirstChild(); child.isValid(); child = child.getSibling()) {
+      llvm::dwarf::Tag tag = child.getTag();
+      bool function = tag == llvm::dwarf::DW_TAG_subprogram ||
+                      (tag == llvm::dwarf::DW_TAG_inlined_subroutine && !subprograms_only);
+      bool holds = function && child.addressRangeContainsAddress(address);
+      if (holds) found = child;  // the way down is taken after its parent's: the innermost comes last
+      pending.push_back({child, holds ? false : subprograms_only || function});
+    }
+  }
+  return found;
+}
+
 }  // namespace kpp::dwarf

@@ -7,6 +7,7 @@
 
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/DebugInfo/DWARF/DWARFDie.h>
+#include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 
 namespace kpp::dwarf {
 
@@ -30,6 +31,15 @@ llvm::DWARFDie origin_root(llvm::DWARFDie die);
 // copy runs on the same call as that body: it is not a probe site of its own,
 // as it is not for perf and gdb.
 bool inlined_into_itself(llvm::DWARFDie die);
+
+// The innermost function (subprogram or inlined copy) of `unit` whose code
+// holds `address` (every DIE of the unit is read first): what LLVM's DWARFUnit::getSubroutineForAddress
+// answers, without its map of the whole unit, which reads the ranges of
+// every inlined copy (on one of python3.11's LTO units ~35 M instructions,
+// most of a warm -D). Only the functions on the way to `address` have their
+// ranges read, and the subprograms inside others (a nested function's code
+// lies outside its parent's). Invalid when none holds it.
+llvm::DWARFDie innermost_function_at(llvm::DWARFUnit &unit, uint64_t address);
 
 // Where the code of a subprogram or inlined copy starts: DW_AT_entry_pc
 // (an inlined copy's first instruction, where its parameters are set), else

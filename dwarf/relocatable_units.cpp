@@ -10,6 +10,7 @@
 
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 
+#include "dwarf/die_links.h"
 #include "dwarf/llvm_debug_info.h"
 
 namespace kpp::dwarf {
@@ -49,7 +50,7 @@ DWARFContext::DIEsForAddress LlvmDebugInfo::relocatable_dies_at(uint64_t address
   // Its other DIEs are read next: checked first (dwarf/unit_checks.cpp).
   enter(*dies.CompileUnit);
   // Split DWARF is not looked for: kbuild's modules do not use it.
-  dies.FunctionDIE = dies.CompileUnit->getSubroutineForAddress(address);
+  dies.FunctionDIE = innermost_function_at(*dies.CompileUnit, address);
   return dies;
 }
 

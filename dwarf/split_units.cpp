@@ -15,6 +15,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 #include <llvm/Support/Path.h>
 
+#include "dwarf/die_links.h"
 #include "dwarf/die_stream_check.h"
 #include "dwarf/raw_aranges.h"
 #include "dwarf/llvm_debug_info.h"
@@ -163,9 +164,9 @@ DWARFContext::DIEsForAddress LlvmDebugInfo::dies_at(uint64_t address) {
   DWARFCompileUnit *unit = unit_at(address);
   if (!unit) return {};
   enter(*unit);
-  // LLVM 19 dereferences a null DIE (a crash, found by tests/fuzz) when the
-  // unit that covers `address` has no readable DIEs: getSubroutineForAddress
-  // walks from getUnitDIE() without checking it. Such a unit answers nothing.
+  // A unit that covers `address` but has no readable DIEs answers nothing
+  // (LLVM 19's getSubroutineForAddress, which dies_at() still uses for split
+  // units, dereferences its null unit DIE: a crash found by tests/fuzz).
   if (!unit->getUnitDIE(false).isValid()) return {};
   std::optional<uint64_t> index = skeleton_index(unit);
   // Loaded here first, so that the places LLVM does not try are tried too
@@ -177,7 +178,7 @@ DWARFContext::DIEsForAddress LlvmDebugInfo::dies_at(uint64_t address) {
   if (split) return unit_dwarf().getDIEsForAddress(address, /*CheckDWO=*/true);
   DWARFContext::DIEsForAddress dies;
   dies.CompileUnit = unit;
-  dies.FunctionDIE = unit->getSubroutineForAddress(address);
+  dies.FunctionDIE = innermost_function_at(*unit, address);
   return dies;
 }
 
