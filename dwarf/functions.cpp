@@ -10,6 +10,7 @@
 #include "dwarf/die_links.h"
 #include "dwarf/llvm_debug_info.h"
 #include "dwarf/names.h"
+#include "dwarf/optimized_code.h"
 
 namespace kpp::dwarf {
 
@@ -48,24 +49,13 @@ bool has_optimized_variables(const DWARFDie &die) {
   return false;
 }
 
-// gcc records its options in DW_AT_producer ("GNU C17 12.2.0 -mtune=generic
-// -g -O2"); an -O other than -O0 means there is no prologue to skip, even in
-// a function whose variables give no sign of it (clang records no options);
-// neither is there in assembly.
+// Whether `die`'s unit was built with optimization (dwarf/optimized_code.h).
 bool producer_says_optimized(const DWARFDie &die) {
   DWARFDie unit = die.getDwarfUnit()->getUnitDIE();
-  // Code written in assembly (glibc's string functions) has no prologue a
-  // compiler made: its first row is no place to skip to.
   auto language = unit.find(llvm::dwarf::DW_AT_language);
-  auto code = language ? language->getAsUnsignedConstant() : std::nullopt;
-  if (code && (*code == llvm::dwarf::DW_LANG_Mips_Assembler || *code == llvm::dwarf::DW_LANG_Assembly)) return true;
   std::optional<const char *> text = llvm::dwarf::toString(unit.find(llvm::dwarf::DW_AT_producer));
-  if (!text || !*text) return false;
-  std::string_view p(*text);
-  size_t at = p.rfind(" -O");  // the last -O wins, as it does for gcc
-  if (at == std::string_view::npos) return false;
-  char level = at + 3 < p.size() ? p[at + 3] : ' ';
-  return level != '0';  // -O, -O1..3, -Os, -Og, -Ofast
+  return unit_says_optimized(language ? language->getAsUnsignedConstant() : std::nullopt,
+                             text && *text ? std::optional<std::string_view>(*text) : std::nullopt);
 }
 
 std::string linkage_name(const DWARFDie &die) {
@@ -119,14 +109,27 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
 }
 
 std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subprograms, bool inline_copies,
-                                              bool instances) {
+                                              bool instances, std::vector<CopyReadRaw> *read_raw) {
   std::vector<DWARFDie> found;
   std::string instance_prefix = name + "<";
   auto named = [&](const char *n) { return n && (name == n || (instances && std::string_view(n).starts_with(instance_prefix))); };
   if (auto answer = function_index_.find(name, instances)) {
-    // Only the units that hold the named DIEs get parsed by LLVM.
+    // Only the units that hold the named DIEs get parsed by LLVM, and not
+    // those of the copies that are read raw.
+    OriginCache origins;
     for (const IndexedDie &entry : answer->dies) {
       if (entry.inlined ? !inline_copies : !subprograms) continue;
+      if (auto copy = entry.inlined && read_raw ? copy_read_raw(entry.die_offset, origins) : std::nullopt) {
+        // From the cache, as below: a copy of that name, else the index is made again.
+        if (answer->cached && !named(copy->function.name.c_str())) {
+          function_index_.distrust("the DIE at " + std::to_string(entry.die_offset) + " is not the '" + name + "' it lists");
+          read_raw->clear();
+          return scan_for(name, subprograms, inline_copies, instances, read_raw);
+        }
+        copy->position = found.size();
+        read_raw->push_back(std::move(*copy));
+        continue;
+      }
       DWARFDie die = die_at(entry.die_offset);
       // From the cache, each DIE must be what the index says it is: a
       // subprogram or inlined copy of that name; else the index is made again.
@@ -134,7 +137,8 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
       bool as_said = entry.inlined ? tag == llvm::dwarf::DW_TAG_inlined_subroutine : tag == llvm::dwarf::DW_TAG_subprogram;
       if (answer->cached && (!as_said || !named(die.getName(DINameKind::ShortName)))) {
         function_index_.distrust("the DIE at " + std::to_string(entry.die_offset) + " is not the '" + name + "' it lists");
-        return scan_for(name, subprograms, inline_copies, instances);
+        if (read_raw) read_raw->clear();
+        return scan_for(name, subprograms, inline_copies, instances, read_raw);
       }
       if (die.isValid()) found.push_back(die);
     }
@@ -206,8 +210,23 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   // "_Rb_tree_increment", and add() keeps those whose linkage name it is.
   std::string scan_name = name;
   if (!need_subprograms && name.starts_with("_Z") && !result.front().name.empty()) scan_name = result.front().name;
-  if (need_subprograms || need_inlines)
-    for (DWARFDie die : scan_for(scan_name, need_subprograms, need_inlines)) add(die);
+  if (need_subprograms || need_inlines) {
+    std::vector<CopyReadRaw> read_raw;
+    std::vector<DWARFDie> dies = scan_for(scan_name, need_subprograms, need_inlines, false, &read_raw);
+    // What add() keeps of a DIE, kept of a copy read raw, in the index's order.
+    auto add_raw = [&](CopyReadRaw &copy) {
+      Function &fn = copy.function;
+      if (copy.inlined_into_itself || !seen.insert(fn.die_offset).second) return;
+      if (fn.name != name && copy.linkage_name != name) return;
+      if (!file.empty() && !path_ends_with(fn.decl_file, file)) return;
+      result.push_back(std::move(fn));
+    };
+    size_t next_raw = 0;
+    for (size_t i = 0; i <= dies.size(); ++i) {
+      for (; next_raw < read_raw.size() && read_raw[next_raw].position == i; ++next_raw) add_raw(read_raw[next_raw]);
+      if (i < dies.size()) add(dies[i]);
+    }
+  }
   // Not a symbol's or a DIE's name as it is: a C++ name ("ns::Cls::f",
   // "max<int>", "f(long)"), or a plain one that may name a template's
   // instances ("biggest" for biggest<int> and biggest<double>) in a program

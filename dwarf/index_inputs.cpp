@@ -38,6 +38,7 @@ DwarfBytes LlvmDebugInfo::raw_dwarf() {
   const llvm::DWARFSection &offsets = objects.getStrOffsetsSection();
   bytes.str_offsets = std::string_view(offsets.Data.data(), offsets.Data.size());
   bytes.line = std::string_view(objects.getLineSection().Data.data(), objects.getLineSection().Data.size());
+  bytes.rnglists = std::string_view(objects.getRnglistsSection().Data.data(), objects.getRnglistsSection().Data.size());
   return bytes;
 }
 

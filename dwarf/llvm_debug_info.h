@@ -25,6 +25,7 @@
 #include "dwarf/mapped_object.h"
 #include "dwarf/name_index.h"
 #include "dwarf/name_search.h"
+#include "dwarf/raw_unit.h"
 #include "src/util/unique_fd.h"
 
 namespace kpp::dwarf {
@@ -133,11 +134,32 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   // The whole path of the file `attribute` (DW_AT_decl_file, DW_AT_call_file) of `die` names, read in
   // the unit that holds the attribute (dwarf/die_origin.h); empty when there is none.
   std::string source_file_of(llvm::DWARFDie die, llvm::dwarf::Attribute attribute);
+  // An inlined copy read raw (dwarf/inlined_copies.cpp): what function_from_die() makes
+  // of its DIE, and what find_functions() asks of the DIE besides, without LLVM reading
+  // the copy's unit. Its name, declaration and linkage name are its origin's, which
+  // LLVM reads once for all the copies of a function (`origins`).
+  struct CopyReadRaw {
+    Function function;
+    std::string linkage_name;
+    bool inlined_into_itself = false;
+    size_t position = 0;  // how many DIEs scan_for() found before it: the index's order
+  };
+  struct OriginFacts {
+    bool valid = false;  // LLVM reads a DIE there
+    std::string name, linkage_name, decl_file;
+    int decl_line = 0;
+    uint64_t root = 0;  // origin_root()'s offset
+  };
+  using OriginCache = std::unordered_map<uint64_t, OriginFacts>;
+  std::optional<CopyReadRaw> copy_read_raw(uint64_t offset, OriginCache &origins);
+  const RawUnit *raw_unit_holding(uint64_t offset);
+  std::unordered_map<uint64_t, std::optional<RawUnit>> raw_units_;  // by unit offset
   // Subprograms with code (and, when asked, inlined copies) named `name`, as function_index_
   // finds them, else by LLVM's walk of every unit; with `instances`, also those named
-  // `name<...>` (a template's instances).
+  // `name<...>` (a template's instances). With `read_raw`, the copies the index gives
+  // that can be read raw go there, as Functions, instead.
   std::vector<llvm::DWARFDie> scan_for(const std::string &name, bool subprograms, bool inline_copies,
-                                       bool instances = false);
+                                       bool instances = false, std::vector<CopyReadRaw> *read_raw = nullptr);
   // find_functions for a C++ name (cxx_names.h): symbols and DIEs by their demangled names.
   std::vector<Function> find_cxx_functions(const CxxQuery &query, const std::string &file, InlineCopies inlines);
   // The function a symbol table knows alone: its symbol's extent, no DWARF.

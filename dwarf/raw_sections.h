@@ -9,6 +9,7 @@ namespace kpp::dwarf {
 // The raw bytes of the sections the scan reads (empty when absent).
 struct DwarfBytes {
   std::string_view info, abbrev, str, line_str, str_offsets, line;
+  std::string_view rnglists;  // DWARF 5's address ranges (dwarf/raw_inlined_copy.h)
 };
 
 }  // namespace kpp::dwarf

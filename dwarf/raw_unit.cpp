@@ -12,15 +12,12 @@ namespace {
 // The attributes a type chain needs of the DIE at `offset` of unit `u`
 // (whose abbreviations are `abbrev`), decoded where it lies.
 std::optional<RawDie> die_in(const UnitHeader &u, const std::vector<Abbrev> &abbrev, uint64_t offset) {
-  if (offset < u.dies || offset >= u.end) return std::nullopt;
-  const uint8_t *base = bytes_of(u.bytes->info);
-  Cursor c{base + offset, base + u.end};
-  uint64_t code = c.uleb();
-  if (!c.ok || code == 0 || code >= abbrev.size() || abbrev[code].tag == 0) return std::nullopt;
-  const Abbrev &a = abbrev[code];
+  Cursor c{nullptr, nullptr};
+  const Abbrev *a = abbrev_of_die(u, abbrev, offset, c);
+  if (!a) return std::nullopt;
   RawDie die;
-  die.tag = a.tag;
-  for (const Attr &attr : a.attrs) {
+  die.tag = a->tag;
+  for (const Attr &attr : a->attrs) {
     uint16_t form = attr.form == FORM_indirect ? static_cast<uint16_t>(c.uleb()) : attr.form;
     auto constant = [&]() -> std::optional<uint64_t> {
       switch (form) {
@@ -120,6 +117,15 @@ std::optional<uint64_t> stmt_list(const UnitHeader &u) {
 
 }  // namespace
 
+const Abbrev *abbrev_of_die(const UnitHeader &u, const std::vector<Abbrev> &abbrevs, uint64_t offset, Cursor &c) {
+  if (offset < u.dies || offset >= u.end) return nullptr;
+  const uint8_t *base = bytes_of(u.bytes->info);
+  c = Cursor{base + offset, base + u.end};
+  uint64_t code = c.uleb();
+  if (!c.ok || code == 0 || code >= abbrevs.size() || abbrevs[code].tag == 0) return nullptr;
+  return &abbrevs[code];
+}
+
 struct RawUnit::Parts {
   UnitHeader header;
   std::vector<Abbrev> abbrev;
@@ -151,6 +157,13 @@ std::optional<uint64_t> RawUnit::subprogram_at(uint64_t address) const {
 }
 
 uint8_t RawUnit::address_size() const { return parts_->header.address_size; }
+
+const raw::UnitHeader &RawUnit::header() const {
+  parts_->header.bytes = &bytes_;
+  return parts_->header;
+}
+
+const std::vector<raw::Abbrev> &RawUnit::abbrevs() const { return parts_->abbrev; }
 
 std::vector<std::pair<uint64_t, uint64_t>> unit_line_tables(const DwarfBytes &bytes, const std::vector<uint64_t> &unit_offsets) {
   std::vector<std::pair<uint64_t, uint64_t>> tables;

@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "dwarf/raw_abbrev.h"
 #include "dwarf/raw_sections.h"
+#include "dwarf/raw_unit_header.h"
 
 namespace kpp::dwarf {
 
@@ -36,12 +38,21 @@ class RawUnit {
   // The subprogram DIE whose DW_AT_low_pc is `address`.
   std::optional<uint64_t> subprogram_at(uint64_t address) const;
   uint8_t address_size() const;
+  // Its header (pointing at this copy's sections) and abbreviations, by code.
+  const raw::UnitHeader &header() const;
+  const std::vector<raw::Abbrev> &abbrevs() const;
 
  private:
   struct Parts;
   DwarfBytes bytes_;
   std::shared_ptr<Parts> parts_;
 };
+
+// The abbreviation of the DIE at `offset` of unit `u`, `c` set at its
+// attributes (and bounded by the unit); nullptr when no DIE of the unit can
+// start there (outside it, a null entry, a code the table lacks).
+const raw::Abbrev *abbrev_of_die(const raw::UnitHeader &u, const std::vector<raw::Abbrev> &abbrevs, uint64_t offset,
+                                 raw::Cursor &c);
 
 // The line table (DW_AT_stmt_list) of each of the units of `bytes` at
 // `unit_offsets` that has one, read from their unit DIEs alone: (line table

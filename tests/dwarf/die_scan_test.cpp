@@ -25,7 +25,7 @@ std::vector<std::string> names_of(const ScanResult &scanned) {
 // at 0 (code 1: the unit DIE, with children), its DIEs written by `dies`.
 struct Unit {
   std::string info, abbrev, str;
-  DwarfBytes bytes() const { return {info, abbrev, str, {}, {}, {}}; }
+  DwarfBytes bytes() const { return {info, abbrev, str, {}, {}, {}, {}}; }
 };
 Unit unit(const std::function<void(test::BytesWriter &)> &declarations, const std::function<void(test::BytesWriter &)> &dies,
           std::string str) {

@@ -77,7 +77,7 @@ class LtoDwarf : public IndexedDwarf {
     info.end_length(length, 4);
     info_ = info.bytes();
   }
-  DwarfBytes raw_dwarf() override { return {info_, abbrev_, str_, {}, {}, {}}; }
+  DwarfBytes raw_dwarf() override { return {info_, abbrev_, str_, {}, {}, {}, {}}; }
   MappedFile searched_file() override { return {}; }
   std::vector<UnitSpan> unit_spans() override {
     return {{0, second_, 4, 4, false, 0}, {second_, info_.size(), 4, 4, false, 0}};

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <iostream>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -37,7 +38,7 @@ std::string answer(DebugInfo &debug, const std::string &name) {
   std::string out;
   for (const Function &fn : debug.find_functions(name, "", InlineCopies::Include)) {
     out += fn.name + " " + std::to_string(fn.entry) + (fn.inlined ? " inlined " : " body ") + fn.decl_file + ":" +
-           std::to_string(fn.decl_line);
+           std::to_string(fn.decl_line) + " symbol " + fn.symbol + " frame " + std::to_string(fn.frame_entry) + (fn.optimized ? " optimized" : "");
     for (const AddressRange &r : fn.ranges) out += " " + std::to_string(r.begin) + "-" + std::to_string(r.end);
     out += "\n";
   }
@@ -167,6 +168,35 @@ TEST_F(IndexCache, IndexAnswersAsAWalkOfEveryUnit) {
     EXPECT_FALSE(with->file_line_sites("index_b.c", 14).empty());
     EXPECT_TRUE(with->file_line_sites("x_index_b.c", 14).empty());
   }
+}
+
+// The index's inlined copies are read raw (dwarf/raw_inlined_copy.h), not
+// by LLVM (which reads every DIE of each copy's unit): on Debian's LTO
+// python3.11, whose functions have copies in dozens of units, and on glibc,
+// they are the Functions a walk of every unit by LLVM makes of them.
+TEST_F(IndexCache, InlinedCopiesReadRawAreTheFunctionsLlvmMakesOnDebianBinaries) {
+  const std::pair<const char *, std::vector<const char *>> binaries[] = {
+      {"/usr/bin/python3.11", {"PyObject_Malloc", "PyUnicode_FromString", "PyList_Append", "PyTuple_New"}},
+      {"/lib/x86_64-linux-gnu/libc.so.6", {"__libc_malloc", "tcache_put", "checked_request2size", "_IO_acquire_lock_fct"}}};
+  int compared = 0;
+  for (const auto &[path, names] : binaries) {
+    SCOPED_TRACE(path);
+    auto with = open_with(path, false, directory_);
+    if (!with || !with->has_dwarf()) {
+      std::cout << "skipped " << path << ": no DWARF for it (python3.11-dbg, libc6-dbg: scripts/install-deps.sh --tests)\n";
+      continue;
+    }
+    OpenOptions walk{false, directory_};
+    walk.use_index = false;
+    auto without = DebugInfo::open(path, walk);
+    ASSERT_TRUE(without);
+    for (const char *name : names) {
+      std::string expected = answer(**without, name);
+      EXPECT_EQ(answer(*with, name), expected) << name;
+      compared += expected.find(" inlined ") != std::string::npos;
+    }
+  }
+  if (compared == 0) GTEST_SKIP() << "neither python3.11-dbg nor libc6-dbg is installed (scripts/install-deps.sh --tests)";
 }
 
 TEST_F(IndexCache, FindsInlinedCopiesAndSameNamedStatics) {

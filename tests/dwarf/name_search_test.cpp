@@ -57,7 +57,7 @@ TEST(FindAll, OffsetsWithZeroBytes) {
 // declarations after the subprogram's (code 1).
 struct OneUnit {
   std::string info, abbrev, str = std::string("\0wanted\0", 8);
-  DwarfBytes bytes() const { return {info, abbrev, str, {}, {}, {}}; }
+  DwarfBytes bytes() const { return {info, abbrev, str, {}, {}, {}, {}}; }
   std::vector<UnitSpan> spans() const { return {{0, info.size(), 4, 4, false, 0}}; }  // its table at 0
 };
 OneUnit one_unit(const std::function<void(test::BytesWriter &)> &extra) {
