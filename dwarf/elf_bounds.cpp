@@ -77,11 +77,14 @@ class LineHeaderForms {
   explicit LineHeaderForms(Fields f) : f_(f) {}
 
   struct Table {
-    uint64_t end = 0;        // where the next table starts
+    uint64_t end = 0;        // where the next table starts (the section's end for a cut one)
     uint64_t formats = 0;    // a DWARF 5 table's directory entry formats; 0 for older versions
     bool dwarf64 = false;
+    bool cut = false;        // its length runs past the section: the last one
   };
-  // The table whose header is at `at`; nullopt when it is cut short.
+  // The table whose header is at `at`; nullopt when not even its length is there.
+  // A table cut short still has its header read: LLVM parses what of it the
+  // section holds (and crashed on a bad form there, found by fuzz_dwarf).
   std::optional<Table> table_at(uint64_t at) const {
     auto length = f_.get(at, 4);
     uint64_t header = 4;
@@ -91,8 +94,9 @@ class LineHeaderForms {
       length = f_.get(at + 4, 8);
       header = 12;
     }
-    if (!length || *length > f_.size() - at - header) return std::nullopt;
-    t.end = at + header + *length;
+    if (!length || header > f_.size() - at) return std::nullopt;
+    t.cut = *length > f_.size() - at - header;
+    t.end = t.cut ? f_.size() : at + header + *length;
     uint64_t p = at + header;
     if (f_.get(p, 2) != 5) return t;
     p += 2 + 1 + 1 + (t.dwarf64 ? 8 : 4) + 5;  // version, address and selector sizes, header_length, five fields
@@ -353,11 +357,12 @@ class Checker {
     uint64_t given_back = 0;
     for (uint64_t at = 0; at + 4 <= s.size;) {
       auto table = tables.table_at(at);
-      if (!table) break;  // a cut table: LLVM reports it itself
+      if (!table) break;  // no length: LLVM reports it itself
       if (auto bad_form = tables.first_bad_form(*table))
         return bad(name_of(s) + ": the line table at " + number(at) + " describes its " +
                    (bad_form->files ? "files" : "directories") + " with form " + number(bad_form->form) +
                    ", which DWARF 5 does not allow there");
+      if (table->cut) break;  // LLVM reports the rest
       at = table->end;
       // Each header read mapped the 64 KiB around it: a vmlinux's ~2,170 would be ~16 MB at once.
       if (done_with_ && at - given_back >= kGiveBackEvery) {

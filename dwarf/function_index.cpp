@@ -204,8 +204,11 @@ const NameIndex *FunctionIndex::whole_file() {
 
 const FunctionIndex::SplitUnits &FunctionIndex::split_units() {
   if (!split_units_) {
-    split_units_.emplace();
-    split_units_->units = dwarf_.split_unit_bytes(split_units_->skeletons);
+    // Made whole, not emplace()d: clang 14 takes a nested struct with
+    // member initializers for not default-constructible inside its class.
+    SplitUnits made;
+    made.units = dwarf_.split_unit_bytes(made.skeletons);
+    split_units_ = std::move(made);
   }
   return *split_units_;
 }
