@@ -11,6 +11,7 @@ namespace {
 
 constexpr uint32_t kShtNobits = 8;
 constexpr uint32_t kShtRela = 4, kShtRel = 9;
+constexpr uint32_t kShtGnuVerdef = 0x6ffffffd, kShtGnuVerneed = 0x6ffffffe;
 constexpr uint32_t kPtNote = 4;
 constexpr uint64_t kShfCompressed = 0x800;
 
@@ -228,6 +229,8 @@ class Checker {
       if (Status st = check_unit_index(s); !st) return st;
     for (const Section &s : sections_)
       if (Status st = check_line_tables(s); !st) return st;
+    for (const Section &s : sections_)
+      if (Status st = check_versions(s); !st) return st;
     return Ok{};
   }
 
@@ -284,6 +287,33 @@ class Checker {
     if (*claimed / kMaxCompressionRatio > compressed)
       return bad(name_of(s) + " claims " + number(*claimed) + " bytes uncompressed from " + number(compressed) +
                  " (more than " + number(kMaxCompressionRatio) + ":1)");
+    return Ok{};
+  }
+
+  // The symbol versions a program needs or defines (.gnu.version_r,
+  // .gnu.version_d): LLVM reads sh_info entries, each with its count of
+  // names, following each entry's offset to the next, and keeps them all. A
+  // next of 0 reads one entry again, so an 18 KB file claiming 2^31 entries
+  // took LLVM 24 GB and a minute (found by fuzz_dwarf). What it would read
+  // must fit the section: at most one entry or name per 8 bytes.
+  Status check_versions(const Section &s) const {
+    if ((s.type != kShtGnuVerneed && s.type != kShtGnuVerdef) || s.size == 0) return Ok{};
+    Fields f(bytes_.substr(s.offset, s.size), true, little_);
+    const bool needs = s.type == kShtGnuVerneed;
+    const uint64_t most = s.size / 8;
+    // Verneed: vn_cnt at 2, vn_next at 12; Verdef: vd_cnt at 6, vd_next at 16.
+    const uint64_t count_at = needs ? 2 : 6, next_at = needs ? 12 : 16;
+    uint64_t read = 0, at = 0;
+    for (uint64_t i = 0; i < s.info; ++i) {
+      auto count = f.get(at + count_at, 2), next = f.get(at + next_at, 4);
+      if (!count || !next) break;  // an entry past the section: LLVM reports it itself
+      read += 1 + *count;
+      if (read > most) break;
+      at += *next;
+    }
+    if (read > most)
+      return bad(name_of(s) + " claims " + number(s.info) + " version entries whose names and repeats come to more than its " +
+                 number(s.size) + " bytes hold");
     return Ok{};
   }
 

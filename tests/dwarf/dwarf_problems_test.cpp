@@ -69,5 +69,16 @@ TEST(DwarfProblems, ABadFormInALineTableCutShortIsRefusedBeforeLlvmReadsIt) {
       << refused.err;
 }
 
+// An 18 KB file whose .gnu.version_r claims 2^31 entries, each the next of
+// the one before at offset 0: LLVM read them all, 24 GB and a minute. The
+// claim is checked against the section first (fuzz_dwarf found it).
+TEST(DwarfProblems, VersionEntriesThatRepeatAreRefusedBeforeLlvmReadsThem) {
+  std::string file = std::string(KPP_FUZZ_DWARF_REGRESSIONS) + "/verneed_entries_repeat_oom";
+  CommandRun refused = test::run_command("timeout 20 " + std::string(KPP_BIN) + " --no-cache -x " + file + " -F",
+                                         test::Stderr::Apart);
+  EXPECT_EQ(refused.status, 1) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("(.gnu.version_r) claims 2013265921 version entries"), std::string::npos) << refused.err;
+}
+
 }  // namespace
 }  // namespace kpp
