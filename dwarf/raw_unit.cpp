@@ -80,19 +80,31 @@ std::optional<uint64_t> subprogram_in(const UnitHeader &u, const std::vector<Abb
   return std::nullopt;
 }
 
-// The unit's DW_AT_stmt_list, from its unit DIE alone: the abbreviation
-// table is read only up to that DIE's entry (a vmlinux unit's table has
-// hundreds).
+// The unit's DW_AT_stmt_list, from its unit DIE alone.
 std::optional<uint64_t> stmt_list(const UnitHeader &u) {
+  std::optional<uint64_t> found;
+  find_attribute(u, u.dies, AT_stmt_list, [&](Cursor &c, uint16_t form) {
+    if (form == FORM_sec_offset || form == FORM_data4 || form == FORM_data8)
+      found = c.fixed(form == FORM_sec_offset ? u.offset_size : form == FORM_data4 ? 4 : 8);
+    if (!c.ok) found.reset();
+  });
+  return found;
+}
+
+}  // namespace
+
+bool find_attribute(const UnitHeader &u, uint64_t offset, uint16_t attribute,
+                    const std::function<void(Cursor &, uint16_t)> &read) {
   const DwarfBytes &b = *u.bytes;
-  if (u.abbrev_offset >= b.abbrev.size()) return std::nullopt;
+  if (u.abbrev_offset >= b.abbrev.size() || offset < u.dies || offset >= u.end) return false;
   const uint8_t *base = bytes_of(b.info);
-  Cursor c{base + u.dies, base + u.end};
+  Cursor c{base + offset, base + u.end};
   uint64_t code = c.uleb();
+  if (!c.ok || code == 0) return false;
   Cursor a = cursor_at(b.abbrev, u.abbrev_offset);
   while (a.ok) {
     uint64_t have = a.uleb();
-    if (have == 0 || !a.ok) return std::nullopt;
+    if (have == 0 || !a.ok) return false;
     a.skip_leb();  // tag
     a.skip(1);     // children
     for (;;) {
@@ -105,17 +117,17 @@ std::optional<uint64_t> stmt_list(const UnitHeader &u) {
       }
       if (have != code) continue;
       if (form == FORM_indirect) form = static_cast<uint16_t>(c.uleb());
-      if (at == AT_stmt_list && (form == FORM_sec_offset || form == FORM_data4 || form == FORM_data8))
-        return c.ok ? std::optional<uint64_t>(c.fixed(form == FORM_sec_offset ? u.offset_size : form == FORM_data4 ? 4 : 8))
-                    : std::nullopt;
+      if (at == attribute) {
+        if (!c.ok) return false;
+        read(c, form);
+        return true;
+      }
       skip_form(c, form, u);
     }
-    if (have == code) return std::nullopt;
+    if (have == code) return false;
   }
-  return std::nullopt;
+  return false;
 }
-
-}  // namespace
 
 const Abbrev *abbrev_of_die(const UnitHeader &u, const std::vector<Abbrev> &abbrevs, uint64_t offset, Cursor &c) {
   if (offset < u.dies || offset >= u.end) return nullptr;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -53,6 +54,13 @@ class RawUnit {
 // start there (outside it, a null entry, a code the table lacks).
 const raw::Abbrev *abbrev_of_die(const raw::UnitHeader &u, const std::vector<raw::Abbrev> &abbrevs, uint64_t offset,
                                  raw::Cursor &c);
+
+// Finds `attribute` of the DIE at `offset` of unit `u` reading the unit's
+// abbreviation table only up to that DIE's declaration (a vmlinux unit's
+// table has hundreds): calls `read` with a cursor at its value and its form,
+// and returns true; false when the DIE has no such attribute or cannot be read.
+bool find_attribute(const raw::UnitHeader &u, uint64_t offset, uint16_t attribute,
+                    const std::function<void(raw::Cursor &, uint16_t)> &read);
 
 // The line table (DW_AT_stmt_list) of each of the units of `bytes` at
 // `unit_offsets` that has one, read from their unit DIEs alone: (line table

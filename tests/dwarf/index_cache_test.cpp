@@ -25,7 +25,7 @@ const char *const kNames[] = {"index_mix", "lookup", "sum_a", "sum_b", "main", "
 
 std::vector<std::string> fixtures() {
   std::vector<std::string> found;
-  for (const char *name : {"index_gcc_O2", "index_gcc_O2_dwarf4", "index_gcc_O0", "index_clang_O2",
+  for (const char *name : {"index_gcc_O2", "index_gcc_O2_dwarf4", "index_gcc_O0", "index_gcc_O2_lto", "index_clang_O2",
                            "index_gcc_O2_split", "index_gcc_O2_dwarf4_splitdwp", "index_clang_O2_splitdwp"}) {
     std::string path = std::string(KPP_INDEX_FIXTURE_DIR) + "/" + name;
     if (fs::exists(path)) found.push_back(path);
@@ -172,8 +172,9 @@ TEST_F(IndexCache, IndexAnswersAsAWalkOfEveryUnit) {
 
 // The index's inlined copies are read raw (dwarf/raw_inlined_copy.h), not
 // by LLVM (which reads every DIE of each copy's unit): on Debian's LTO
-// python3.11, whose functions have copies in dozens of units, and on glibc,
-// they are the Functions a walk of every unit by LLVM makes of them.
+// python3.11, whose functions have copies in dozens of units, they are the
+// Functions a walk of every unit by LLVM makes of them; glibc's copies,
+// whose origins are in their own units, LLVM reads, and they stay as they were.
 TEST_F(IndexCache, InlinedCopiesReadRawAreTheFunctionsLlvmMakesOnDebianBinaries) {
   const std::pair<const char *, std::vector<const char *>> binaries[] = {
       {"/usr/bin/python3.11", {"PyObject_Malloc", "PyUnicode_FromString", "PyList_Append", "PyTuple_New"}},

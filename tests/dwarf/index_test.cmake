@@ -26,6 +26,10 @@ endfunction()
 kpp_index_fixture(index_gcc_O2 ${KPP_INDEX_GCC} "${index_sources}" -O2 -g)
 kpp_index_fixture(index_gcc_O2_dwarf4 ${KPP_INDEX_GCC} "${index_sources}" -O2 -gdwarf-4)
 kpp_index_fixture(index_gcc_O0 ${KPP_INDEX_GCC} "${index_sources}" -O0 -g)
+# LTO, as Debian builds python3.11: the inlined copies lie in the link-time
+# unit, their abstract origins in the units of the sources (DW_FORM_ref_addr),
+# so the index's copies are read raw (dwarf/raw_inlined_copy.h).
+kpp_index_fixture(index_gcc_O2_lto ${KPP_INDEX_GCC} "${index_sources}" -O2 -g -flto)
 # Its DWARF compressed, as Debian's -dbg packages ship it: read through an
 # inflated copy (dwarf/inflated_image.h), cached as a .dwarf file.
 find_program(KPP_INDEX_OBJCOPY objcopy)
