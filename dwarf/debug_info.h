@@ -86,6 +86,10 @@ struct OpenOptions {
   std::string cache_directory;  // empty: $XDG_CACHE_HOME/kprobe-probe, else ~/.cache/kprobe-probe
   bool demangle = true;         // C++ names demangled in function_names() and similar_functions()
   bool use_index = true;        // false: whole-file queries walk every unit with LLVM (tests compare the two)
+  // false: this run reads no variable's location (-L, probes without
+  // arguments), so DWARF inflated in memory (--no-cache) leaves the location
+  // lists out; a location asked for anyway reads as unavailable.
+  bool reads_locations = true;
 };
 
 // Where this run's name index came from; None until a query needs it.

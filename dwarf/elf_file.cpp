@@ -106,6 +106,7 @@ void LlvmDebugInfo::inflate_dwarf() {
   UniqueFd memory(memfd_create("kpp-inflated-dwarf", MFD_CLOEXEC));
   InflateOptions in_memory = options;
   in_memory.reserve = false;
+  if (!open_options_.reads_locations) in_memory.leave_out = {".debug_loclists", ".debug_loc"};
   if (!memory.valid() || !write_inflated_image(elf, memory.get(), in_memory)) return;  // LLVM inflates, as before
   drop_pages(source_mapping, source_mapping);
   if (adopt("/proc/self/fd/" + std::to_string(memory.get()))) inflated_fd_ = std::move(memory);

@@ -12,6 +12,7 @@
 #include "src/kernel/build_id.h"
 #include "src/kernel/debug_paths.h"
 #include "src/sdt/sdt_probe.h"
+#include "src/spec/probe_spec.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -29,11 +30,25 @@ bool ends_with(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// Whether the command reads a variable's location: -V does, and a probe
+// with arguments; -L, -F and probes without arguments do not. A spec that
+// does not parse (reported later) is taken as one that does.
+bool reads_locations(const CliOptions &options) {
+  if (options.command != CliOptions::Command::Probe || !options.vars.empty()) return true;
+  for (const std::vector<std::string> *specs : {&options.add, &options.definition})
+    for (const std::string &text : *specs) {
+      auto spec = parse_probe_spec(text);
+      if (!spec || !spec->args.empty()) return true;
+    }
+  return false;
+}
+
 // The probe target's options: perf demangles a program's names unless
 // --no-demangle, the kernel's and its modules' only with --demangle-kernel.
 dwarf::OpenOptions target_open_options(const CliOptions &options) {
   dwarf::OpenOptions open = debug_open_options(options);
   if (options.exec.empty()) open.demangle = options.demangle_kernel;
+  open.reads_locations = reads_locations(options);
   return open;
 }
 

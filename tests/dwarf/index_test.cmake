@@ -76,9 +76,10 @@ add_custom_target(kpp_index_fixtures ALL DEPENDS ${index_fixtures})
 
 add_executable(kpp_index_tests die_stream_check_test.cpp index_cache_test.cpp inflated_image_test.cpp name_search_test.cpp
                                return_type_test.cpp)
-add_dependencies(kpp_index_tests kpp_index_fixtures)
-target_compile_definitions(kpp_index_tests PRIVATE KPP_INDEX_FIXTURE_DIR="${index_fixture_dir}")
-target_link_libraries(kpp_index_tests PRIVATE kpp_dwarf kpp_util GTest::gtest_main)
+add_dependencies(kpp_index_tests kpp_index_fixtures kprobe-probe)
+target_compile_definitions(kpp_index_tests PRIVATE KPP_INDEX_FIXTURE_DIR="${index_fixture_dir}"
+                                                   KPP_BIN="$<TARGET_FILE:kprobe-probe>")
+target_link_libraries(kpp_index_tests PRIVATE kpp_dwarf kpp_util kpp_test_common GTest::gtest_main)
 gtest_discover_tests(kpp_index_tests)
 
 # The cache makes answers faster, never different: thousands of damaged cache

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "dwarf/inflated_image.h"
+#include "tests/common/run_command.h"
 
 namespace kpp::dwarf {
 namespace {
@@ -112,6 +113,52 @@ TEST_P(InflatedImageTest, EveryCompressedSectionInflatesToTheUncompressedBuildsB
       EXPECT_FALSE(got[name].compressed);
       EXPECT_TRUE(got[name].bytes == section.bytes) << "the inflated section differs from the uncompressed build's";
     }
+  }
+}
+
+// A run that reads no location list leaves .debug_loclists out: its header
+// says it is empty, the other sections are the uncompressed build's.
+TEST_P(InflatedImageTest, ASectionLeftOutIsEmptyAndTheOthersAsTheyWere) {
+  std::map<std::string, Section> want = debug_sections(plain_);
+  ASSERT_TRUE(want.count(".debug_loclists") && !want.at(".debug_loclists").bytes.empty())
+      << "the -O2 fixture has location lists";
+  InflateOptions options{2, uint64_t{64} << 20, false};
+  options.leave_out = {".debug_loclists", ".debug_loc"};
+  Result<std::string> made = image(packed_, options);
+  ASSERT_TRUE(made) << made.error().message;
+  std::optional<InflatedLayout> whole = inflated_layout(packed_);
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(made->size(), whole->size - want.at(".debug_loclists").bytes.size()) << "the image holds no room for it";
+  std::map<std::string, Section> got = debug_sections(*made);
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto &[name, section] : want) {
+    SCOPED_TRACE(name);
+    EXPECT_FALSE(got[name].compressed);
+    if (name == ".debug_loclists") EXPECT_TRUE(got[name].bytes.empty());
+    else EXPECT_TRUE(got[name].bytes == section.bytes) << "the inflated section differs from the uncompressed build's";
+  }
+}
+
+// Without the cache the tool inflates a compressed program's DWARF in
+// memory, leaving the location lists out when no probe reads a variable
+// (dwarf/debug_info.h, OpenOptions::reads_locations): with arguments they
+// are read, and either way the definitions are the uncompressed build's.
+TEST_P(InflatedImageTest, WithoutTheCacheTheToolReadsTheLocationListsItsProbesNeed) {
+  const std::string plain = fixture("index_gcc_O2"), packed = fixture("index_gcc_O2_" + GetParam());
+  auto as_plain = [&](std::string out) {
+    for (auto [from, to] : {std::pair{packed, plain}, std::pair{"probe_index_gcc_O2_" + GetParam(), std::string("probe_index_gcc_O2")}})
+      for (size_t at; (at = out.find(from)) != std::string::npos;) out.replace(at, from.size(), to);
+    return out;
+  };
+  for (const char *spec : {"lookup it key", "index_mix acc it", "lookup:2 it", "lookup", "lookup:2", "lookup%return $retval"}) {
+    SCOPED_TRACE(spec);
+    auto tool = [&](const std::string &program) {
+      return test::run_command(std::string(KPP_BIN) + " --no-cache -x " + program + " -D '" + spec + "'", test::Stderr::Merged);
+    };
+    test::CommandRun want = tool(plain), got = tool(packed);
+    ASSERT_EQ(want.status, 0) << want.out;
+    EXPECT_EQ(got.status, 0) << got.out;
+    EXPECT_EQ(as_plain(got.out), want.out);
   }
 }
 
