@@ -109,7 +109,7 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
 }
 
 std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subprograms, bool inline_copies,
-                                              bool instances, std::vector<CopyReadRaw> *read_raw) {
+                                              bool instances, std::vector<FoundFunction> *read_raw) {
   std::vector<DWARFDie> found;
   std::string instance_prefix = name + "<";
   auto named = [&](const char *n) { return n && (name == n || (instances && std::string_view(n).starts_with(instance_prefix))); };
@@ -164,6 +164,27 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
   return found;
 }
 
+std::optional<LlvmDebugInfo::FoundFunction> LlvmDebugInfo::found_function(DWARFDie die) {
+  if (!die.isValid()) return std::nullopt;
+  auto fn = function_from_die(die);
+  if (!fn) return std::nullopt;
+  return FoundFunction{std::move(*fn), linkage_name(die), inlined_into_itself(die)};
+}
+
+std::vector<LlvmDebugInfo::FoundFunction> LlvmDebugInfo::functions_found(const std::string &name, bool subprograms,
+                                                                        bool inline_copies) {
+  std::vector<FoundFunction> read_raw, out;
+  std::vector<DWARFDie> dies = scan_for(name, subprograms, inline_copies, false, &read_raw);
+  size_t next_raw = 0;
+  for (size_t i = 0; i <= dies.size(); ++i) {
+    for (; next_raw < read_raw.size() && read_raw[next_raw].position == i; ++next_raw)
+      out.push_back(std::move(read_raw[next_raw]));
+    if (i == dies.size()) break;
+    if (auto found = found_function(dies[i])) out.push_back(std::move(*found));
+  }
+  return out;
+}
+
 // Without DWARF the symbol tables are all there is: by name, else (a C++
 // name) by demangled name.
 std::vector<Function> LlvmDebugInfo::functions_by_symbol(const std::string &name) {
@@ -187,19 +208,19 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   if (!has_dwarf()) return file.empty() ? functions_by_symbol(name) : std::vector<Function>{};
   std::vector<Function> result;
   std::set<uint64_t> seen;
-  // `symbol_at`: the address of the symbol named `name` that led to `die`.
-  auto add = [&](DWARFDie die, std::optional<uint64_t> symbol_at = std::nullopt) {
-    if (!die.isValid() || inlined_into_itself(die) || !seen.insert(handle_of(die)).second) return;
-    auto fn = function_from_die(die);
+  // `symbol_at`: the address of the symbol named `name` that led to it.
+  auto add = [&](std::optional<FoundFunction> found, std::optional<uint64_t> symbol_at = std::nullopt) {
+    if (!found || found->inlined_into_itself || !seen.insert(found->function.die_offset).second) return;
+    const Function &fn = found->function;
     // By source name, or (C++) by the mangled name the symbol table shows,
     // or by an alias: a symbol of that name where the function starts
     // (glibc's malloc is __libc_malloc's).
-    if (!fn || (fn->name != name && fn->symbol != name && linkage_name(die) != name && fn->entry != symbol_at)) return;
-    if (!file.empty() && !path_ends_with(fn->decl_file, file)) return;
-    result.push_back(std::move(*fn));
+    if (fn.name != name && fn.symbol != name && found->linkage_name != name && fn.entry != symbol_at) return;
+    if (!file.empty() && !path_ends_with(fn.decl_file, file)) return;
+    result.push_back(std::move(found->function));
   };
   std::vector<ElfSymbol> symbols = image_.symbols().functions_named(name);
-  for (const ElfSymbol &sym : symbols) add(enclosing_subprogram(dies_at(sym.address).FunctionDIE), sym.address);
+  for (const ElfSymbol &sym : symbols) add(found_function(enclosing_subprogram(dies_at(sym.address).FunctionDIE)), sym.address);
   // The symbol table finds out-of-line bodies cheaply; inlined copies, and
   // functions without a symbol (a stripped symbol table), need a scan.
   bool need_subprograms = result.empty();
@@ -210,23 +231,8 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   // "_Rb_tree_increment", and add() keeps those whose linkage name it is.
   std::string scan_name = name;
   if (!need_subprograms && name.starts_with("_Z") && !result.front().name.empty()) scan_name = result.front().name;
-  if (need_subprograms || need_inlines) {
-    std::vector<CopyReadRaw> read_raw;
-    std::vector<DWARFDie> dies = scan_for(scan_name, need_subprograms, need_inlines, false, &read_raw);
-    // What add() keeps of a DIE, kept of a copy read raw, in the index's order.
-    auto add_raw = [&](CopyReadRaw &copy) {
-      Function &fn = copy.function;
-      if (copy.inlined_into_itself || !seen.insert(fn.die_offset).second) return;
-      if (fn.name != name && copy.linkage_name != name) return;
-      if (!file.empty() && !path_ends_with(fn.decl_file, file)) return;
-      result.push_back(std::move(fn));
-    };
-    size_t next_raw = 0;
-    for (size_t i = 0; i <= dies.size(); ++i) {
-      for (; next_raw < read_raw.size() && read_raw[next_raw].position == i; ++next_raw) add_raw(read_raw[next_raw]);
-      if (i < dies.size()) add(dies[i]);
-    }
-  }
+  if (need_subprograms || need_inlines)
+    for (FoundFunction &found : functions_found(scan_name, need_subprograms, need_inlines)) add(std::move(found));
   // Not a symbol's or a DIE's name as it is: a C++ name ("ns::Cls::f",
   // "max<int>", "f(long)"), or a plain one that may name a template's
   // instances ("biggest" for biggest<int> and biggest<double>) in a program

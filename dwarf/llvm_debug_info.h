@@ -134,16 +134,21 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   // The whole path of the file `attribute` (DW_AT_decl_file, DW_AT_call_file) of `die` names, read in
   // the unit that holds the attribute (dwarf/die_origin.h); empty when there is none.
   std::string source_file_of(llvm::DWARFDie die, llvm::dwarf::Attribute attribute);
-  // An inlined copy read raw (dwarf/inlined_copies.cpp): what function_from_die() makes
-  // of its DIE, and what find_functions() asks of the DIE besides, without LLVM reading
-  // the copy's unit. Its name, declaration and linkage name are its origin's, which
+  // A function scan_for() found, as find_functions() keeps or drops it: the
+  // Function, its linkage name and whether it is a copy inlined into its own
+  // body (die_links.h). From an LLVM DIE (found_function()), or an inlined
+  // copy read raw (dwarf/inlined_copies.cpp), without LLVM reading the copy's
+  // unit: its name, declaration and linkage name are then its origin's, which
   // LLVM reads once for all the copies of a function (`origins`).
-  struct CopyReadRaw {
+  struct FoundFunction {
     Function function;
     std::string linkage_name;
     bool inlined_into_itself = false;
-    size_t position = 0;  // how many DIEs scan_for() found before it: the index's order
+    size_t position = 0;  // read raw: how many DIEs scan_for() found before it (the index's order)
   };
+  std::optional<FoundFunction> found_function(llvm::DWARFDie die);
+  // scan_for()'s functions, DIEs and copies read raw, in the index's order.
+  std::vector<FoundFunction> functions_found(const std::string &name, bool subprograms, bool inline_copies);
   struct OriginFacts {
     bool valid = false;  // LLVM reads a DIE there
     std::string name, linkage_name, decl_file;
@@ -151,7 +156,10 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
     uint64_t root = 0;  // origin_root()'s offset
   };
   using OriginCache = std::unordered_map<uint64_t, OriginFacts>;
-  std::optional<CopyReadRaw> copy_read_raw(uint64_t offset, OriginCache &origins);
+  std::optional<FoundFunction> copy_read_raw(uint64_t offset, OriginCache &origins);
+  bool origin_elsewhere(uint64_t offset);
+  const OriginFacts &origin_facts(uint64_t offset, OriginCache &origins);
+  bool links_reach(uint64_t body, std::optional<uint64_t> first_link, uint64_t root);
   const RawUnit *raw_unit_holding(uint64_t offset);
   std::unordered_map<uint64_t, std::optional<RawUnit>> raw_units_;  // by unit offset
   // Subprograms with code (and, when asked, inlined copies) named `name`, as function_index_
@@ -159,7 +167,7 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   // `name<...>` (a template's instances). With `read_raw`, the copies the index gives
   // that can be read raw go there, as Functions, instead.
   std::vector<llvm::DWARFDie> scan_for(const std::string &name, bool subprograms, bool inline_copies,
-                                       bool instances = false, std::vector<CopyReadRaw> *read_raw = nullptr);
+                                       bool instances = false, std::vector<FoundFunction> *read_raw = nullptr);
   // find_functions for a C++ name (cxx_names.h): symbols and DIEs by their demangled names.
   std::vector<Function> find_cxx_functions(const CxxQuery &query, const std::string &file, InlineCopies inlines);
   // The function a symbol table knows alone: its symbol's extent, no DWARF.
