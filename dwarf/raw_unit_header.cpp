@@ -42,7 +42,9 @@ Result<UnitHeader> read_unit_header(const DwarfBytes &b, uint64_t at) {
     u.abbrev_offset = c.fixed(u.offset_size);
     u.address_size = static_cast<uint8_t>(c.fixed(1));
   }
-  if (!c.ok) return bad_unit(u.offset);
+  // An address is read as one fixed-size value: at most 8 bytes (a
+  // hostile 200 would shift past 64 bits).
+  if (!c.ok || u.address_size == 0 || u.address_size > 8) return bad_unit(u.offset);
   u.dies = c.p - bytes_of(b.info);
   return u;
 }

@@ -105,6 +105,21 @@ TEST(RawUnitHeader, TruncatedHeaderIsRefused) {
   EXPECT_FALSE(header_of(wide));
 }
 
+// Addresses are read as one value of at most 8 bytes.
+TEST(RawUnitHeader, AnAddressSizeOfNoneOrOverEightBytesIsRefused) {
+  for (int version : {4, 5}) {
+    std::string info = unit(version, 4).bytes();
+    size_t at = version >= 5 ? 7 : 10;  // the address size's byte
+    ASSERT_EQ(info[at], 8);
+    for (uint8_t size : {uint8_t{0}, uint8_t{9}, uint8_t{200}}) {
+      info[at] = static_cast<char>(size);
+      EXPECT_FALSE(header_of(info)) << "DWARF " << version << ", address size " << int(size);
+    }
+    info[at] = 4;
+    EXPECT_TRUE(header_of(info)) << "DWARF " << version << ", address size 4";
+  }
+}
+
 TEST(RawUnitHeader, UnknownVersionIsRefused) {
   for (int version : {1, 6}) {
     std::string info = unit(version, 4).bytes();
