@@ -356,6 +356,16 @@ class Builder {
     entry.maxactive.reset();
     entry.event = std::string(companion_entry_suffix);
     uint64_t address = site.function->frame_entry;
+    // That entry comes from the DWARF: as a site is, it is checked against
+    // the binary before a probe goes there. A function of the symbol table
+    // starts at it (an instruction start), unless -f.
+    auto symbol = debug_.symbolize(address);
+    if (!options_.force && (!symbol || symbol->second != 0))
+      return fail("refusing the entry companion of " + site.point + " at " + hex(address) + ": " +
+                      (symbol ? "the symbol table puts it inside " + debug_.display_symbol(symbol->first)
+                              : std::string("no symbol covers it")) +
+                      ", where a function should start",
+                  "a cache file may be damaged: run again with --no-cache; if that gives the same, report it");
     if (entry.kind == TraceDefinition::Kind::Uprobe) {
       auto offset = debug_.file_offset(address);
       if (!offset) return std::move(offset).error();

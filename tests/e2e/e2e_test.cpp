@@ -883,6 +883,29 @@ TEST_F(E2e, EntryValuesAreReadAtTheEntryAndJoined) {
   for (const std::string &line : group_lines(group_)) EXPECT_FALSE(contains(line, "/c_")) << line;
 }
 
+// The entry companions go where the DWARF says the site's function starts:
+// like a site, that place is checked against the binary first. With the
+// function's symbol stripped, no function of the symbol table starts there,
+// and the probe is refused rather than placed.
+TEST_F(E2e, AnEntryCompanionGoesOnlyWhereTheSymbolTableStartsAFunction) {
+  std::string fx = fixture_dir + "/entry_value_fixture";
+  std::string src = KPP_E2E_ENTRY_VALUE_SOURCE;
+  int consume_rel = line_of(src, "probe:consume_after_calls") - line_of(src, "int consume(");
+  std::string spec = "consume:" + std::to_string(consume_rel) + " n";
+  std::string stripped = "/tmp/kpp-e2e-stripped-" + std::to_string(getpid());
+  run_result strip = run_program({"/usr/bin/objcopy", "--strip-symbol=consume", fx, stripped});
+  if (strip.status != 0) GTEST_SKIP() << "objcopy could not strip a symbol: " << strip.err;
+  run_result whole = kpp({"-x", fx, "-D", spec});
+  run_result refused = kpp({"-x", stripped, "-D", spec});
+  std::filesystem::remove(stripped);
+  ASSERT_EQ(whole.status, 0) << describe(whole);
+  EXPECT_TRUE(contains(whole.out, "__entry ")) << "the spec needs an entry companion: " << whole.out;
+  EXPECT_EQ(refused.status, 1) << describe(refused);
+  EXPECT_TRUE(contains(refused.err, "refusing the entry companion of consume:" + std::to_string(consume_rel)))
+      << refused.err;
+  EXPECT_TRUE(refused.out.empty()) << refused.out;
+}
+
 // ---------------------------------------------------------------------------
 // C++ names: namespaces, methods, overloads, templates, names longer than
 // the kernel takes for an event. Values are the fixture's own truth lines.
