@@ -259,14 +259,15 @@ class Checker {
   }
 
   Status check_section(const Section &s) const {
-    if (s.type == kShtNobits || s.size == 0) return Ok{};
     // LLVM divides a relocation section's size by its entry size (SIGFPE
-    // on 0, found by tests/fuzz) and reads entries of that size.
+    // on 0, found by tests/fuzz; an empty section's too) and reads entries
+    // of that size.
     if (s.type == kShtRela || s.type == kShtRel) {
       uint64_t entry = s.type == kShtRela ? (f_.is64() ? 24 : 12) : (f_.is64() ? 16 : 8);
       if (s.entsize != entry)
         return bad(name_of(s) + " holds relocations of " + number(s.entsize) + " bytes (they are " + number(entry) + ")");
     }
+    if (s.type == kShtNobits || s.size == 0) return Ok{};
     if (!inside(s.offset, s.size, f_.size()))
       return bad(name_of(s) + " claims " + number(s.size) + " bytes at " + number(s.offset) +
                  ", past the end of the file (" + number(f_.size()) + " bytes)");

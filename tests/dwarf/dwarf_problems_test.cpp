@@ -80,5 +80,16 @@ TEST(DwarfProblems, VersionEntriesThatRepeatAreRefusedBeforeLlvmReadsThem) {
   EXPECT_NE(refused.err.find("(.gnu.version_r) claims 2013265921 version entries"), std::string::npos) << refused.err;
 }
 
+// An empty .rela.dyn whose entries are 0 bytes: LLVM divides the section's
+// size by that (SIGFPE, 0/0), also for an empty one, which the check of
+// relocation entry sizes skipped (fuzz_dwarf found it).
+TEST(DwarfProblems, AnEmptyRelocationSectionOfZeroByteEntriesIsRefused) {
+  std::string file = std::string(KPP_FUZZ_DWARF_REGRESSIONS) + "/empty_rela_section_of_entry_size_0_sigfpe";
+  CommandRun refused = run("--no-cache -x " + file + " -L main");
+  EXPECT_EQ(refused.status, 1) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("section 10 (.rela.dyn) holds relocations of 0 bytes (they are 24)"), std::string::npos)
+      << refused.err;
+}
+
 }  // namespace
 }  // namespace kpp
