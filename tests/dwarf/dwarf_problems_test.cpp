@@ -56,39 +56,39 @@ TEST(DwarfProblems, VerboseShowsThemAndQuietDoesNot) {
   EXPECT_EQ(placed(plain.out), placed(whole.out));
 }
 
+// kprobe-probe on the fuzz_dwarf input `input` with `command` (under a
+// bound of 20 s): refused with exit 1 and `message` before LLVM reads it.
+void expect_refused(const std::string &input, const std::string &command, const std::string &message) {
+  std::string file = std::string(KPP_FUZZ_DWARF_REGRESSIONS) + "/" + input;
+  CommandRun refused = test::run_command("timeout 20 " + std::string(KPP_BIN) + " --no-cache -x " + file + " " + command,
+                                         test::Stderr::Apart);
+  EXPECT_EQ(refused.status, 1) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find(message), std::string::npos) << refused.err;
+}
+
 // Not every damage is LLVM's to report: its line-table prologue parser
 // crashes on a form DWARF 5 does not allow for files, also in a table whose
 // length runs past the section (fuzz_dwarf found one; llvm-dwarfdump-19
 // crashes on it too). The file is refused before LLVM reads it, naming
 // the table.
 TEST(DwarfProblems, ABadFormInALineTableCutShortIsRefusedBeforeLlvmReadsIt) {
-  std::string file = std::string(KPP_FUZZ_DWARF_REGRESSIONS) + "/cut_line_table_prologue_form_segv";
-  CommandRun refused = run("--no-cache -x " + file + " -L main");
-  EXPECT_EQ(refused.status, 1) << refused.out << refused.err;
-  EXPECT_NE(refused.err.find("(.debug_line): the line table at 0 describes its files with form 29"), std::string::npos)
-      << refused.err;
+  expect_refused("cut_line_table_prologue_form_segv", "-L main",
+                 "(.debug_line): the line table at 0 describes its files with form 29");
 }
 
 // An 18 KB file whose .gnu.version_r claims 2^31 entries, each the next of
 // the one before at offset 0: LLVM read them all, 24 GB and a minute. The
 // claim is checked against the section first (fuzz_dwarf found it).
 TEST(DwarfProblems, VersionEntriesThatRepeatAreRefusedBeforeLlvmReadsThem) {
-  std::string file = std::string(KPP_FUZZ_DWARF_REGRESSIONS) + "/verneed_entries_repeat_oom";
-  CommandRun refused = test::run_command("timeout 20 " + std::string(KPP_BIN) + " --no-cache -x " + file + " -F",
-                                         test::Stderr::Apart);
-  EXPECT_EQ(refused.status, 1) << refused.out << refused.err;
-  EXPECT_NE(refused.err.find("(.gnu.version_r) claims 2013265921 version entries"), std::string::npos) << refused.err;
+  expect_refused("verneed_entries_repeat_oom", "-F", "(.gnu.version_r) claims 2013265921 version entries");
 }
 
 // An empty .rela.dyn whose entries are 0 bytes: LLVM divides the section's
 // size by that (SIGFPE, 0/0), also for an empty one, which the check of
 // relocation entry sizes skipped (fuzz_dwarf found it).
 TEST(DwarfProblems, AnEmptyRelocationSectionOfZeroByteEntriesIsRefused) {
-  std::string file = std::string(KPP_FUZZ_DWARF_REGRESSIONS) + "/empty_rela_section_of_entry_size_0_sigfpe";
-  CommandRun refused = run("--no-cache -x " + file + " -L main");
-  EXPECT_EQ(refused.status, 1) << refused.out << refused.err;
-  EXPECT_NE(refused.err.find("section 10 (.rela.dyn) holds relocations of 0 bytes (they are 24)"), std::string::npos)
-      << refused.err;
+  expect_refused("empty_rela_section_of_entry_size_0_sigfpe", "-L main",
+                 "section 10 (.rela.dyn) holds relocations of 0 bytes (they are 24)");
 }
 
 }  // namespace
