@@ -15,6 +15,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 
 #include "dwarf/elf_bounds.h"
+#include "src/util/crash_note.h"
 #include "src/util/unique_fd.h"
 
 namespace kpp::dwarf {
@@ -43,6 +44,7 @@ Result<MappedObject> open_mapped_object(const std::string &path) {
   struct stat st {};
   if (fstat(fd.get(), &st) != 0) return Error("cannot open '" + path + "': " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return Error("'" + path + "' is " + kind_of(st.st_mode) + ", not a program or debug file");
+  note_file_opened(path);  // for the message if reading it crashes (src/cli/supervisor.h)
   // No NUL terminator needed: LLVM then maps any file of 16 KiB or more
   // (with one, a file whose size is a multiple of the page size is read
   // into the heap whole).

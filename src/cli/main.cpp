@@ -9,6 +9,7 @@
 #include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
 #include "src/cli/download_progress.h"
+#include "src/cli/supervisor.h"
 #include "src/spec/error_format.h"
 #include "src/stream/stop_signal.h"
 #include "src/stream/trace_instance.h"
@@ -41,6 +42,8 @@ int main(int argc, char **argv) {
     std::fputs(kpp::format_error(options.error()).c_str(), stderr);
     return 1;
   }
+  // From here on a child does the work, and this process answers for it if it crashes.
+  kpp::run_supervised();
   // Instances are removed by their destructors; this covers paths that skip them.
   kpp::install_trace_instance_cleanup_at_exit();
   // trace, record and live catch their stop signals from here on: a signal

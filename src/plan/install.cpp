@@ -10,6 +10,7 @@
 #include <map>
 
 #include "src/kernel/notrace_refusal.h"
+#include "src/util/crash_note.h"
 #include "src/util/deferred_signals.h"
 #include "src/util/unique_fd.h"
 
@@ -109,6 +110,7 @@ Status install(const Plan &plan, ProbeEngine &engine, InstalledProbes &installed
   Status written = Ok{};
   {
     DeferredSignals deferred;
+    note_tracefs_changed();  // for the message if the run crashes from here (src/cli/supervisor.h)
     written = write_locked(plan, engine);
     if (int sig = deferred.pending()) {
       if (written) remove_all(engine, plan);

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "src/stream/tracefs_cxx.h"
+#include "src/util/tool_pid.h"
 
 namespace kpp {
 
@@ -61,6 +62,23 @@ std::string instance_name_of(InstanceOwner owner) {
   return name;
 }
 
+namespace {
+
+// Disables and removes instance `name`: the errno text when it cannot.
+std::optional<std::string> destroy_instance(const std::string &tracing_dir, const std::string &name) {
+  tracefs_instance *inst = tracefs_instance_alloc(tracing_dir.c_str(), name.c_str());
+  if (!inst) return std::string(std::strerror(errno));
+  // Disable first: a probe stays enabled (and undeletable) until then.
+  (void)tracefs_instance_file_write(inst, "events/enable", "0");
+  int rc = tracefs_instance_destroy(inst);
+  int err = errno;
+  tracefs_instance_free(inst);
+  if (rc == 0) return std::nullopt;
+  return std::string(std::strerror(err));
+}
+
+}  // namespace
+
 std::vector<std::string> remove_stale_instances(const std::string &tracing_dir) {
   std::vector<std::string> notes;
   std::string dir = tracing_dir + "/instances";
@@ -72,28 +90,31 @@ std::vector<std::string> remove_stale_instances(const std::string &tracing_dir) 
     std::string name = e->d_name;
     auto owner = instance_owner(name);
     // Another namespace's pid says nothing about the processes we can see.
-    if (!owner || owner->pid_namespace != own_namespace || owner->pid == getpid()) continue;
+    if (!owner || owner->pid_namespace != own_namespace || owner->pid == tool_pid()) continue;
     int pid = owner->pid;
     if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to signal): keep
     stale.emplace_back(name, pid);
   }
   closedir(d);
   for (const auto &[name, pid] : stale) {
-    tracefs_instance *inst = tracefs_instance_alloc(tracing_dir.c_str(), name.c_str());
-    if (!inst) continue;
-    // Disable first: a probe stays enabled (and undeletable) until then.
-    (void)tracefs_instance_file_write(inst, "events/enable", "0");
-    int rc = tracefs_instance_destroy(inst);
-    int err = errno;
-    tracefs_instance_free(inst);
-    if (rc == 0)
+    if (auto why = destroy_instance(tracing_dir, name))
+      notes.push_back("cannot remove tracefs instance " + name + " left by dead process " + std::to_string(pid) +
+                      ": " + *why);
+    else
       notes.push_back("removed tracefs instance " + name + ", left by kprobe-probe process " + std::to_string(pid) +
                       " that no longer runs");
-    else
-      notes.push_back("cannot remove tracefs instance " + name + " left by dead process " + std::to_string(pid) +
-                      ": " + std::strerror(err));
   }
   return notes;
+}
+
+std::optional<std::string> remove_instance_of_this_run(const std::string &tracing_dir) {
+  uint64_t ns = own_pid_namespace();
+  std::string name = instance_name_of({tool_pid(), ns == 0 ? kInitialPidNamespace : ns});
+  struct stat st {};
+  if (stat((tracing_dir + "/instances/" + name).c_str(), &st) != 0) return std::nullopt;
+  if (auto why = destroy_instance(tracing_dir, name))
+    return "cannot remove its tracefs instance " + name + ": " + *why;
+  return "removed its tracefs instance " + name;
 }
 
 }  // namespace kpp

@@ -11,6 +11,8 @@
 // or nothing), it records this process's own pid namespace, and the process
 // of that pid is gone (kill(pid, 0) says ESRCH). A live process's instance,
 // whatever it runs, another namespace's, and every other name are left alone.
+// The pid is the run's tool_pid() (src/util/tool_pid.h): the process the user
+// started, which outlives the child doing the work.
 #pragma once
 
 #include <cstdint>
@@ -43,5 +45,10 @@ std::string instance_name_of(InstanceOwner owner);
 // Removes the stale instances under `tracing_dir`; returns a note for each
 // one removed, and for each it could not remove (with why).
 std::vector<std::string> remove_stale_instances(const std::string &tracing_dir);
+
+// Removes this run's own instance (named after tool_pid()), for the
+// supervisor when the working process died without removing it: a note
+// when it was there (removed, or why not), nullopt when it was not.
+std::optional<std::string> remove_instance_of_this_run(const std::string &tracing_dir);
 
 }  // namespace kpp

@@ -13,6 +13,7 @@
 #include "src/stream/tracefs_cxx.h"
 
 #include "src/stream/tracefs_mount.h"
+#include "src/util/tool_pid.h"
 
 namespace kpp {
 
@@ -61,7 +62,7 @@ std::string default_instance_name() {
   // An unknown namespace (no /proc) is named as the initial one: the name
   // perf-era scripts and our tests look for.
   uint64_t ns = own_pid_namespace();
-  return instance_name_of({getpid(), ns == 0 ? kInitialPidNamespace : ns});
+  return instance_name_of({tool_pid(), ns == 0 ? kInitialPidNamespace : ns});
 }
 
 Result<TraceInstance> TraceInstance::create(const std::string &name_in) {

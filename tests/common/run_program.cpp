@@ -9,6 +9,20 @@
 
 #include <cerrno>
 #include <chrono>
+#include <fstream>
+#include <string>
+
+namespace {
+
+// The first child of `pid` (/proc/PID/task/PID/children), or 0.
+pid_t first_child(pid_t pid) {
+  std::string path = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children";
+  std::ifstream in(path);
+  long child = 0;
+  return (in >> child) ? static_cast<pid_t>(child) : 0;
+}
+
+}  // namespace
 
 run_result run_program(const std::vector<std::string> &argv, const run_options &opt) {
   run_result r;
@@ -51,7 +65,8 @@ run_result run_program(const std::vector<std::string> &argv, const run_options &
     if (!signal_sent) {
       double left = opt.signal_after_s - since_start();
       if (left <= 0) {
-        kill(pid, opt.signal);
+        if (!opt.signal_child) kill(pid, opt.signal);
+        else if (pid_t child = first_child(pid); child > 0) kill(child, opt.signal);
         signal_sent = true;
       } else {
         timeout = static_cast<int>(left * 1000) + 1;

@@ -27,6 +27,10 @@ struct run_options {
   bool close_stdout_after_first_line = false;  // as `| head -n 1` does
   int signal = 0;                              // sent to the program `signal_after_s` after the start
   double signal_after_s = 0;
+  // Send `signal` to the program's first child instead: kprobe-probe's
+  // working process (src/cli/supervisor.h), as a crash or the OOM killer
+  // would end it. Not sent when the program has no child by then.
+  bool signal_child = false;
 };
 
 // Runs argv[0] (a path: no PATH search) with `argv`, stdin from /dev/null,

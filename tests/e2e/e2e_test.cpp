@@ -1570,6 +1570,37 @@ TEST_F(E2eSession, InstancesOfDeadRunsAreRemovedAndOthersKept) {
   EXPECT_TRUE(other_namespace_kept) << "an instance of another pid namespace was removed";
 }
 
+// The working process dies as a fault would end it (SIGSEGV, sent to it while
+// the session runs; src/cli/supervisor.h): the run ends with status 1 and an
+// error that says so and names the file it read, its instance is removed and
+// the command it traced is ended. Killed (SIGKILL, as by the OOM killer), the
+// run dies of SIGKILL, with the same cleanup.
+TEST_F(E2eSession, AWorkerThatCrashesOrIsKilledIsReportedAndLeavesNothingBehind) {
+  add_on_fixture("scale", "scale a b");
+  for (int sig : {SIGSEGV, SIGKILL}) {
+    SCOPED_TRACE(sigabbrev_np(sig));
+    std::string marker = "kpptest_worker_" + std::to_string(getpid()) + "_" + std::to_string(sig);
+    run_result r = kpp({"trace", "-e", group_ + ":*", "--", "/bin/sh", "-c", "while :; do sleep 0.1; done", marker},
+                       {.uid = std::nullopt, .close_stdout_after_first_line = false, .signal = sig,
+                        .signal_after_s = 0.5, .signal_child = true});
+    if (sig == SIGSEGV) {
+      EXPECT_FALSE(r.signaled) << describe(r);
+      EXPECT_EQ(r.status, 1) << describe(r);
+      EXPECT_TRUE(contains(r.err, "kprobe-probe: error: the run crashed with SIGSEGV (the file it opened last: '" + fx_ +
+                                      "')"))
+          << r.err;
+    } else {
+      EXPECT_TRUE(r.signaled) << describe(r);
+      EXPECT_EQ(r.status, 128 + SIGKILL) << describe(r);
+      EXPECT_TRUE(contains(r.err, "kprobe-probe: error: the run was killed by SIGKILL")) << r.err;
+    }
+    EXPECT_TRUE(contains(r.err, "it had written no probe definition")) << r.err;
+    EXPECT_TRUE(contains(r.err, "removed its tracefs instance kprobe-probe-" + std::to_string(r.pid))) << r.err;
+    EXPECT_TRUE(contains(r.err, "ended what it had started (sh ")) << r.err;
+    expect_nothing_left(r, marker);
+  }
+}
+
 // A full disk: recording stops, the file keeps what fitted and trace-cmd
 // reads it, the error names the file and the cause; in trace.dat version 6
 // and version 7, plain and compressed.

@@ -11,7 +11,8 @@ put through kprobe-probe as a user would (-D with variables, and -F -L -V in one
 and each run must
   - end within --time-limit seconds (10),
   - at a peak RSS of at most --rss-limit-mib MiB (512),
-  - with exit status 0 or 1 (no signal: no crash, no abort).
+  - with exit status 0 or 1 (no signal: no crash, no abort), and not with the error the
+    supervising process prints for a crash of the working one (src/cli/supervisor.h).
 The mutations come from --seed alone (the seeds are built under fixed paths, see BUILT_IN), so a
 failure is reproduced by the same seed and count on any checkout with the same compilers; failing
 inputs are also copied to --keep DIR with the command that failed.
@@ -350,6 +351,10 @@ def main():
                 why = f"did not end within {args.time_limit:g} s"
             elif code not in (0, 1):
                 why = f"exit status {code}" + (f" ({signal.Signals(-code).name})" if code < 0 else "")
+            elif b"error: the run crashed with" in err or b"error: the run was killed by" in err:
+                # Reported as an error by the supervising process (src/cli/supervisor.h):
+                # still a fault the checks before LLVM should have caught.
+                why = "the working process crashed"
             elif rss > args.rss_limit_mib * 1024:
                 why = f"peak RSS {rss >> 10} MiB > {args.rss_limit_mib} MiB"
             if why:

@@ -1,0 +1,213 @@
+#include "src/cli/supervisor.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "src/spec/error_format.h"
+#include "src/stream/stale_instances.h"
+#include "src/stream/tracefs_cxx.h"
+#include "src/util/crash_note.h"
+#include "src/util/tool_pid.h"
+
+namespace kpp {
+
+namespace {
+
+// What a user or a terminal sends to stop the tool: passed on to the child.
+constexpr int kPassedOn[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+
+volatile sig_atomic_t g_worker = 0;
+
+void pass_on(int sig) {
+  if (g_worker > 0) ::kill(g_worker, sig);
+}
+
+std::string signal_abbrev(int sig) {
+  const char *abbrev = sigabbrev_np(sig);
+  return abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
+}
+
+// The processes this one adopted (the dead child's orphans: the command it
+// traced, and theirs as they are orphaned in turn), with their names.
+std::vector<std::pair<pid_t, std::string>> adopted() {
+  std::vector<std::pair<pid_t, std::string>> out;
+  DIR *d = opendir("/proc");
+  if (!d) return out;
+  pid_t self = getpid();
+  while (dirent *e = readdir(d)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+    size_t open = text.find('('), close = text.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close < open) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(text.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == self && state != 'Z')
+      out.emplace_back(static_cast<pid_t>(std::atoi(e->d_name)), text.substr(open + 1, close - open - 1));
+  }
+  closedir(d);
+  return out;
+}
+
+// Ends what the dead child traced, as its session would have: SIGTERM, then
+// SIGKILL after 1 s. A note naming what was ended, if anything was.
+std::optional<std::string> end_adopted() {
+  std::set<pid_t> ended;
+  std::string names;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (;;) {
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    auto left = adopted();
+    if (left.empty()) break;
+    bool late = std::chrono::steady_clock::now() >= deadline;
+    for (const auto &[pid, name] : left) {
+      if (late) ::kill(pid, SIGKILL);
+      if (!ended.insert(pid).second) continue;
+      if (!late) ::kill(pid, SIGTERM);
+      names += (names.empty() ? "" : ", ") + name + " " + std::to_string(pid);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (ended.empty()) return std::nullopt;
+  return "ended what it had started (" + names + ")";
+}
+
+// The dead child's tracefs instance, removed; nothing when it had none.
+std::vector<std::string> remove_instance() {
+  const char *dir = nullptr;
+  if (tracefs_tracing_dir_is_mounted(false, &dir) != 1 || !dir) return {};
+  if (auto note = remove_instance_of_this_run(dir)) return {*note};
+  return {};
+}
+
+// " (the file it opened last: 'b'; before it: 'a')".
+std::string files_opened() {
+  std::vector<std::string> files = noted_files();
+  if (files.empty()) return "";
+  std::string text = " (the file it opened last: '" + files.back() + "'";
+  if (files.size() > 1) {
+    text += "; before it:";
+    for (size_t i = files.size() - 1; i-- > 0;) text += " '" + files[i] + "'" + (i ? "," : "");
+  }
+  return text + ")";
+}
+
+void report_death(int sig, const std::vector<std::string> &notes) {
+  bool killed = sig == SIGKILL;
+  std::string what = killed ? "the run was killed by SIGKILL, by the kernel's out-of-memory killer or by a user" +
+                                  files_opened()
+                            : "the run crashed with " + signal_abbrev(sig) + files_opened();
+  what += noted_tracefs_changed() ? "; it had begun to write probe definitions: see 'kprobe-probe --list'"
+                                  : "; it had written no probe definition";
+  for (const std::string &note : notes) what += "; " + note;
+  std::string hint = killed ? "" : "a damaged file the checks before the DWARF reader do not catch, or a bug: "
+                                   "please report it, with the file if you can";
+  std::fputs(format_error(Error(what, hint)).c_str(), stderr);
+}
+
+bool is_crash(int sig) {
+  switch (sig) {
+    case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGABRT: case SIGSYS: case SIGTRAP:
+    case SIGXCPU: case SIGXFSZ: case SIGKILL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Dies of `sig` as the child did, so that the shell sees it (without a
+// core file of this process, which did nothing).
+[[noreturn]] void die_of(int sig) {
+  struct rlimit no_core {};
+  setrlimit(RLIMIT_CORE, &no_core);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigaction(sig, &dfl, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
+  ::raise(sig);
+  _exit(128 + sig);
+}
+
+[[noreturn]] void stand_by(pid_t worker) {
+  int status = 0;
+  for (;;) {
+    pid_t ended = waitpid(-1, &status, 0);  // reaps adopted orphans too
+    if (ended == worker) break;
+    if (ended < 0 && errno != EINTR) _exit(1);  // cannot happen: the worker is ours
+  }
+  if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
+  int sig = WTERMSIG(status);
+  std::vector<std::string> notes;
+  if (auto ended = end_adopted()) notes.push_back(*ended);
+  for (std::string &note : remove_instance()) notes.push_back(std::move(note));
+  if (!is_crash(sig)) {
+    for (const std::string &note : notes) std::fprintf(stderr, "kprobe-probe: %s\n", note.c_str());
+    die_of(sig);
+  }
+  report_death(sig, notes);
+  if (sig == SIGKILL) die_of(sig);
+  _exit(1);
+}
+
+}  // namespace
+
+void run_supervised() {
+  // Held back until each side has its handlers: a signal sent meanwhile
+  // reaches the child through the parent, or the child itself.
+  sigset_t block, saved_mask;
+  sigemptyset(&block);
+  for (int sig : kPassedOn) sigaddset(&block, sig);
+  sigprocmask(SIG_BLOCK, &block, &saved_mask);
+  struct sigaction saved[std::size(kPassedOn)];
+  for (size_t i = 0; i < std::size(kPassedOn); ++i) sigaction(kPassedOn[i], nullptr, &saved[i]);
+  share_crash_note();
+  pid_t parent = getpid();
+  pid_t worker = fork();
+  if (worker < 0) {
+    sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
+    return;
+  }
+  if (worker == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) ::raise(SIGKILL);  // it died before the line above
+    set_tool_pid(parent);
+    sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
+    return;
+  }
+  g_worker = worker;
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  for (size_t i = 0; i < std::size(kPassedOn); ++i) {
+    if (saved[i].sa_handler == SIG_IGN) continue;  // nohup's SIGHUP stays ignored, in both
+    struct sigaction on {};
+    on.sa_handler = pass_on;
+    on.sa_flags = SA_RESTART;
+    sigemptyset(&on.sa_mask);
+    sigaction(kPassedOn[i], &on, nullptr);
+  }
+  sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
+  stand_by(worker);
+}
+
+}  // namespace kpp
