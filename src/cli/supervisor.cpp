@@ -157,6 +157,7 @@ bool is_crash(int sig) {
     if (ended == worker) break;
     if (ended < 0 && errno != EINTR) _exit(1);  // cannot happen: the worker is ours
   }
+  g_worker = 0;  // reaped: its pid may be another process's from now on
   if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
   int sig = WTERMSIG(status);
   std::vector<std::string> notes;
