@@ -5,6 +5,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,6 +35,11 @@ namespace {
 constexpr int kPassedOn[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 
 volatile sig_atomic_t g_worker = 0;
+
+// The terminal's modes when the run started: a worker that dies in the live
+// view leaves it without echo and line editing, and they are put back.
+struct termios g_terminal {};
+bool g_on_terminal = false;
 
 void pass_on(int sig) {
   if (g_worker > 0) ::kill(g_worker, sig);
@@ -160,6 +166,8 @@ bool is_crash(int sig) {
   g_worker = 0;  // reaped: its pid may be another process's from now on
   if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
   int sig = WTERMSIG(status);
+  // Only in the foreground: a background process that sets them is stopped (SIGTTOU).
+  if (g_on_terminal && tcgetpgrp(STDIN_FILENO) == getpgrp()) tcsetattr(STDIN_FILENO, TCSANOW, &g_terminal);
   std::vector<std::string> notes;
   if (auto ended = end_adopted()) notes.push_back(*ended);
   for (std::string &note : remove_instance()) notes.push_back(std::move(note));
@@ -184,6 +192,7 @@ void run_supervised() {
   struct sigaction saved[std::size(kPassedOn)];
   for (size_t i = 0; i < std::size(kPassedOn); ++i) sigaction(kPassedOn[i], nullptr, &saved[i]);
   share_crash_note();
+  g_on_terminal = tcgetattr(STDIN_FILENO, &g_terminal) == 0;
   pid_t parent = getpid();
   pid_t worker = fork();
   if (worker < 0) {

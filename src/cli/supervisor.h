@@ -18,7 +18,8 @@
 //     is killed (SIGKILL: the out-of-memory killer) is reported as an error
 //     naming the files it opened last (src/util/crash_note.h) and what it
 //     had written; its tracefs instance is removed, and the command it traced
-//     is ended (this process is their subreaper). A crash exits with status 1,
+//     is ended (this process is their subreaper), and the terminal's modes
+//     are put back (the live view's crash leaves no echo). A crash exits with status 1,
 //     as any error; SIGKILL is passed on;
 //   - a SIGKILL of this process kills the child too (PR_SET_PDEATHSIG), as a
 //     SIGKILL of the tool always did: the next run removes the instance.

@@ -75,9 +75,12 @@ class LiveScreen : public ::testing::Test {
   }
 
   // Starts `args` of kprobe-probe in a cols x rows tmux pane; stderr and
-  // the exit code go to files in dir_.
-  void start(const std::string &args, int cols = 80, int rows = 24, const std::string &env = "") {
-    std::string cmd = env + std::string(KPP_BINARY) + " " + args + " 2>" + dir_ + "/stderr; echo $? >" + dir_ + "/rc";
+  // the exit code go to files in dir_; `then` runs in the pane after it.
+  void start(const std::string &args, int cols = 80, int rows = 24, const std::string &env = "",
+             const std::string &then = "") {
+    // \$?: the pane's shell expands it, not run()'s (which would write its own 0).
+    std::string cmd = env + std::string(KPP_BINARY) + " " + args + " 2>" + dir_ + "/stderr; echo \\$? >" + dir_ + "/rc";
+    if (!then.empty()) cmd += "; " + then;
     run(tmux_ + "new-session -d -s live -c " + dir_ + " -x " + std::to_string(cols) + " -y " + std::to_string(rows) +
         " \"" + cmd + "\"");
   }
@@ -240,6 +243,27 @@ TEST_F(LiveScreen, TerminalClosedCleansUp) {
   run(tmux_ + "kill-server");  // the pane's terminal goes away: SIGHUP
   ASSERT_TRUE(wait_for([&] { return !exists(tracing + "/instances/" + instance_); }, 5000));
   EXPECT_TRUE(wait_for([&] { return slurp(tracing + "/uprobe_events").find(group_ + "/") == std::string::npos; }, 5000));
+}
+
+// The view's working process crashes (SIGSEGV, sent to it: src/cli/supervisor.h):
+// the run ends with status 1 and says so, its instance is gone, and the
+// terminal has its echo and line editing back, which curses had taken.
+TEST_F(LiveScreen, ACrashGivesTheTerminalBackAndSaysSo) {
+  start(live_demo_args(), 80, 24, "", "stty -a >" + dir_ + "/stty");
+  ASSERT_TRUE(shows("enabled", "6")) << screen();
+  // The worker: the kprobe-probe whose parent is the kprobe-probe started.
+  std::string worker = run("for p in $(pgrep -f '" + group_ + ":w=walk'); do "
+                           "[ \"$(cat /proc/$(awk '{print $4}' /proc/$p/stat)/comm)\" = kprobe-probe ] && echo $p; done");
+  ASSERT_FALSE(worker.empty()) << "no working process found";
+  run("kill -SEGV " + worker);
+  ASSERT_TRUE(wait_for([&] { return !alive(); }, 5000));
+  EXPECT_EQ(slurp(dir_ + "/rc"), "1\n") << slurp(dir_ + "/stderr");
+  EXPECT_NE(slurp(dir_ + "/stderr").find("kprobe-probe: error: the run crashed with SIGSEGV"), std::string::npos)
+      << slurp(dir_ + "/stderr");
+  EXPECT_FALSE(exists(tracing + "/instances/" + instance_));
+  std::string modes = slurp(dir_ + "/stty");
+  EXPECT_TRUE(std::regex_search(modes, std::regex("(^|\\s)icanon(\\s|$)"))) << modes;
+  EXPECT_TRUE(std::regex_search(modes, std::regex("(^|\\s)echo(\\s|$)"))) << modes;
 }
 
 // Entry and return probes of one function pair from their definitions,
