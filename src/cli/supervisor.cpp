@@ -76,8 +76,9 @@ std::vector<std::pair<pid_t, std::string>> adopted() {
 // Ends what the dead child traced, as its session would have: SIGTERM, then
 // SIGKILL after 1 s. A note naming what was ended, if anything was.
 std::optional<std::string> end_adopted() {
+  constexpr size_t kNamed = 5;
   std::set<pid_t> ended;
-  std::string names;
+  std::string names;  // the first few: a build under trace may have hundreds
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   for (;;) {
     while (waitpid(-1, nullptr, WNOHANG) > 0) {
@@ -89,11 +90,12 @@ std::optional<std::string> end_adopted() {
       if (late) ::kill(pid, SIGKILL);
       if (!ended.insert(pid).second) continue;
       if (!late) ::kill(pid, SIGTERM);
-      names += (names.empty() ? "" : ", ") + name + " " + std::to_string(pid);
+      if (ended.size() <= kNamed) names += (names.empty() ? "" : ", ") + name + " " + std::to_string(pid);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   if (ended.empty()) return std::nullopt;
+  if (ended.size() > kNamed) names += " and " + std::to_string(ended.size() - kNamed) + " more";
   return "ended what it had started (" + names + ")";
 }
 
