@@ -79,7 +79,8 @@ void LlvmDebugInfo::inflate_dwarf() {
   std::string_view elf(source.getData().data(), source.getData().size());
   auto layout = inflated_layout(elf);
   if (!layout) return;  // nothing compressed (or nothing this reads): LLVM reads the file as it is
-  const InflateOptions options{.threads = std::max(1u, std::thread::hardware_concurrency())};
+  InflateOptions options;
+  options.threads = std::max(1u, std::thread::hardware_concurrency());
   std::string_view source_mapping = debug_binary_.getBinary() ? debug_mapping_ : image_.mapping();
   auto adopt = [&](const std::string &file) {
     auto object = open_mapped_object(file);

@@ -3,6 +3,7 @@
 // which answers the questions of the ELF file itself.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -248,6 +249,12 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   };
   std::optional<std::vector<UnitRange>> relocatable_units_;  // sorted by begin; made on first use
   TypeRef type_of(llvm::DWARFDie die);
+  // Calls `visit` on each named member of an aggregate, with the offset of
+  // the aggregate (base class, anonymous member) that holds it, until it
+  // returns true (then so does this).
+  using MemberVisit = std::function<bool(const llvm::DWARFDie &member, int64_t base)>;
+  bool walk_members(TypeRef aggregate, const MemberVisit &visit);
+  Member member_at(const llvm::DWARFDie &member, const std::string &name);
   std::string type_name(llvm::DWARFDie type, int depth = 0);
 
   // The separate debug file the DWARF comes from (empty: the program has it).

@@ -203,84 +203,87 @@ TypeInfo LlvmDebugInfo::describe(TypeRef ref) {
   return info;
 }
 
+namespace {
+
+// DW_AT_data_member_location as a constant (0 when absent).
+int64_t member_location(const DWARFDie &die) {
+  auto loc = die.find(llvm::dwarf::DW_AT_data_member_location);
+  return loc ? static_cast<int64_t>(loc->getAsUnsignedConstant().value_or(0)) : 0;
+}
+
+}  // namespace
+
+// The members of an aggregate include those of its base classes and of its
+// anonymous structs and unions, at their offsets. A hostile file can make
+// those chains cycle, or fan out (two anonymous members of one struct, at
+// each level): the walk is bounded in depth and in DIEs read (found by
+// tests/fuzz: a cycle overflowed the stack).
+bool LlvmDebugInfo::walk_members(TypeRef aggregate, const MemberVisit &visit) {
+  int dies_left = 10000;
+  std::function<bool(TypeRef, int64_t, int)> walk = [&](TypeRef ref, int64_t base, int depth) {
+    DWARFDie type = strip(die_at(ref.die_offset));
+    if (!type.isValid() || depth > max_type_depth) return false;
+    for (const DWARFDie &child : type.children()) {
+      if (--dies_left < 0) return false;
+      auto tag = child.getTag();
+      if (tag != llvm::dwarf::DW_TAG_inheritance && tag != llvm::dwarf::DW_TAG_member) continue;
+      bool named = tag == llvm::dwarf::DW_TAG_member && child.getName(DINameKind::ShortName);
+      if (named ? visit(child, base) : walk(type_of(child), base + member_location(child), depth + 1)) return true;
+    }
+    return false;
+  };
+  return walk(aggregate, 0, 0);
+}
+
 std::optional<Member> LlvmDebugInfo::member(TypeRef aggregate, const std::string &name) {
-  DWARFDie type = strip(die_at(aggregate.die_offset));
-  if (!type.isValid()) return std::nullopt;
-  for (const DWARFDie &child : type.children()) {
-    if (child.getTag() == llvm::dwarf::DW_TAG_inheritance) {
-      // A C++ base class: its members are members of this one, at its offset.
-      int64_t base_offset = 0;
-      if (auto loc = child.find(llvm::dwarf::DW_AT_data_member_location))
-        base_offset = static_cast<int64_t>(loc->getAsUnsignedConstant().value_or(0));
-      if (auto inherited = member(type_of(child), name)) {
-        inherited->offset += base_offset;
-        return inherited;
-      }
-      continue;
-    }
-    if (child.getTag() != llvm::dwarf::DW_TAG_member) continue;
-    int64_t offset = 0;
-    if (auto loc = child.find(llvm::dwarf::DW_AT_data_member_location))
-      offset = static_cast<int64_t>(loc->getAsUnsignedConstant().value_or(0));
-    const char *child_name = child.getName(DINameKind::ShortName);
-    if (!child_name) {
-      // An anonymous struct or union: its members are members of this one.
-      auto inner = member(type_of(child), name);
-      if (inner) {
-        inner->offset += offset;
-        return inner;
-      }
-      continue;
-    }
-    if (name != child_name) continue;
-    Member m;
-    m.name = name;
-    m.type = type_of(child);
-    m.offset = offset;
-    if (auto bits = child.find(llvm::dwarf::DW_AT_bit_size)) {
-      uint64_t bit_size = bits->getAsUnsignedConstant().value_or(0);
-      uint64_t container = describe(m.type).size;
-      // No real container is wider than 16 bytes; a hostile size would make
-      // container * 8 wrap to 0 below, a division by zero.
-      if (container == 0 || container > 16) container = 4;
-      uint64_t first_bit = 0;  // from the start of the aggregate, LSB-first (little endian)
-      if (auto data_bit = child.find(llvm::dwarf::DW_AT_data_bit_offset)) {
-        first_bit = data_bit->getAsUnsignedConstant().value_or(0);
-      } else if (auto old_bit = child.find(llvm::dwarf::DW_AT_bit_offset)) {
-        // DWARF 2/3 count from the most significant bit of the storage unit.
-        uint64_t unit_bytes = byte_size(child) ? byte_size(child) : container;
-        first_bit = offset * 8 + unit_bytes * 8 - old_bit->getAsUnsignedConstant().value_or(0) - bit_size;
-      }
-      m.offset = static_cast<int64_t>(first_bit / (container * 8) * container);
-      m.bit_size = static_cast<unsigned>(bit_size);
-      // The remainder, not first_bit - offset * 8: with a hostile bit offset
-      // that product overflows (found by tests/fuzz).
-      m.bit_offset = static_cast<unsigned>(first_bit % (container * 8));
-    }
-    return m;
-  }
-  return std::nullopt;
+  std::optional<Member> found;
+  walk_members(aggregate, [&](const DWARFDie &child, int64_t base) {
+    if (name != child.getName(DINameKind::ShortName)) return false;
+    found = member_at(child, name);
+    found->offset += base;
+    return true;
+  });
+  return found;
 }
 
 std::vector<std::string> LlvmDebugInfo::member_names(TypeRef aggregate) {
   std::vector<std::string> names;
-  DWARFDie type = strip(die_at(aggregate.die_offset));
-  if (!type.isValid()) return names;
-  for (const DWARFDie &child : type.children()) {
-    if (child.getTag() == llvm::dwarf::DW_TAG_inheritance) {
-      auto inherited = member_names(type_of(child));
-      names.insert(names.end(), inherited.begin(), inherited.end());
-      continue;
-    }
-    if (child.getTag() != llvm::dwarf::DW_TAG_member) continue;
-    if (const char *n = child.getName(DINameKind::ShortName)) {
-      names.push_back(n);
-    } else {
-      auto inner = member_names(type_of(child));
-      names.insert(names.end(), inner.begin(), inner.end());
-    }
-  }
+  walk_members(aggregate, [&](const DWARFDie &child, int64_t) {
+    names.push_back(child.getName(DINameKind::ShortName));
+    return false;
+  });
   return names;
+}
+
+// Member `name`, the DIE `child` of its aggregate: its type and offset,
+// and where a bit field lies in its container.
+Member LlvmDebugInfo::member_at(const DWARFDie &child, const std::string &name) {
+  int64_t offset = member_location(child);
+  Member m;
+  m.name = name;
+  m.type = type_of(child);
+  m.offset = offset;
+  if (auto bits = child.find(llvm::dwarf::DW_AT_bit_size)) {
+    uint64_t bit_size = bits->getAsUnsignedConstant().value_or(0);
+    uint64_t container = describe(m.type).size;
+    // No real container is wider than 16 bytes; a hostile size would make
+    // container * 8 wrap to 0 below, a division by zero.
+    if (container == 0 || container > 16) container = 4;
+    uint64_t first_bit = 0;  // from the start of the aggregate, LSB-first (little endian)
+    if (auto data_bit = child.find(llvm::dwarf::DW_AT_data_bit_offset)) {
+      first_bit = data_bit->getAsUnsignedConstant().value_or(0);
+    } else if (auto old_bit = child.find(llvm::dwarf::DW_AT_bit_offset)) {
+      // DWARF 2/3 count from the most significant bit of the storage unit.
+      uint64_t unit_bytes = byte_size(child) ? byte_size(child) : container;
+      first_bit = offset * 8 + unit_bytes * 8 - old_bit->getAsUnsignedConstant().value_or(0) - bit_size;
+    }
+    m.offset = static_cast<int64_t>(first_bit / (container * 8) * container);
+    m.bit_size = static_cast<unsigned>(bit_size);
+    // The remainder, not first_bit - offset * 8: with a hostile bit offset
+    // that product overflows (found by tests/fuzz).
+    m.bit_offset = static_cast<unsigned>(first_bit % (container * 8));
+  }
+  return m;
 }
 
 }  // namespace kpp::dwarf
