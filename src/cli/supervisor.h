@@ -24,7 +24,8 @@
 //   - a SIGKILL of this process kills the child too (PR_SET_PDEATHSIG), as a
 //     SIGKILL of the tool always did: the next run removes the instance.
 // The instance is named after this process (src/util/tool_pid.h). The fork
-// comes before anything is read: it costs ~0.2 ms.
+// comes before anything is read: it costs ~0.5 ms (the child faults in
+// again the pages of the start-up it uses).
 #pragma once
 
 namespace kpp {
