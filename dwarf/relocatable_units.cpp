@@ -23,7 +23,7 @@ DWARFCompileUnit *LlvmDebugInfo::relocatable_unit_at(uint64_t address) {
     // Only the unit DIEs are read here (unit_dwarf() checked them).
     for (const std::unique_ptr<DWARFUnit> &unit : unit_dwarf().compile_units()) {
       auto *cu = dyn_cast<DWARFCompileUnit>(unit.get());
-      if (!cu || !cu->getUnitDIE(false).isValid()) continue;
+      if (!cu || !cu->getUnitDIE(/*ExtractUnitDIEOnly=*/true).isValid()) continue;
       Expected<DWARFAddressRangesVector> ranges = cu->collectAddressRanges();
       if (!ranges) {
         consumeError(ranges.takeError());  // a unit that says nothing of its code answers nothing

@@ -99,5 +99,15 @@ TEST(DwarfProblems, AMemberChainThatCyclesEndsInAnError) {
   expect_refused("anonymous_member_cycle_stack_overflow", "-D 'main a.x'", "has no member 'x'");
 }
 
+// A relocatable file (a kernel module's kind) finds the unit of an address
+// by the units' own ranges, which are in their unit DIEs; reading them read
+// every DIE of each unit, before the DIE check, and LLVM ran past the
+// section on a damaged one (SIGSEGV; fuzz_dwarf found it). The unit DIEs
+// alone are read there now, and the unit found is checked as any other.
+TEST(DwarfProblems, ARelocatableFilesUnitIsCheckedBeforeLlvmReadsItsDies) {
+  expect_refused("relocatable_units_read_whole_before_the_check_segv", "-D main",
+                 "the DIE at 0x132: its DW_AT_location (DW_FORM_exprloc) runs past the unit's end at 0x28e");
+}
+
 }  // namespace
 }  // namespace kpp
