@@ -266,6 +266,12 @@ class Checker {
       uint64_t entry = s.type == kShtRela ? (f_.is64() ? 24 : 12) : (f_.is64() ? 16 : 8);
       if (s.entsize != entry)
         return bad(name_of(s) + " holds relocations of " + number(s.entsize) + " bytes (they are " + number(entry) + ")");
+      // Its symbol table (sh_link) and the section it relocates (sh_info)
+      // are looked up by LLVM, which aborts on an index past the table
+      // (report_fatal_error, found by tests/fuzz).
+      if (s.link >= sections_.size() || s.info >= sections_.size())
+        return bad(name_of(s) + " names section " + number(s.link >= sections_.size() ? s.link : s.info) + " as its " +
+                   (s.link >= sections_.size() ? "symbol table" : "target") + ", of " + number(sections_.size()));
     }
     if (s.type == kShtNobits || s.size == 0) return Ok{};
     if (!inside(s.offset, s.size, f_.size()))

@@ -109,5 +109,13 @@ TEST(DwarfProblems, ARelocatableFilesUnitIsCheckedBeforeLlvmReadsItsDies) {
                  "the DIE at 0x132: its DW_AT_location (DW_FORM_exprloc) runs past the unit's end at 0x28e");
 }
 
+// A relocation section whose symbol table (sh_link) is section 65542 of 37:
+// LLVM looks it up for a relocatable file's DWARF and aborts (fuzz_dwarf
+// found it). The index is checked with the section headers.
+TEST(DwarfProblems, ARelocationSectionNamingASectionPastTheTableIsRefused) {
+  expect_refused("relocation_section_link_past_the_table_abort", "-D main",
+                 "section 10 (.rela.dyn) names section 65542 as its symbol table, of 37");
+}
+
 }  // namespace
 }  // namespace kpp
