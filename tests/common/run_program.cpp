@@ -12,17 +12,12 @@
 #include <fstream>
 #include <string>
 
-namespace {
-
-// The first child of `pid` (/proc/PID/task/PID/children), or 0.
 pid_t first_child(pid_t pid) {
   std::string path = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children";
   std::ifstream in(path);
   long child = 0;
   return (in >> child) ? static_cast<pid_t>(child) : 0;
 }
-
-}  // namespace
 
 run_result run_program(const std::vector<std::string> &argv, const run_options &opt) {
   run_result r;

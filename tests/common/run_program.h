@@ -33,6 +33,10 @@ struct run_options {
   bool signal_child = false;
 };
 
+// The first child of `pid` (/proc/PID/task/PID/children), or 0: for
+// kprobe-probe, its working process (src/cli/supervisor.h).
+pid_t first_child(pid_t pid);
+
 // Runs argv[0] (a path: no PATH search) with `argv`, stdin from /dev/null,
 // and waits for it; reads both of its outputs as they come.
 run_result run_program(const std::vector<std::string> &argv, const run_options &opt = {});

@@ -139,8 +139,9 @@ TEST_F(Export, ServesHitsLatenciesAndArgumentsOfTheWorkload) {
       },
       15))
       << body << exporter_->err();
-  // The HTTP server library is loaded by the command that serves (and only then, see below).
-  std::ifstream maps("/proc/" + std::to_string(exporter_->pid()) + "/maps");
+  // The HTTP server library is loaded by the command that serves (and only then, see below):
+  // by its working process, the child of the one started (src/cli/supervisor.h).
+  std::ifstream maps("/proc/" + std::to_string(first_child(exporter_->pid())) + "/maps");
   std::string mapped((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
   EXPECT_NE(mapped.find("libmicrohttpd.so"), std::string::npos) << "the exporter serves without libmicrohttpd?";
 
