@@ -25,6 +25,7 @@
 #include "src/stream/stale_instances.h"
 #include "src/stream/tracefs_cxx.h"
 #include "src/util/crash_note.h"
+#include "src/util/strings.h"
 #include "src/util/tool_pid.h"
 
 namespace kpp {
@@ -43,11 +44,6 @@ bool g_on_terminal = false;
 
 void pass_on(int sig) {
   if (g_worker > 0) ::kill(g_worker, sig);
-}
-
-std::string signal_abbrev(int sig) {
-  const char *abbrev = sigabbrev_np(sig);
-  return abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
 }
 
 // The processes this one adopted (the dead child's orphans: the command it
@@ -123,7 +119,7 @@ void report_death(int sig, const std::vector<std::string> &notes) {
   bool killed = sig == SIGKILL;
   std::string what = killed ? "the run was killed by SIGKILL, by the kernel's out-of-memory killer or by a user" +
                                   files_opened()
-                            : "the run crashed with " + signal_abbrev(sig) + files_opened();
+                            : "the run crashed with " + signal_name(sig) + files_opened();
   what += noted_tracefs_changed() ? "; it had begun to write probe definitions: see 'kprobe-probe --list'"
                                   : "; it had written no probe definition";
   for (const std::string &note : notes) what += "; " + note;

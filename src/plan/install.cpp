@@ -12,6 +12,7 @@
 #include "src/kernel/notrace_refusal.h"
 #include "src/util/crash_note.h"
 #include "src/util/deferred_signals.h"
+#include "src/util/strings.h"
 #include "src/util/unique_fd.h"
 
 namespace kpp {
@@ -36,15 +37,6 @@ Result<UniqueFd> lock_tracefs(const std::string &dir) {
   while (flock(fd.get(), LOCK_EX) != 0)
     if (errno != EINTR) return Error("cannot lock " + dir + ": " + std::strerror(errno));
   return fd;
-}
-
-const char *signal_name(int sig) {
-  switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    default: return "a signal";
-  }
 }
 
 // Names of the plan's events that exist now.
@@ -114,7 +106,7 @@ Status install(const Plan &plan, ProbeEngine &engine, InstalledProbes &installed
     written = write_locked(plan, engine);
     if (int sig = deferred.pending()) {
       if (written) remove_all(engine, plan);
-      std::fprintf(stderr, "kprobe-probe: interrupted by %s: nothing was added\n", signal_name(sig));
+      std::fprintf(stderr, "kprobe-probe: interrupted by %s: nothing was added\n", signal_name(sig).c_str());
       written = Error(std::string("interrupted by ") + signal_name(sig), "nothing was added");
     } else if (written) {
       for (const PlanEvent &e : plan.events()) installed.hold(e.qualified_name());

@@ -62,6 +62,13 @@ std::string instance_name_of(InstanceOwner owner) {
   return name;
 }
 
+std::string this_runs_instance_name() {
+  // An unknown namespace (no /proc) is named as the initial one: the name
+  // perf-era scripts and our tests look for.
+  uint64_t ns = own_pid_namespace();
+  return instance_name_of({tool_pid(), ns == 0 ? kInitialPidNamespace : ns});
+}
+
 namespace {
 
 // Disables and removes instance `name`: the errno text when it cannot.
@@ -108,8 +115,7 @@ std::vector<std::string> remove_stale_instances(const std::string &tracing_dir) 
 }
 
 std::optional<std::string> remove_instance_of_this_run(const std::string &tracing_dir) {
-  uint64_t ns = own_pid_namespace();
-  std::string name = instance_name_of({tool_pid(), ns == 0 ? kInitialPidNamespace : ns});
+  std::string name = this_runs_instance_name();
   struct stat st {};
   if (stat((tracing_dir + "/instances/" + name).c_str(), &st) != 0) return std::nullopt;
   if (auto why = destroy_instance(tracing_dir, name))

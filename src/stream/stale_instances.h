@@ -42,6 +42,9 @@ uint64_t own_pid_namespace();
 // The instance name of process `pid` of pid namespace `pid_namespace`.
 std::string instance_name_of(InstanceOwner owner);
 
+// This run's own instance name: tool_pid()'s in this pid namespace.
+std::string this_runs_instance_name();
+
 // Removes the stale instances under `tracing_dir`; returns a note for each
 // one removed, and for each it could not remove (with why).
 std::vector<std::string> remove_stale_instances(const std::string &tracing_dir);

@@ -13,7 +13,6 @@
 #include "src/stream/tracefs_cxx.h"
 
 #include "src/stream/tracefs_mount.h"
-#include "src/util/tool_pid.h"
 
 namespace kpp {
 
@@ -58,12 +57,7 @@ std::string exact_regex(const std::string &name) { return "^" + name + "$"; }
 
 }  // namespace
 
-std::string default_instance_name() {
-  // An unknown namespace (no /proc) is named as the initial one: the name
-  // perf-era scripts and our tests look for.
-  uint64_t ns = own_pid_namespace();
-  return instance_name_of({tool_pid(), ns == 0 ? kInitialPidNamespace : ns});
-}
+std::string default_instance_name() { return this_runs_instance_name(); }
 
 Result<TraceInstance> TraceInstance::create(const std::string &name_in) {
   auto dir = ensure_tracefs();

@@ -13,13 +13,14 @@
 #include <chrono>
 #include <cstring>
 
+#include "src/util/strings.h"
+
 namespace kpp {
 
 std::string CommandEnd::describe() const {
   if (!ended) return "running";
   if (!signal) return "exited " + std::to_string(exit_code);
-  const char *abbrev = sigabbrev_np(signal);
-  return "killed by " + (abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(signal));
+  return "killed by " + signal_name(signal);
 }
 
 TracedCommand::~TracedCommand() {

@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace kpp {
 
@@ -18,5 +19,10 @@ std::string join(const std::vector<std::string> &items, const std::string &sep) 
 }
 
 std::string basename_of(const std::string &path) { return path.substr(path.rfind('/') + 1); }
+
+std::string signal_name(int sig) {
+  const char *abbrev = sigabbrev_np(sig);
+  return abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig);
+}
 
 }  // namespace kpp

@@ -18,4 +18,8 @@ std::string join(const std::vector<std::string> &items, const std::string &sep =
 // without '/' is returned whole, and one ending in '/' gives "".
 std::string basename_of(const std::string &path);
 
+// A signal's name as kill -l spells it, with its SIG prefix: SIGSEGV ->
+// "SIGSEGV"; one without a name -> "signal 77".
+std::string signal_name(int sig);
+
 }  // namespace kpp
