@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
@@ -79,8 +80,24 @@ struct CodeFrame {
   bool inlined = false;  // an inlined copy (its caller is the next frame)
 };
 
+// The error of a file whose DWARF LLVM must not read, thrown by the code
+// that would hand it to LLVM when it cannot return one (a DWARFContext is
+// made on first use, deep inside queries). Caught where commands are run
+// (src/cli/main.cpp, the fuzz targets): the command ends with the message
+// and status 1; nothing has been written to tracefs by then (definitions
+// are planned before anything is written).
+class DamagedDwarf : public std::exception {
+ public:
+  explicit DamagedDwarf(Error error) : error_(std::move(error)) {}
+  const Error &error() const { return error_; }
+  const char *what() const noexcept override { return error_.message.c_str(); }
+
+ private:
+  Error error_;
+};
+
 // How queries that must look at every unit get their name index (see
-// dwarf/index_cache.h): built once per binary, cached on disk.
+// dwarf/index/index_cache.h): built once per binary, cached on disk.
 struct OpenOptions {
   bool use_cache = true;        // false (--no-cache): build in memory, read and write no cache file
   std::string cache_directory;  // empty: $XDG_CACHE_HOME/kprobe-probe, else ~/.cache/kprobe-probe
@@ -100,7 +117,7 @@ class DebugInfo {
   // Opens an ELF file and its DWARF. A file without .debug_info has its
   // DWARF read from a separate debug file when one is found (build-id or
   // .gnu_debuglink, under $KPP_DEBUG_ROOT or /usr/lib/debug: see
-  // dwarf/debug_link.h); when none is, the file is opened without DWARF
+  // dwarf/source/debug_link.h); when none is, the file is opened without DWARF
   // (has_dwarf()): its symbol tables still name functions. `options` hold
   // for the object's whole life (the command line's --no-cache and
   // --no-demangle reach it only this way). Errors: unreadable file, not ELF.
@@ -221,7 +238,7 @@ class DebugInfo {
   virtual IndexSource index_source() const { return IndexSource::None; }
   virtual std::string index_note() const { return {}; }
   // LLVM's recoverable errors and warnings met so far in this file's DWARF
-  // ("FILE: MESSAGE"; dwarf/dwarf_problems.h), for -v: empty when it read
+  // ("FILE: MESSAGE"; dwarf/source/dwarf_problems.h), for -v: empty when it read
   // cleanly or was not read yet.
   virtual std::vector<std::string> dwarf_problems() const { return {}; }
 

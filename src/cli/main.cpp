@@ -5,7 +5,7 @@
 #include <new>
 #include <optional>
 
-#include "dwarf/die_stream_check.h"
+#include "dwarf/debug_info.h"
 #include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
 #include "src/cli/download_progress.h"
@@ -17,7 +17,7 @@
 namespace {
 
 // A size claimed by a damaged file that the checks before it did not bound
-// (dwarf/elf_bounds.h) ends as an error with status 1, not an abort.
+// (dwarf/elf/elf_bounds.h) ends as an error with status 1, not an abort.
 [[noreturn]] void on_uncaught_exception() {
   try {
     if (std::current_exception()) std::rethrow_exception(std::current_exception());
@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
     else status = std::move(r).error();
   };
   // A file whose DWARF LLVM must not read ends the command where it was met
-  // (dwarf/die_stream_check.h): its message, status 1.
+  // (DamagedDwarf, dwarf/debug_info.h): its message, status 1.
   try {
     switch (options->command) {
       case CliOptions::Command::Help: std::fputs(kpp::usage_text(), stdout); return 0;

@@ -1,7 +1,7 @@
 // The process the user starts stands by while a child does the work.
 //
 // LLVM reads the DWARF of files the tool does not own. The checks before it
-// (dwarf/elf_bounds.h, dwarf/die_stream_check.h) refuse every damage known to
+// (dwarf/elf/elf_bounds.h, dwarf/raw/die_stream_check.h) refuse every damage known to
 // crash it, but a fault they miss -- in LLVM or in our code -- must still
 // end as an error that names the file and leaves tracefs as it was, not as a
 // bare "Segmentation fault" and an enabled instance (issue 12 item 4).

@@ -209,7 +209,7 @@ class Builder {
     return address == fn.entry && !fn.inlined ? debug_.probe_entry(fn) : address;
   }
 
-  // Inlined copies come from the name index (dwarf/name_index.h): built
+  // Inlined copies come from the name index (dwarf/index/name_index.h): built
   // once per binary in parallel and cached, so a vmlinux pays it once.
   dwarf::InlineCopies inline_copies() {
     return options_.no_inlines ? dwarf::InlineCopies::Exclude : dwarf::InlineCopies::Include;

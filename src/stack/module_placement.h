@@ -2,7 +2,7 @@
 //
 // kallsyms names the function a frame is in, where the module loader put
 // it. The .ko's symbol table, its sections laid out as -m lays them out
-// (dwarf/section_layout.h), places the same function at its link-time
+// (dwarf/elf/section_layout.h), places the same function at its link-time
 // address: the frame is that address plus its offset into the function.
 // Same-named statics (two files of one module) are told apart by their
 // order: the loader keeps the order of a module's code, so the n-th copy

@@ -3,7 +3,7 @@
 // change tracefs.
 //
 // LLVM reads the DWARF of files the tool does not own. The checks before it
-// (dwarf/elf_bounds.h, dwarf/die_stream_check.h) refuse every damage known to
+// (dwarf/elf/elf_bounds.h, dwarf/raw/die_stream_check.h) refuse every damage known to
 // crash it, but a crash they miss must still end as an error that names the
 // file, not as a bare "Segmentation fault". The note lives in a page shared
 // with the supervisor, written with plain stores (the supervisor reads it

@@ -1,4 +1,4 @@
-# cfa_test.cpp: call-frame information read one FDE at a time (dwarf/cfa.cpp): at every
+# expr/cfa_test.cpp: call-frame information read one FDE at a time (dwarf/expr/cfa.cpp): at every
 # address of fixture programs built here, the CFA rule agrees with LLVM's
 # parse of the whole section (the oracle). Fixtures cover gcc and clang at
 # -O0 and -O2 with .eh_frame, .debug_frame alone (-fno-asynchronous-unwind-tables,
@@ -35,7 +35,7 @@ if(KPP_CFA_CLANG)
 endif()
 add_custom_target(kpp_cfa_fixtures ALL DEPENDS ${cfa_fixtures})
 
-add_executable(kpp_cfa_tests cfa_test.cpp)
+add_executable(kpp_cfa_tests expr/cfa_test.cpp)
 add_dependencies(kpp_cfa_tests kpp_cfa_fixtures)
 target_compile_definitions(kpp_cfa_tests PRIVATE KPP_CFA_FIXTURE_DIR="${cfa_fixture_dir}")
 # The test reads dwarf/'s private headers (the oracle is LLVM's own parse):

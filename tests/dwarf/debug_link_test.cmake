@@ -1,4 +1,4 @@
-# debug_link_test.cpp: separate debug information for programs (dwarf/debug_link, dwarf/separate_debug):
+# source/debug_link_test.cpp: separate debug information for programs (dwarf/debug_link, dwarf/separate_debug):
 # a program stripped with `strip -g` whose DWARF is in a build-id tree
 # (KPP_DEBUG_ROOT) or named by .gnu_debuglink gives the same -D definitions
 # as the unstripped program; a debug file with the wrong CRC is refused; a
@@ -28,7 +28,7 @@ foreach(variant IN ITEMS "O0;-O0" "O2;-O2" "nobuildid;-O2;-Wl,--build-id=none")
 endforeach()
 add_custom_target(kpp_debuglink_fixtures ALL DEPENDS ${debuglink_fixtures})
 
-add_executable(kpp_debuglink_tests debug_link_test.cpp)
+add_executable(kpp_debuglink_tests source/debug_link_test.cpp)
 add_dependencies(kpp_debuglink_tests kpp_debuglink_fixtures kprobe-probe)
 target_compile_definitions(kpp_debuglink_tests PRIVATE
   KPP_DEBUGLINK_FIXTURE_DIR="${debuglink_fixture_dir}"

@@ -1,4 +1,4 @@
-# elf_image_test.cpp: the program's ELF image (dwarf/elf_image.h) on a
+# elf/elf_image_test.cpp: the program's ELF image (dwarf/elf/elf_image.h) on a
 # program with a build-id built here (fixtures/elf_image.c), and a copy
 # stripped of every symbol whose .gnu_debuglink names its separate debug
 # file beside it.
@@ -23,7 +23,7 @@ add_custom_command(OUTPUT ${elf_image_stripped} ${elf_image_dir}/stripped.debug
   VERBATIM)
 add_custom_target(kpp_elf_image_fixtures ALL DEPENDS ${elf_image_stripped})
 
-add_executable(kpp_elf_image_tests elf_image_test.cpp)
+add_executable(kpp_elf_image_tests elf/elf_image_test.cpp)
 target_compile_definitions(kpp_elf_image_tests PRIVATE
   KPP_ELF_IMAGE_FIXTURE="$<TARGET_FILE:kpp_elf_image_fixture>"
   KPP_ELF_IMAGE_STRIPPED="${elf_image_stripped}")

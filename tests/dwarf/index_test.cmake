@@ -28,10 +28,10 @@ kpp_index_fixture(index_gcc_O2_dwarf4 ${KPP_INDEX_GCC} "${index_sources}" -O2 -g
 kpp_index_fixture(index_gcc_O0 ${KPP_INDEX_GCC} "${index_sources}" -O0 -g)
 # LTO, as Debian builds python3.11: the inlined copies lie in the link-time
 # unit, their abstract origins in the units of the sources (DW_FORM_ref_addr),
-# so the index's copies are read raw (dwarf/raw_inlined_copy.h).
+# so the index's copies are read raw (dwarf/raw/raw_inlined_copy.h).
 kpp_index_fixture(index_gcc_O2_lto ${KPP_INDEX_GCC} "${index_sources}" -O2 -g -flto)
 # Its DWARF compressed, as Debian's -dbg packages ship it: read through an
-# inflated copy (dwarf/inflated_image.h), cached as a .dwarf file.
+# inflated copy (dwarf/elf/inflated_image.h), cached as a .dwarf file.
 find_program(KPP_INDEX_OBJCOPY objcopy)
 if(KPP_INDEX_OBJCOPY)
   add_custom_command(OUTPUT ${index_fixture_dir}/index_gcc_O2_zlib
@@ -64,7 +64,7 @@ if(KPP_INDEX_CLANG)
                         -O2 -gdwarf-4 -fsplit-dwarf-inlining)
   list(APPEND index_fixtures ${kpp_split_dwarf_output})
 endif()
-# Return types read raw (dwarf/return_type.cpp) and through LLVM (the raw path
+# Return types read raw (dwarf/query/return_type.cpp) and through LLVM (the raw path
 # finds the unit by .debug_aranges, which clang writes only when asked).
 set(return_sources ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/return_types.c)
 kpp_index_fixture(return_types_gcc_O2 ${KPP_INDEX_GCC} "${return_sources}" -O2 -g)
@@ -74,8 +74,8 @@ if(KPP_INDEX_CLANG)
 endif()
 add_custom_target(kpp_index_fixtures ALL DEPENDS ${index_fixtures})
 
-add_executable(kpp_index_tests die_stream_check_test.cpp index_cache_test.cpp inflated_image_test.cpp name_search_test.cpp
-                               return_type_test.cpp)
+add_executable(kpp_index_tests raw/die_stream_check_test.cpp index/index_cache_test.cpp elf/inflated_image_test.cpp index/name_search_test.cpp
+                               query/return_type_test.cpp)
 add_dependencies(kpp_index_tests kpp_index_fixtures kprobe-probe)
 target_compile_definitions(kpp_index_tests PRIVATE KPP_INDEX_FIXTURE_DIR="${index_fixture_dir}"
                                                    KPP_BIN="$<TARGET_FILE:kprobe-probe>")
@@ -85,7 +85,7 @@ gtest_discover_tests(kpp_index_tests)
 # The cache makes answers faster, never different: thousands of damaged cache
 # files compared with --no-cache (issue 12 item 3). A binary of its own: it
 # needs the definition builder, and runs a minute or two.
-add_executable(kpp_cache_damage_tests index_cache_damage_test.cpp)
+add_executable(kpp_cache_damage_tests index/index_cache_damage_test.cpp)
 add_dependencies(kpp_cache_damage_tests kpp_index_fixtures)
 target_compile_definitions(kpp_cache_damage_tests PRIVATE KPP_INDEX_FIXTURE_DIR="${index_fixture_dir}")
 target_link_libraries(kpp_cache_damage_tests PRIVATE kpp_definition kpp_spec kpp_dwarf kpp_util GTest::gtest_main)

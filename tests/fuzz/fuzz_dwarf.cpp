@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "dwarf/debug_info.h"
-#include "dwarf/die_stream_check.h"
 #include "src/definition/probe_builder.h"
 #include "src/spec/probe_spec.h"
 #include "tests/fuzz/fuzz_check.h"

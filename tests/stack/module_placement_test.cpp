@@ -1,5 +1,5 @@
 // A kernel module's --stack frames placed in its debug .ko
-// (src/stack/module_placement.h, dwarf/section_layout.h): for every byte of
+// (src/stack/module_placement.h, dwarf/elf/section_layout.h): for every byte of
 // the functions checked, the frames (function, file:line, inlined calls)
 // are those `addr2line -i -j SECTION` gives at the same section offset of
 // the same .ko (as a return address: at the byte before). The .ko files: a module-like object linked with 'ld -r' by

@@ -1,0 +1,83 @@
+#include "dwarf/elf/instruction_decoder.h"
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/BinaryFormat/ELF.h>
+#include <llvm/MC/MCAsmInfo.h>
+#include <llvm/MC/MCContext.h>
+#include <llvm/MC/MCDisassembler/MCDisassembler.h>
+#include <llvm/MC/MCInst.h>
+#include <llvm/MC/MCRegisterInfo.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/MCTargetOptions.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
+
+// Only the x86 target is linked (llvm-config x86disassembler x86desc x86info):
+// its registration functions, not InitializeAll*, which would pull in every target.
+extern "C" void LLVMInitializeX86TargetInfo();
+extern "C" void LLVMInitializeX86TargetMC();
+extern "C" void LLVMInitializeX86Disassembler();
+
+namespace kpp::dwarf {
+
+namespace {
+
+class McDecoder final : public InstructionDecoder {
+ public:
+  static std::unique_ptr<McDecoder> make(const std::string &triple_name) {
+    std::string error;
+    const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple_name, error);
+    if (!target) return nullptr;
+    auto d = std::unique_ptr<McDecoder>(new McDecoder);
+    llvm::Triple triple(triple_name);
+    d->registers_.reset(target->createMCRegInfo(triple_name));
+    if (!d->registers_) return nullptr;
+    llvm::MCTargetOptions options;
+    d->asm_info_.reset(target->createMCAsmInfo(*d->registers_, triple_name, options));
+    d->subtarget_.reset(target->createMCSubtargetInfo(triple_name, "", ""));
+    if (!d->asm_info_ || !d->subtarget_) return nullptr;
+    d->context_ = std::make_unique<llvm::MCContext>(triple, d->asm_info_.get(), d->registers_.get(), d->subtarget_.get());
+    d->disassembler_.reset(target->createMCDisassembler(*d->subtarget_, *d->context_));
+    if (!d->disassembler_) return nullptr;
+    return d;
+  }
+
+  std::optional<bool> starts_instruction(std::string_view code, uint64_t code_address, uint64_t address) override {
+    if (address < code_address || address - code_address > code.size()) return std::nullopt;
+    llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>(code.data()), code.size());
+    uint64_t at = 0, want = address - code_address;
+    while (at < want) {
+      llvm::MCInst inst;
+      uint64_t size = 0;
+      auto status = disassembler_->getInstruction(inst, size, bytes.slice(at), code_address + at, llvm::nulls());
+      if (status != llvm::MCDisassembler::Success || size == 0) return std::nullopt;
+      at += size;
+    }
+    return at == want;
+  }
+
+ private:
+  McDecoder() = default;
+  std::unique_ptr<llvm::MCRegisterInfo> registers_;
+  std::unique_ptr<llvm::MCAsmInfo> asm_info_;
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget_;
+  std::unique_ptr<llvm::MCContext> context_;
+  std::unique_ptr<llvm::MCDisassembler> disassembler_;
+};
+
+}  // namespace
+
+std::unique_ptr<InstructionDecoder> InstructionDecoder::for_machine(uint16_t e_machine) {
+  if (e_machine != llvm::ELF::EM_X86_64) return nullptr;
+  static bool registered = [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86Disassembler();
+    return true;
+  }();
+  (void)registered;
+  return McDecoder::make("x86_64-unknown-linux-gnu");
+}
+
+}  // namespace kpp::dwarf

@@ -1,9 +1,0 @@
-// Built without KPP_X86_DISASSEMBLER: no decoder, the line table alone tells
-// where instructions start.
-#include "dwarf/instruction_decoder.h"
-
-namespace kpp::dwarf {
-
-std::unique_ptr<InstructionDecoder> InstructionDecoder::for_machine(uint16_t) { return nullptr; }
-
-}  // namespace kpp::dwarf
