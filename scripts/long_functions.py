@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """Lists the functions longer than a screen (default 60 lines), longest first.
 
-Usage: long_functions.py [--max N] [--exclude DIR]... [ROOT]
+Usage: long_functions.py [--max N] [--exclude DIR]... [--check] [ROOT]
 Looks at the C/C++ sources of ROOT (default: this checkout) outside tests/,
 bench/ and build trees; prints "LINES FILE:LINE NAME" per function longer
 than N lines (signature to closing brace) and the count on the last line.
+With --check it exits 1 when it printed any (ctest runs it so:
+tests/layers/long_functions_test.py).
 A reading aid, not a parser: it finds a function as a brace block at
 namespace or class scope whose head has a parameter list.
 """
 import argparse
 import os
 import re
+import sys
 
 SOURCE_SUFFIXES = ('.h', '.hpp', '.cpp', '.cc', '.c')
 SKIP = {'tests', 'bench', 'build', '.git', '.ci'}
@@ -52,7 +55,13 @@ def functions(path):
     # Preprocessor lines (with their continuations) are no code to count braces in.
     text = re.sub(r'(?m)^[ \t]*#(?:.*\\\n)*.*$', lambda m: re.sub(r'[^\n]', ' ', m.group(0)), text)
     found, stack, head_start = [], [], 0  # stack: 'scope' | 'function' | 'other'
+    parens = 0  # open parentheses: a brace inside them outside a function is part of a head (`T x = {}`)
     for i, c in enumerate(text):
+        if c in '()':
+            parens += 1 if c == '(' else -1
+            continue
+        if parens > 0 and c in '{};' and not any(k == 'function' for k, _, _ in stack):
+            continue
         if c in ';}':
             if c == '}' and stack:
                 kind, start, name = stack.pop()
@@ -82,6 +91,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--max', type=int, default=60)
     ap.add_argument('--exclude', action='append', default=[])
+    ap.add_argument('--check', action='store_true', help='exit 1 when a function is longer than --max')
     ap.add_argument('root', nargs='?', default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     args = ap.parse_args()
     rows = []
@@ -98,7 +108,8 @@ def main():
     for lines, where, fn in sorted(rows, reverse=True):
         print(f'{lines:5d} {where} {fn}')
     print(f'{len(rows)} functions longer than {args.max} lines')
+    return 1 if args.check and rows else 0
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(main())

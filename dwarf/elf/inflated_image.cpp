@@ -49,12 +49,16 @@ uint64_t usable_alignment(uint64_t alignment) {
   return std::min<uint64_t>(alignment, 64 << 10);
 }
 
-// The image's layout, or nullopt when `elf` is not a file this unit handles
-// (not ELF64 little-endian, a header out of the file, nothing compressed):
-// LLVM then reads it as it is.
-std::optional<Plan> plan(std::string_view elf, const std::vector<std::string> &leave_out = {}) {
-  if constexpr (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) return std::nullopt;
+// An ELF64 little-endian file's header and section headers, or nullopt when
+// `elf` is not one or its section headers lie out of the file.
+struct SectionHeaders {
   Elf64_Ehdr header;
+  std::vector<Elf64_Shdr> sections;
+};
+std::optional<SectionHeaders> section_headers_of(std::string_view elf) {
+  if constexpr (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) return std::nullopt;
+  SectionHeaders out;
+  Elf64_Ehdr &header = out.header;
   if (elf.size() < sizeof header) return std::nullopt;
   std::memcpy(&header, elf.data(), sizeof header);
   if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -62,8 +66,45 @@ std::optional<Plan> plan(std::string_view elf, const std::vector<std::string> &l
     return std::nullopt;
   if (header.e_shoff > elf.size() || uint64_t{header.e_shnum} * sizeof(Elf64_Shdr) > elf.size() - header.e_shoff)
     return std::nullopt;
-  std::vector<Elf64_Shdr> sections(header.e_shnum);
-  std::memcpy(sections.data(), elf.data() + header.e_shoff, sections.size() * sizeof(Elf64_Shdr));
+  out.sections.resize(header.e_shnum);
+  std::memcpy(out.sections.data(), elf.data() + header.e_shoff, out.sections.size() * sizeof(Elf64_Shdr));
+  return out;
+}
+
+// Whether section `s` is named in `leave_out`, by the section name table
+// `names` (empty when it is compressed or out of the file: nothing is).
+bool is_left_out(const Elf64_Shdr &s, std::string_view names, const std::vector<std::string> &leave_out) {
+  if (s.sh_name >= names.size()) return false;
+  std::string_view name = names.substr(s.sh_name);
+  name = name.substr(0, name.find('\0'));
+  return std::find(leave_out.begin(), leave_out.end(), name) != leave_out.end();
+}
+
+// Section `s`'s piece of the image, its header rewritten as the image has it
+// (inflated: no longer compressed, its inflated size and alignment), or
+// nullopt when its compression header is out of the section or unknown.
+std::optional<ImagePiece> piece_of(std::string_view elf, Elf64_Shdr &s, uint64_t &alignment) {
+  alignment = s.sh_addralign;
+  if (!(s.sh_flags & SHF_COMPRESSED)) return ImagePiece{s.sh_offset, s.sh_size, 0, s.sh_size, 0};
+  Elf64_Chdr chdr;
+  if (s.sh_size < sizeof chdr) return std::nullopt;
+  std::memcpy(&chdr, elf.data() + s.sh_offset, sizeof chdr);
+  if (chdr.ch_type != ELFCOMPRESS_ZLIB && chdr.ch_type != kCompressZstd) return std::nullopt;
+  ImagePiece piece{s.sh_offset + sizeof chdr, s.sh_size - sizeof chdr, 0, chdr.ch_size, chdr.ch_type};
+  alignment = chdr.ch_addralign;
+  s.sh_flags &= ~static_cast<uint64_t>(SHF_COMPRESSED);
+  s.sh_size = chdr.ch_size;
+  s.sh_addralign = chdr.ch_addralign;
+  return piece;
+}
+
+// The image's layout, or nullopt when `elf` is not a file this unit handles
+// (not ELF64 little-endian, a header out of the file, nothing compressed):
+// LLVM then reads it as it is.
+std::optional<Plan> plan(std::string_view elf, const std::vector<std::string> &leave_out = {}) {
+  std::optional<SectionHeaders> headers = section_headers_of(elf);
+  if (!headers) return std::nullopt;
+  auto &[header, sections] = *headers;
   // The section names, for leave_out (an uncompressed string table inside the file).
   std::string_view names;
   if (!leave_out.empty() && header.e_shstrndx < sections.size()) {
@@ -71,44 +112,30 @@ std::optional<Plan> plan(std::string_view elf, const std::vector<std::string> &l
     if (!(t.sh_flags & SHF_COMPRESSED) && t.sh_offset <= elf.size() && t.sh_size <= elf.size() - t.sh_offset)
       names = elf.substr(t.sh_offset, t.sh_size);
   }
-  auto left_out = [&](const Elf64_Shdr &s) {
-    if (s.sh_name >= names.size()) return false;
-    std::string_view name = names.substr(s.sh_name);
-    name = name.substr(0, name.find('\0'));
-    return std::find(leave_out.begin(), leave_out.end(), name) != leave_out.end();
-  };
   Plan out;
   uint64_t at = sizeof header, compressed_bytes = 0, inflated_bytes = 0;
   bool any = false;
   for (Elf64_Shdr &s : sections) {
     if (s.sh_type == SHT_NOBITS || s.sh_type == SHT_NULL || s.sh_size == 0) continue;
     if (s.sh_offset > elf.size() || s.sh_size > elf.size() - s.sh_offset) return std::nullopt;
-    if (left_out(s)) {
+    if (is_left_out(s, names, leave_out)) {
       s.sh_flags &= ~static_cast<uint64_t>(SHF_COMPRESSED);
       s.sh_size = 0;
       s.sh_offset = at;
       continue;
     }
-    ImagePiece piece{s.sh_offset, s.sh_size, 0, s.sh_size, 0};
-    uint64_t alignment = s.sh_addralign;
-    if (s.sh_flags & SHF_COMPRESSED) {
-      Elf64_Chdr chdr;
-      if (s.sh_size < sizeof chdr) return std::nullopt;
-      std::memcpy(&chdr, elf.data() + s.sh_offset, sizeof chdr);
-      if (chdr.ch_type != ELFCOMPRESS_ZLIB && chdr.ch_type != kCompressZstd) return std::nullopt;
-      piece = {s.sh_offset + sizeof chdr, s.sh_size - sizeof chdr, 0, chdr.ch_size, chdr.ch_type};
-      compressed_bytes += piece.from_size;
-      inflated_bytes += chdr.ch_size;
-      alignment = chdr.ch_addralign;
-      s.sh_flags &= ~static_cast<uint64_t>(SHF_COMPRESSED);
-      s.sh_size = chdr.ch_size;
-      s.sh_addralign = chdr.ch_addralign;
+    uint64_t alignment = 0;
+    std::optional<ImagePiece> piece = piece_of(elf, s, alignment);
+    if (!piece) return std::nullopt;
+    if (piece->compression != 0) {
+      compressed_bytes += piece->from_size;
+      inflated_bytes += piece->to_size;
       any = true;
     }
     at = align_up(at, usable_alignment(alignment));
-    piece.to = s.sh_offset = at;
-    at += piece.to_size;
-    out.pieces.push_back(piece);
+    piece->to = s.sh_offset = at;
+    at += piece->to_size;
+    out.pieces.push_back(*piece);
   }
   // Real DWARF inflates 3-10 times; the image lives in memory (a memfd) or
   // the cache: a file claiming more is left to LLVM and check_elf_bounds().
@@ -259,6 +286,33 @@ Status inflate_mapped(std::string_view elf, const ImagePiece &p, const MappedPie
 // then written with pwrite(2), which reports ENOSPC).
 bool reserve(int fd, uint64_t size) { return ::posix_fallocate(fd, 0, static_cast<off_t>(size)) == 0; }
 
+// The first error of several threads.
+struct FirstError {
+  std::mutex lock;
+  std::optional<Error> error;
+  void keep(Status s) {
+    std::lock_guard<std::mutex> hold(lock);
+    if (!error) error = std::move(s).error();
+  }
+};
+
+// The pieces, the largest first, so that two threads finish together.
+std::vector<const ImagePiece *> largest_first(const std::vector<ImagePiece> &pieces) {
+  std::vector<const ImagePiece *> order;
+  for (const ImagePiece &piece : pieces) order.push_back(&piece);
+  std::sort(order.begin(), order.end(), [](const ImagePiece *a, const ImagePiece *b) { return a->to_size > b->to_size; });
+  return order;
+}
+
+// The image's ELF header and section headers, written last: a file cut
+// short before them is no ELF file.
+Status write_headers(int fd, const InflatedLayout &layout) {
+  const std::string &headers = layout.headers;
+  if (Status w = write_all(fd, headers.data(), sizeof(Elf64_Ehdr), 0); !w) return w;
+  return write_all(fd, headers.data() + sizeof(Elf64_Ehdr), headers.size() - sizeof(Elf64_Ehdr),
+                   layout.section_headers_offset);
+}
+
 }  // namespace
 
 bool has_compressed_sections(std::string_view elf) { return plan(elf).has_value(); }
@@ -278,16 +332,8 @@ Status write_inflated_image(std::string_view elf, int fd, const InflateOptions &
   if (!p) return Error("nothing to inflate");
   if (::ftruncate(fd, static_cast<off_t>(p->layout.size)) != 0)
     return Error(std::string("cannot size the inflated DWARF: ") + std::strerror(errno));
-  // The largest first, so that two threads finish together.
-  std::vector<const ImagePiece *> order;
-  for (const ImagePiece &piece : p->pieces) order.push_back(&piece);
-  std::sort(order.begin(), order.end(), [](const ImagePiece *a, const ImagePiece *b) { return a->to_size > b->to_size; });
-  std::mutex failed_lock;
-  std::optional<Error> failed;
-  auto fail = [&](Status s) {
-    std::lock_guard<std::mutex> hold(failed_lock);
-    if (!failed) failed = std::move(s).error();
-  };
+  const std::vector<const ImagePiece *> order = largest_first(p->pieces);
+  FirstError failed;
   // Blocks are reserved only when a piece will be written through a mapping.
   auto in_one_call = [&](const ImagePiece &piece) { return piece.compression != 0 && piece.to_size <= options.one_call_limit; };
   const bool mappable = std::any_of(p->pieces.begin(), p->pieces.end(), in_one_call) &&
@@ -311,7 +357,7 @@ Status write_inflated_image(std::string_view elf, int fd, const InflateOptions &
     Decoders decoders;
     if (lead && !populates_lead) {
       if (Status s = inflate_mapped(elf, *order[0], *lead, decoders); !s) {
-        fail(std::move(s));
+        failed.keep(std::move(s));
         next = order.size();
       }
       lead_populated.wait(false);  // the helper is done with the mapping
@@ -326,7 +372,7 @@ Status write_inflated_image(std::string_view elf, int fd, const InflateOptions &
                  : piece.compression == ELFCOMPRESS_ZLIB ? inflate_zlib(elf, piece, fd, chunk)
                                                          : inflate_zstd(elf, piece, fd, chunk);
       if (!s) {
-        fail(std::move(s));
+        failed.keep(std::move(s));
         next = order.size();
       }
     }
@@ -335,11 +381,8 @@ Status write_inflated_image(std::string_view elf, int fd, const InflateOptions &
   for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work, t == 1 && lead.has_value());
   work(false);
   for (std::thread &t : helpers) t.join();
-  if (failed) return std::move(*failed);
-  const std::string &headers = p->layout.headers;
-  if (Status w = write_all(fd, headers.data(), sizeof(Elf64_Ehdr), 0); !w) return w;
-  return write_all(fd, headers.data() + sizeof(Elf64_Ehdr), headers.size() - sizeof(Elf64_Ehdr),
-                   p->layout.section_headers_offset);
+  if (failed.error) return std::move(*failed.error);
+  return write_headers(fd, p->layout);
 }
 
 namespace {

@@ -157,18 +157,7 @@ class Scanner {
       DieAttrs d = plans[code].direct && !state.unit_die ? read_planned(c, plans[code], u, state)
                                                           : read_attrs(c, a, u, state);
       if (!c.ok) break;
-      if (state.unit_die) {
-        // A split unit's line table is its skeleton's (in this file): its
-        // files are filed under the skeleton, the unit SRC:ALN reads.
-        if (state.stmt_list && !u.split)
-          r.unit.files_known =
-              line_table_files(b, *state.stmt_list, state.str_offsets_base, r.unit.files, r.line_header);
-        // A skeleton's DIEs are read from its split unit; the copies of inlined
-        // functions some compilers leave in a DWARF 4 one (clang's
-        // -fsplit-dwarf-inlining) would be found twice.
-        if (d.skeleton || u.skeleton) return r;
-        state.unit_die = false;
-      }
+      if (state.unit_die && !take_unit_die(r, d, u, state)) return r;
       if (skip_subtree) {
         if (d.sibling > die && d.sibling <= u.end) c.p = base + d.sibling;
         continue;
@@ -195,6 +184,21 @@ class Scanner {
     bool has_origin = false, has_code = false;
     bool skeleton = false;  // a unit DIE naming its .dwo
   };
+
+  // The unit DIE `d` read: its line table's files filed. False when the
+  // unit's other DIEs are not to be scanned: a skeleton's DIEs are read from
+  // its split unit; the copies of inlined functions some compilers leave in
+  // a DWARF 4 one (clang's -fsplit-dwarf-inlining) would be found twice.
+  static bool take_unit_die(UnitResult &r, const DieAttrs &d, const UnitHeader &u, UnitState &state) {
+    // A split unit's line table is its skeleton's (in this file): its
+    // files are filed under the skeleton, the unit SRC:ALN reads.
+    if (state.stmt_list && !u.split)
+      r.unit.files_known =
+          line_table_files(*u.bytes, *state.stmt_list, state.str_offsets_base, r.unit.files, r.line_header);
+    if (d.skeleton || u.skeleton) return false;
+    state.unit_die = false;
+    return true;
+  }
 
   // How the DIEs of one abbreviation are read in one unit, when all their
   // attributes have fixed sizes (`direct`): where the attributes the scan
@@ -358,6 +362,25 @@ void resolve_across_units(std::vector<UnitResult> &results) {
     for (auto &[index, origin] : r.unresolved) r.functions[index].name = resolve(origin, name_at, origin_of);
 }
 
+// The named functions of every unit's result, and the units that hold code,
+// in one ScanResult; each result's functions are let go as they are copied.
+ScanResult gather(std::vector<UnitResult> &results, const std::vector<UnitHeader> &units) {
+  ScanResult all;
+  size_t total = 0;
+  for (const UnitResult &r : results) total += r.functions.size();
+  all.functions.reserve(total);
+  for (size_t i = 0; i < results.size(); ++i) {
+    UnitResult &r = results[i];
+    for (ScannedFunction &f : r.functions)
+      if (!f.name.empty()) all.functions.push_back(f);
+    decltype(r.functions)().swap(r.functions);
+    // Compile units of this file (skeletons included: they hold the line
+    // tables); a split unit's offset is in its .dwo.
+    if (units[i].has_code_dies && !units[i].split) all.units.push_back(std::move(r.unit));
+  }
+  return all;
+}
+
 Result<ScanResult> scan_units(const Scanner &scanner, const DwarfBytes &bytes, Result<std::vector<UnitHeader>> units,
                               unsigned threads, const std::function<void(std::string_view)> &done_with) {
   if (!units) return std::move(units).error();
@@ -409,20 +432,7 @@ Result<ScanResult> scan_units(const Scanner &scanner, const DwarfBytes &bytes, R
     if (auto error = scan_some(again)) return std::move(*error);
     resolve_across_units(results);
   }
-  ScanResult all;
-  size_t total = 0;
-  for (const UnitResult &r : results) total += r.functions.size();
-  all.functions.reserve(total);
-  for (size_t i = 0; i < results.size(); ++i) {
-    UnitResult &r = results[i];
-    for (ScannedFunction &f : r.functions)
-      if (!f.name.empty()) all.functions.push_back(f);
-    decltype(r.functions)().swap(r.functions);
-    // Compile units of this file (skeletons included: they hold the line
-    // tables); a split unit's offset is in its .dwo.
-    if ((*units)[i].has_code_dies && !(*units)[i].split) all.units.push_back(std::move(r.unit));
-  }
-  return all;
+  return gather(results, *units);
 }
 
 }  // namespace
