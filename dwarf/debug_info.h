@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "dwarf/place.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::dwarf {
 

@@ -13,7 +13,7 @@
 #include <functional>
 #include <string>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::dwarf {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "src/util/value_fixup.h"
+#include "util/value_fixup.h"
 
 namespace kpp::dwarf {
 
@@ -35,7 +35,7 @@ struct FetchExpr {
   // After the loads, for a value DWARF computes (DW_OP_shr, DW_OP_and, a
   // struct member held in part of a register): its bits [bit_offset,
   // bit_offset + bit_width), which the kernel extracts (b<w>@<o>/64); then
-  // `post_add`, which kprobe-probe's decoder adds (src/util/value_fixup.h).
+  // `post_add`, which kprobe-probe's decoder adds (util/value_fixup.h).
   // Nothing can be loaded through a value with bits taken.
   unsigned bit_offset = 0;
   unsigned bit_width = 64;

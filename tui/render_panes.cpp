@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "src/output/text_format.h"
-#include "src/util/strings.h"
 #include "tui/render.h"
+#include "util/strings.h"
 
 namespace kpp::tui {
 

@@ -7,9 +7,9 @@
 #include <memory>
 #include <optional>
 
-#include "src/util/result.h"
 #include "tui/frame.h"
 #include "tui/keys.h"
+#include "util/result.h"
 
 namespace kpp::tui {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "src/output/text_format.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp::tui {
 

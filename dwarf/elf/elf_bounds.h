@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::dwarf {
 

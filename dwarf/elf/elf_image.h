@@ -29,7 +29,7 @@
 #include "dwarf/elf/section_layout.h"
 #include "dwarf/elf/symbol_table.h"
 #include "dwarf/lang/cxx_names.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::dwarf {
 

@@ -22,7 +22,7 @@
 #include <vector>
 #include <string_view>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::dwarf {
 

@@ -15,8 +15,8 @@
 #include <llvm/Support/MemoryBuffer.h>
 
 #include "dwarf/elf/elf_bounds.h"
-#include "src/util/crash_note.h"
-#include "src/util/unique_fd.h"
+#include "util/crash_note.h"
+#include "util/unique_fd.h"
 
 namespace kpp::dwarf {
 

@@ -21,7 +21,7 @@
 
 #include <llvm/Object/ObjectFile.h>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::dwarf {
 

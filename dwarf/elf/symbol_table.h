@@ -26,7 +26,7 @@
 #include <llvm/Object/ObjectFile.h>
 
 #include "dwarf/elf/section_layout.h"
-#include "src/util/unique_fd.h"
+#include "util/unique_fd.h"
 
 namespace llvm::object {
 template <class ELFT>

@@ -20,7 +20,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFDataExtractor.h>
 #include <llvm/TargetParser/Triple.h>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::dwarf {
 

@@ -2,7 +2,7 @@
 // operations gcc emits) evaluated into a Place: where a variable lives, in
 // terms of what the kernel's fetch-args read (registers, memory, bits) plus,
 // for what they cannot compute, a program kprobe-probe's decoder runs over
-// the fetched leaves (src/util/value_fixup.h). Works on the expression's raw
+// the fetched leaves (util/value_fixup.h). Works on the expression's raw
 // bytes: no DIE, no LLVM; the few things an expression asks of its place
 // (the frame base, the CFA, an indexed address, a base type) come through
 // ExpressionContext.
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "dwarf/place.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::dwarf {
 

@@ -16,7 +16,7 @@
 
 #include "dwarf/debug_info.h"
 #include "dwarf/index/name_index.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::dwarf {
 

@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "dwarf/raw/raw_line_header.h"
-#include "src/util/offset_map.h"
+#include "util/offset_map.h"
 
 namespace kpp::dwarf {
 

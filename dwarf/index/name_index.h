@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "dwarf/raw/die_scan.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::dwarf {
 

@@ -14,7 +14,7 @@
 #endif
 
 #include "dwarf/raw/raw_abbrev.h"
-#include "src/util/unique_fd.h"
+#include "util/unique_fd.h"
 
 namespace kpp::dwarf {
 

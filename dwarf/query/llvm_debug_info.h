@@ -27,7 +27,7 @@
 #include "dwarf/raw/die_stream_check.h"
 #include "dwarf/raw/raw_unit.h"
 #include "dwarf/source/dwarf_problems.h"
-#include "src/util/unique_fd.h"
+#include "util/unique_fd.h"
 
 namespace kpp::dwarf {
 

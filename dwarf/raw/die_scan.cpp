@@ -7,8 +7,8 @@
 
 #include "dwarf/raw/raw_abbrev.h"
 #include "dwarf/raw/raw_line_header.h"
-#include "src/util/offset_map.h"
-#include "src/util/strings.h"
+#include "util/offset_map.h"
+#include "util/strings.h"
 
 namespace kpp::dwarf {
 

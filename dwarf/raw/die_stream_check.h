@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "dwarf/debug_info.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace llvm {
 class DWARFContext;

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp::dwarf::raw {
 

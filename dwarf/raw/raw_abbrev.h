@@ -8,7 +8,7 @@
 
 #include "dwarf/raw/raw_forms.h"
 #include "dwarf/raw/raw_sections.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::dwarf::raw {
 

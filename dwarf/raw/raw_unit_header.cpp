@@ -1,7 +1,7 @@
 #include "dwarf/raw/raw_unit_header.h"
 
 #include "dwarf/raw/raw_cursor.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp::dwarf::raw {
 

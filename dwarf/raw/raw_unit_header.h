@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "dwarf/raw/raw_sections.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::dwarf::raw {
 

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "src/util/unique_fd.h"
+#include "util/unique_fd.h"
 
 namespace kpp::dwarf {
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <mutex>
 
-#include "src/util/shared_library.h"
+#include "util/shared_library.h"
 
 namespace kpp::dwarf {
 

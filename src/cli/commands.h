@@ -4,7 +4,7 @@
 #pragma once
 
 #include "src/cli/cli_options.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

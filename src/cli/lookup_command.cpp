@@ -17,7 +17,7 @@
 #include "src/lookup/source_file.h"
 #include "src/sdt/sdt_probe.h"
 #include "src/spec/probe_spec.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

@@ -13,7 +13,7 @@
 #include "src/kernel/debug_paths.h"
 #include "src/sdt/sdt_probe.h"
 #include "src/spec/probe_spec.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

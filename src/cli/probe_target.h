@@ -9,7 +9,7 @@
 #include "dwarf/debug_info.h"
 #include "src/btf/btf.h"
 #include "src/cli/cli_options.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

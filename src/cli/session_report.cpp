@@ -1,5 +1,5 @@
-#include "src/cli/session_report.h"
 #include "src/cli/probe_target.h"
+#include "src/cli/session_report.h"
 
 #include <cstdio>
 
@@ -7,7 +7,7 @@
 #include "src/probes/list_format.h"
 #include "src/probes/probe_engine.h"
 #include "src/stack/stack_symbolizer.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

@@ -24,9 +24,9 @@
 #include "src/spec/error_format.h"
 #include "src/stream/stale_instances.h"
 #include "src/stream/tracefs_cxx.h"
-#include "src/util/crash_note.h"
-#include "src/util/strings.h"
-#include "src/util/tool_pid.h"
+#include "util/crash_note.h"
+#include "util/strings.h"
+#include "util/tool_pid.h"
 
 namespace kpp {
 

@@ -16,14 +16,14 @@
 //     as before, so a shell sees what it sent;
 //   - a child that crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, ...) or
 //     is killed (SIGKILL: the out-of-memory killer) is reported as an error
-//     naming the files it opened last (src/util/crash_note.h) and what it
+//     naming the files it opened last (util/crash_note.h) and what it
 //     had written; its tracefs instance is removed, and the command it traced
 //     is ended (this process is their subreaper), and the terminal's modes
 //     are put back (the live view's crash leaves no echo). A crash exits with status 1,
 //     as any error; SIGKILL is passed on;
 //   - a SIGKILL of this process kills the child too (PR_SET_PDEATHSIG), as a
 //     SIGKILL of the tool always did: the next run removes the instance.
-// The instance is named after this process (src/util/tool_pid.h). The fork
+// The instance is named after this process (util/tool_pid.h). The fork
 // comes before anything is read: it costs ~0.5 ms (the child faults in
 // again the pages of the start-up it uses).
 #pragma once

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "src/spec/raw_fetch.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

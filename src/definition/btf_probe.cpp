@@ -1,6 +1,6 @@
 #include "src/definition/btf_probe.h"
 
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

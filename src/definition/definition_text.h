@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "src/definition/trace_definition.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -1,6 +1,6 @@
 #include "src/definition/fetch_format.h"
 
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

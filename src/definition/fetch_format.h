@@ -5,7 +5,7 @@
 
 #include "arch/arch.h"
 #include "dwarf/debug_info.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -11,7 +11,7 @@
 
 #include "arch/arch.h"
 #include "src/definition/trace_definition.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

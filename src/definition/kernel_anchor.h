@@ -12,7 +12,7 @@
 #include <string>
 
 #include "dwarf/debug_info.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -12,8 +12,8 @@
 #include "src/definition/point_text.h"
 #include "src/lookup/lazy_match.h"
 #include "src/lookup/source_file.h"
-#include "src/util/companion_mark.h"
-#include "src/util/strings.h"
+#include "util/companion_mark.h"
+#include "util/strings.h"
 
 namespace kpp {
 
@@ -345,7 +345,7 @@ class Builder {
   Result<std::vector<TraceDefinition>> entry_companions(const TraceDefinition &site_def, const Site &site,
                                                         std::vector<FetchArg> args) {
     TraceDefinition entry = site_def;
-    // The mark first (src/util/companion_mark.h): a companion is known as
+    // The mark first (util/companion_mark.h): a companion is known as
     // one from its definition alone.
     entry.args = {companion_mark(companion_entry_mark)};
     for (FetchArg &a : args) {

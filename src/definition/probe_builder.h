@@ -12,7 +12,7 @@
 #include "src/definition/kernel_anchor.h"
 #include "src/definition/trace_definition.h"
 #include "src/spec/probe_spec.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

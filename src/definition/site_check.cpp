@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

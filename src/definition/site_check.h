@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "dwarf/debug_info.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

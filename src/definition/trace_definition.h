@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "src/util/result.h"
-#include "src/util/value_fixup.h"
+#include "util/result.h"
+#include "util/value_fixup.h"
 
 namespace kpp {
 

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "src/export/metrics_text.h"
-#include "src/util/shared_library.h"
+#include "util/shared_library.h"
 
 namespace kpp {
 

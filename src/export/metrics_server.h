@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 struct MHD_Daemon;
 

@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "src/util/json_string.h"
+#include "util/json_string.h"
 
 namespace kpp {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "src/hist/hist_request.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "src/stream/tracefs_cxx.h"
-#include "src/util/crash_note.h"
+#include "util/crash_note.h"
 
 namespace kpp {
 

@@ -1,7 +1,7 @@
 #include "src/kernel/kernel_refusals.h"
 
 #include "src/kernel/notrace_refusal.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

@@ -9,7 +9,7 @@
 #include "src/definition/trace_definition.h"
 #include "src/kernel/kallsyms.h"
 #include "src/kernel/kprobe_lists.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

@@ -16,7 +16,7 @@
 
 #include "src/definition/probe_builder.h"
 #include "src/kernel/kallsyms.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -10,7 +10,7 @@
 #include "src/hist/hist_request.h"
 #include "src/hist/hist_table.h"
 #include "src/stream/stale_instances.h"
-#include "src/util/unique_fd.h"
+#include "util/unique_fd.h"
 
 namespace kpp {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "src/stream/event_sink.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "src/probes/latency_sites.h"
 #include "src/kernel/kprobe_lists.h"
+#include "src/probes/latency_sites.h"
 #include "src/probes/list_format.h"
 #include "src/stream/tracefs_cxx.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

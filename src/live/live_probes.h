@@ -14,8 +14,8 @@
 #include "src/probes/probe_engine.h"
 #include "src/stream/companions.h"
 #include "src/stream/trace_instance.h"
-#include "src/util/result.h"
 #include "tui/live_model.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -25,10 +25,10 @@
 #include "src/stream/stop_signal.h"
 #include "src/stream/trace_instance.h"
 #include "src/tracedat/tracedat_writer.h"
-#include "src/util/strings.h"
 #include "tui/keys.h"
 #include "tui/render.h"
 #include "tui/terminal.h"
+#include "util/strings.h"
 
 namespace kpp {
 

@@ -13,7 +13,7 @@
 #include "src/probes/probe_engine.h"
 #include "src/stream/event_sites.h"
 #include "src/stream/session.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

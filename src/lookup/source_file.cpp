@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "src/util/unique_fd.h"
+#include "util/unique_fd.h"
 
 #include "dwarf/debuginfod.h"
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "src/output/field_format.h"
-#include "src/util/json_string.h"
+#include "util/json_string.h"
 
 namespace kpp {
 

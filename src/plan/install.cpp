@@ -10,10 +10,10 @@
 #include <map>
 
 #include "src/kernel/notrace_refusal.h"
-#include "src/util/crash_note.h"
-#include "src/util/deferred_signals.h"
-#include "src/util/strings.h"
-#include "src/util/unique_fd.h"
+#include "util/crash_note.h"
+#include "util/deferred_signals.h"
+#include "util/strings.h"
+#include "util/unique_fd.h"
 
 namespace kpp {
 

@@ -6,7 +6,7 @@
 
 #include "src/plan/plan.h"
 #include "src/probes/probe_engine.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

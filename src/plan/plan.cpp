@@ -10,10 +10,10 @@
 #include "src/definition/btf_probe.h"
 #include "src/definition/definition_text.h"
 #include "src/definition/fprobe.h"
-#include "src/sdt/sdt_probe.h"
 #include "src/kernel/kernel_refusals.h"
+#include "src/sdt/sdt_probe.h"
 #include "src/spec/probe_spec.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

@@ -18,7 +18,7 @@
 #include "src/definition/probe_builder.h"
 #include "src/definition/trace_definition.h"
 #include "src/kernel/kallsyms.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 
@@ -75,7 +75,7 @@ struct PlanSite {
 // One event of a plan: a probe the user asked for, or a companion probe
 // that reads entry values for one (DW_OP_entry_value, see
 // ResolvedProbe::companions). Companions are also marked in their own
-// definitions (src/util/companion_mark.h), so that a session that did not
+// definitions (util/companion_mark.h), so that a session that did not
 // plan can tell them from tracefs alone.
 struct PlanEvent {
   enum class Role { Probe, EntryCompanion, ExitCompanion };

@@ -1,6 +1,6 @@
 #include "src/probes/definition_shapes.h"
 
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

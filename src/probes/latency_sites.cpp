@@ -4,7 +4,7 @@
 #include <memory>
 #include <optional>
 
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

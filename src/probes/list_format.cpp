@@ -5,8 +5,8 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "src/util/json_string.h"
-#include "src/util/strings.h"
+#include "util/json_string.h"
+#include "util/strings.h"
 
 namespace kpp {
 

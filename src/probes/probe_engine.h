@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "src/definition/trace_definition.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

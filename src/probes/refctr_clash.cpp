@@ -2,7 +2,7 @@
 
 #include <sys/stat.h>
 
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

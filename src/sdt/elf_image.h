@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "src/util/result.h"
-#include "src/util/unique_fd.h"
+#include "util/result.h"
+#include "util/unique_fd.h"
 
 namespace kpp::sdt {
 

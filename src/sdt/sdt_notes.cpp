@@ -6,7 +6,7 @@
 #include <cctype>
 #include <cstring>
 
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp::sdt {
 

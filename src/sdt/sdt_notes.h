@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "src/sdt/elf_image.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::sdt {
 

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <optional>
 
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp::sdt {
 

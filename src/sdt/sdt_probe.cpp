@@ -6,7 +6,7 @@
 #include <set>
 
 #include "src/sdt/sdt_operand.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp::sdt {
 

@@ -15,7 +15,7 @@
 #include "src/definition/probe_builder.h"
 #include "src/sdt/sdt_notes.h"
 #include "src/spec/probe_spec.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::sdt {
 

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "src/spec/probe_spec.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::spec_detail {
 

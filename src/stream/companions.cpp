@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "src/util/companion_mark.h"
+#include "util/companion_mark.h"
 
 namespace kpp {
 

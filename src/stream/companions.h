@@ -12,7 +12,7 @@
 // event is a companion only when the whole set is there as the builder
 // writes it: the owner G:E exists, G:E__entry is an entry probe and
 // G:E__exit a return probe, each with its mark as first field
-// (src/util/companion_mark.h), both on the same site (when the sites are
+// (util/companion_mark.h), both on the same site (when the sites are
 // known) and in the owner's binary. A user's own "my__entry", or perf's SDT
 // "function__entry", lacks the marks and that shape and is an ordinary
 // event. The names alone never decide.

@@ -1,6 +1,6 @@
 #include "src/stream/entry_value_join.h"
 
-#include "src/util/companion_mark.h"
+#include "util/companion_mark.h"
 
 
 namespace kpp {
@@ -47,7 +47,7 @@ Status EntryValueJoin::on_event(const Event &event) {
   switch (companions_.role_of(key_)) {
     case CompanionRole::Entry:
       // The planner's companions carry a mark as their first field
-      // (src/util/companion_mark.h): not a value, so not joined.
+      // (util/companion_mark.h): not a value, so not joined.
       if (!event.fields.empty() && is_companion_mark(event.fields.front().name))
         live_[{event.pid, companions_.owner_of(key_)}].emplace_back(event.fields.begin() + 1, event.fields.end());
       else

@@ -11,7 +11,7 @@
 
 #include "src/stream/comm_cache.h"
 #include "src/stream/event.h"
-#include "src/util/value_fixup.h"
+#include "util/value_fixup.h"
 
 struct tep_handle;
 struct tep_event;
@@ -44,7 +44,7 @@ class EventDecoder {
     bool elem_signed;
     bool elem_hex;
     int elem_size;
-    ValueFixup fixup;  // from the field name's suffix (src/util/value_fixup.h)
+    ValueFixup fixup;  // from the field name's suffix (util/value_fixup.h)
     bool to_record_end = false;  // an array as long as the record (ftrace:kernel_stack's caller)
     int term_of = -1;  // a term: the index, among the shown fields, of the field it belongs to
     // A shown field's whole program: its terms' steps in field order, then its

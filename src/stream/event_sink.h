@@ -9,7 +9,7 @@
 
 #include "src/stream/companions.h"
 #include "src/stream/event.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 struct tracefs_instance;
 

@@ -28,7 +28,7 @@
 #include "src/stream/event_decoder.h"
 #include "src/stream/event_sink.h"
 #include "src/stream/trace_instance.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 struct tracefs_cpu;
 struct tep_handle;

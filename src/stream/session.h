@@ -27,7 +27,7 @@
 #include "src/stream/event_sites.h"
 #include "src/stream/stack_join.h"
 #include "src/stream/traced_command.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

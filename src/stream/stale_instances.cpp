@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "src/stream/tracefs_cxx.h"
-#include "src/util/tool_pid.h"
+#include "util/tool_pid.h"
 
 namespace kpp {
 

@@ -11,7 +11,7 @@
 // or nothing), it records this process's own pid namespace, and the process
 // of that pid is gone (kill(pid, 0) says ESRCH). A live process's instance,
 // whatever it runs, another namespace's, and every other name are left alone.
-// The pid is the run's tool_pid() (src/util/tool_pid.h): the process the user
+// The pid is the run's tool_pid() (util/tool_pid.h): the process the user
 // started, which outlives the child doing the work.
 #pragma once
 

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 struct tracefs_instance;
 

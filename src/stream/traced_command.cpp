@@ -13,7 +13,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::tracedat {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::tracedat {
 

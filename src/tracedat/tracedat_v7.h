@@ -24,7 +24,7 @@
 
 #include "src/tracedat/tracedat_compress.h"
 #include "src/tracedat/tracedat_metadata.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp::tracedat {
 

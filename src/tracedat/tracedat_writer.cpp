@@ -9,11 +9,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "src/tracedat/trace_cmd_support.h"
 #include "src/tracedat/tracedat_io.h"
 #include "src/tracedat/tracedat_layout.h"
 #include "src/tracedat/tracedat_v7.h"
-#include "src/tracedat/trace_cmd_support.h"
-#include "src/util/output_file.h"
+#include "util/output_file.h"
 
 namespace kpp {
 
@@ -95,7 +95,7 @@ Result<std::unique_ptr<TraceDatWriter>> TraceDatWriter::create(const std::string
   if (!compression) return std::move(compression).error();
   if (*compression != tracedat::Compression::None && options.file_version != 7)
     return Error("trace.dat version 6 cannot be compressed", "add --file-version 7 to compress");
-  auto file = create_output_file(path);  // never through a link someone planted (src/util/output_file.h)
+  auto file = create_output_file(path);  // never through a link someone planted (util/output_file.h)
   if (!file) return std::move(file).error();
   std::unique_ptr<TraceDatWriter> writer(new TraceDatWriter(path, file->release(), options));
   if (std::string w = tracedat::unreadable_compression_warning(options.compression); !w.empty())

@@ -28,7 +28,7 @@
 
 #include "src/stream/event_sink.h"
 #include "src/tracedat/tracedat_metadata.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

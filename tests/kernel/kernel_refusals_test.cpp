@@ -6,7 +6,7 @@
 
 #include "src/kernel/kallsyms.h"
 #include "src/kernel/kernel_refusals.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 namespace {

@@ -9,7 +9,7 @@
 #include "dwarf/debug_info.h"
 #include "src/plan/plan.h"
 #include "src/probes/definition_shapes.h"
-#include "src/util/companion_mark.h"
+#include "util/companion_mark.h"
 
 namespace kpp {
 namespace {

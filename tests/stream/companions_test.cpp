@@ -9,7 +9,7 @@
 #include "src/stream/sink_chain.h"
 #include "src/stream/stale_instances.h"
 #include "src/stream/trace_instance.h"
-#include "src/util/companion_mark.h"
+#include "util/companion_mark.h"
 
 namespace kpp {
 namespace {

@@ -1,6 +1,6 @@
-// The note a working process leaves for its supervisor (src/util/crash_note.h):
+// The note a working process leaves for its supervisor (util/crash_note.h):
 // written in a child that then dies, read in the parent.
-#include "src/util/crash_note.h"
+#include "util/crash_note.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

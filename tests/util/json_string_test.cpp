@@ -1,4 +1,4 @@
-// JSON string literals (src/util/json_string.h), the one quoting that event
+// JSON string literals (util/json_string.h), the one quoting that event
 // lines, --list --json and hist tables share: checked against the spec's
 // escapes and against a real JSON parser (python3's json module), which
 // must read back every valid UTF-8 input unchanged and still accept input
@@ -10,8 +10,8 @@
 #include <string>
 #include <unistd.h>
 
-#include "src/util/json_string.h"
 #include "tests/common/run_command.h"
+#include "util/json_string.h"
 
 namespace kpp {
 namespace {

@@ -1,4 +1,4 @@
-#include "src/util/offset_map.h"
+#include "util/offset_map.h"
 
 #include <gtest/gtest.h>
 

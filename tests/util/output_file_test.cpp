@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "src/util/output_file.h"
+#include "util/output_file.h"
 
 namespace fs = std::filesystem;
 

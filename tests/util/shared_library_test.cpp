@@ -1,7 +1,7 @@
-// Libraries opened on first use (src/util/shared_library.h): functions are
+// Libraries opened on first use (util/shared_library.h): functions are
 // found by name, a library that is not there or lacks a function is an error
 // that says what to install or what is missing.
-#include "src/util/shared_library.h"
+#include "util/shared_library.h"
 
 #include <gtest/gtest.h>
 

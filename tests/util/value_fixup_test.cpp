@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "src/definition/trace_definition.h"
-#include "src/util/value_fixup.h"
+#include "util/value_fixup.h"
 
 namespace kpp {
 namespace {

@@ -1,4 +1,4 @@
-#include "src/util/value_fixup.h"
+#include "util/value_fixup.h"
 
 #include <array>
 #include <cctype>

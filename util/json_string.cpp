@@ -1,4 +1,4 @@
-#include "src/util/json_string.h"
+#include "util/json_string.h"
 
 #include <cstdio>
 

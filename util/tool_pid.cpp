@@ -1,4 +1,4 @@
-#include "src/util/tool_pid.h"
+#include "util/tool_pid.h"
 
 #include <unistd.h>
 

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "src/util/result.h"
-#include "src/util/unique_fd.h"
+#include "util/result.h"
+#include "util/unique_fd.h"
 
 namespace kpp {
 

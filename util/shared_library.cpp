@@ -1,8 +1,8 @@
-#include "src/util/shared_library.h"
+#include "util/shared_library.h"
 
 #include <dlfcn.h>
 
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

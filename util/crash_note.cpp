@@ -1,4 +1,4 @@
-#include "src/util/crash_note.h"
+#include "util/crash_note.h"
 
 #include <sys/mman.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -1,4 +1,4 @@
-#include "src/util/output_file.h"
+#include "util/output_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 #include <cinttypes>
 #include <cstdio>
