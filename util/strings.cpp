@@ -12,6 +12,17 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
+std::string hex_bytes(std::string_view bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char b : bytes) {
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string> &items, const std::string &sep) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : sep) + items[i];

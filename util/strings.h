@@ -4,12 +4,17 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kpp {
 
 // `v` as lower-case hex with a 0x prefix and no padding: 4201 -> "0x1069", 0 -> "0x0".
 std::string hex(uint64_t v);
+
+// Bytes as lower-case hex, two digits each, no prefix: "\x1a\x2b" -> "1a2b"
+// (build-ids, checksums).
+std::string hex_bytes(std::string_view bytes);
 
 // The items with `sep` between them: {"a", "b"} -> "a, b"; {} -> "".
 std::string join(const std::vector<std::string> &items, const std::string &sep = ", ");

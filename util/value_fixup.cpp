@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "util/strings.h"
+
 namespace kpp {
 
 namespace {
@@ -29,11 +31,8 @@ uint64_t sign_from(uint64_t v, unsigned bits) {
   return static_cast<uint64_t>(static_cast<int64_t>(v << shift) >> shift);
 }
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+// `v` in hex digits alone, as the program's text writes operands.
+std::string digits_of(uint64_t v) { return hex(v).substr(2); }
 
 // Reads a field name's code. Returns false on anything malformed.
 class CodeReader {
@@ -192,9 +191,9 @@ std::string step_text(const ValueStep &step) {
   switch (step.op) {
     case ValueOp::AddConst: {
       auto v = static_cast<int64_t>(step.operand);
-      return v < 0 ? "m" + hex(-step.operand) : "p" + hex(step.operand);
+      return v < 0 ? "m" + digits_of(-step.operand) : "p" + digits_of(step.operand);
     }
-    case ValueOp::PushConst: return "k" + hex(step.operand);
+    case ValueOp::PushConst: return "k" + digits_of(step.operand);
     case ValueOp::SignExtend: return "s" + std::to_string(step.operand);
     case ValueOp::ZeroExtend: return "u" + std::to_string(step.operand);
     case ValueOp::PushTerm: return "r" + std::to_string(step.operand);

@@ -2,10 +2,10 @@
 // symbol table, read once, at open; file offsets from the load segments.
 #include "dwarf/elf/elf_image.h"
 
-#include <cstdio>
-
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Error.h>
+
+#include "util/strings.h"
 
 namespace kpp::dwarf {
 
@@ -13,15 +13,7 @@ using namespace llvm;
 
 namespace {
 
-std::string hex(ArrayRef<uint8_t> bytes) {
-  std::string out;
-  char buf[3];
-  for (uint8_t b : bytes) {
-    std::snprintf(buf, sizeof buf, "%02x", b);
-    out += buf;
-  }
-  return out;
-}
+std::string_view chars_of(ArrayRef<uint8_t> bytes) { return {reinterpret_cast<const char *>(bytes.data()), bytes.size()}; }
 
 // The build-id of `elf`: its NT_GNU_BUILD_ID note, found through the
 // program headers or, in a relocatable file (a module's .ko, which has
@@ -32,7 +24,7 @@ std::string build_id_in(const object::ELFFile<ELFT> &elf) {
   auto look_in = [&](const auto &where) {
     llvm::Error err = llvm::Error::success();
     for (const auto &note : elf.notes(where, err))
-      if (note.getType() == ELF::NT_GNU_BUILD_ID && note.getName() == "GNU") build_id = hex(note.getDesc(4));
+      if (note.getType() == ELF::NT_GNU_BUILD_ID && note.getName() == "GNU") build_id = hex_bytes(chars_of(note.getDesc(4)));
     consumeError(std::move(err));
   };
   if (auto headers = elf.program_headers()) {
@@ -127,9 +119,7 @@ bool ElfImage::is_kernel() const {
 Result<uint64_t> ElfImage::file_offset(uint64_t address) const {
   for (const LoadSegment &seg : segments_)
     if (address >= seg.vaddr && address < seg.vaddr + seg.file_size) return address - seg.vaddr + seg.file_offset;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
-  return Error(std::string("address ") + buf + " is not in any loadable segment of '" + path_ + "'");
+  return Error("address " + hex(address) + " is not in any loadable segment of '" + path_ + "'");
 }
 
 std::optional<uint64_t> ElfImage::address_of_file_offset(uint64_t offset) const {

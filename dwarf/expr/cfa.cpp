@@ -15,6 +15,7 @@
 #include <llvm/Support/Error.h>
 
 #include "dwarf/query/llvm_debug_info.h"
+#include "util/strings.h"
 
 namespace kpp::dwarf {
 
@@ -26,12 +27,6 @@ namespace {
 // value's format, bits 4-6 what it is relative to, bit 7 an indirection.
 constexpr uint8_t kEncodingOmit = 0xff;
 constexpr uint8_t kApplicationPcRel = 0x10;
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // The fields every entry starts with.
 struct EntryHeader {

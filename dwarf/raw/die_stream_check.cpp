@@ -15,6 +15,8 @@
 #include <llvm/DebugInfo/DWARF/DWARFObject.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnitIndex.h>
 
+#include "util/strings.h"
+
 namespace kpp::dwarf {
 
 namespace {
@@ -64,12 +66,6 @@ FormSize size_of_form(uint64_t form) {
     case 0x2001: return {Size::Uleb4};                                    // LLVM_addrx_offset
     default: return {Size::Unknown};
   }
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 // "DW_FORM_block4", or the number when LLVM has no name for it.

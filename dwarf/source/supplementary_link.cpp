@@ -2,19 +2,11 @@
 
 #include <cstdint>
 
+#include "util/strings.h"
+
 namespace kpp::dwarf {
 
 namespace {
-
-std::string hex_of(std::string_view bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char c : bytes) {
-    hex += digits[c >> 4];
-    hex += digits[c & 15];
-  }
-  return hex;
-}
 
 // The NUL-terminated path at the start of `bytes`, and what follows it.
 std::optional<std::pair<std::string_view, std::string_view>> path_then_rest(std::string_view bytes) {
@@ -28,7 +20,7 @@ std::optional<std::pair<std::string_view, std::string_view>> path_then_rest(std:
 std::optional<SupplementaryLink> parse_gnu_debugaltlink(std::string_view section) {
   auto parts = path_then_rest(section);
   if (!parts) return std::nullopt;
-  return SupplementaryLink{std::string(parts->first), hex_of(parts->second), ".gnu_debugaltlink"};
+  return SupplementaryLink{std::string(parts->first), hex_bytes(parts->second), ".gnu_debugaltlink"};
 }
 
 std::optional<SupplementaryLink> parse_debug_sup(std::string_view section, bool little_endian) {
@@ -49,7 +41,7 @@ std::optional<SupplementaryLink> parse_debug_sup(std::string_view section, bool 
     ended = !(b & 0x80);
   }
   if (!ended || length > rest.size() - used) return std::nullopt;
-  return SupplementaryLink{std::string(parts->first), hex_of(rest.substr(used, length)), ".debug_sup"};
+  return SupplementaryLink{std::string(parts->first), hex_bytes(rest.substr(used, length)), ".debug_sup"};
 }
 
 }  // namespace kpp::dwarf

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "util/files.h"
 
 namespace kpp::btf {
 
@@ -72,11 +72,9 @@ Result<Btf> Btf::parse(std::string bytes) {
 }
 
 Result<Btf> Btf::load(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error("cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto btf = parse(ss.str());
+  Result<std::string> bytes = read_whole_file(path);
+  if (!bytes) return Error("cannot read " + path);
+  auto btf = parse(*bytes);
   if (!btf) return Error(path + ": " + btf.error().message);
   return btf;
 }

@@ -5,26 +5,18 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "dwarf/debuginfod.h"
 #include "src/kernel/build_id.h"
 #include "src/kernel/debug_paths.h"
 #include "src/sdt/sdt_probe.h"
 #include "src/spec/probe_spec.h"
+#include "util/files.h"
 #include "util/strings.h"
 
 namespace kpp {
 
 namespace {
-
-std::string read_text(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 bool ends_with(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -108,7 +100,7 @@ Result<ProbeTarget> open_module(const CliOptions &options) {
     debug = std::move(*d);
   } else {
     target.module = canonical_module_name(given);
-    std::string dep = module_path_in_dep(read_text("/lib/modules/" + release + "/modules.dep"), given);
+    std::string dep = module_path_in_dep(read_file_or_empty("/lib/modules/" + release + "/modules.dep"), given);
     std::string tried;
     std::string build_id = loaded_module_build_id(target.module);
     auto d = open_first(module_debug_candidates(release, dep, build_id), tried, build_id, target_open_options(options));

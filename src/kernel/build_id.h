@@ -9,10 +9,6 @@
 
 namespace kpp {
 
-// The GNU build-id (lower-case hex) in a blob of ELF notes (namesz, descsz,
-// type as native u32s, then name and desc padded to 4 bytes); "" when absent.
-std::string build_id_from_notes(std::string_view notes);
-
 // The running kernel's build-id; "" when /sys/kernel/notes cannot be read.
 std::string running_kernel_build_id();
 

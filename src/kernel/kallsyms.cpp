@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
+
+#include "util/files.h"
 
 namespace kpp {
 
@@ -28,11 +29,9 @@ Kallsyms Kallsyms::parse(const std::string &text) {
 }
 
 std::optional<Kallsyms> Kallsyms::read() {
-  std::ifstream in("/proc/kallsyms");
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Kallsyms k = parse(ss.str());
+  Result<std::string> text = read_whole_file("/proc/kallsyms");
+  if (!text) return std::nullopt;
+  Kallsyms k = parse(*text);
   if (k.entries_.empty() || k.addresses_hidden()) return std::nullopt;
   return k;
 }

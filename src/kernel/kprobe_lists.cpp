@@ -4,9 +4,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <tuple>
+
+#include "util/files.h"
 
 namespace kpp {
 
@@ -98,11 +99,9 @@ std::optional<std::string> read_kprobes_debugfs(const std::string &name) {
   std::string path = dir + "/kprobes/" + name;
   if (access(path.c_str(), R_OK) != 0 && geteuid() == 0 && access((dir + "/kprobes").c_str(), F_OK) != 0)
     (void)mount("debugfs", dir.c_str(), "debugfs", 0, nullptr);  // absent when the kernel has no debugfs
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  Result<std::string> text = read_whole_file(path);
+  if (!text) return std::nullopt;
+  return std::move(*text);
 }
 
 }  // namespace kpp

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
+#include "util/files.h"
 #include "util/strings.h"
 
 namespace kpp {
@@ -15,11 +15,9 @@ namespace kpp {
 namespace {
 
 std::optional<std::string> read_text_file(const std::string &path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  Result<std::string> text = read_whole_file(path);
+  if (!text) return std::nullopt;
+  return std::move(*text);
 }
 
 std::optional<std::string> read_gzip_file(const std::string &path) {

@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -17,6 +16,7 @@
 #include "src/stream/tracefs_cxx.h"
 
 #include "src/stream/tracefs_mount.h"
+#include "util/files.h"
 
 namespace kpp {
 
@@ -24,12 +24,7 @@ namespace {
 
 // Reads a top-level tracefs file; a missing file (no kprobes in this kernel)
 // reads as empty.
-std::string read_tracefs_file(const std::string &dir, const char *name) {
-  std::ifstream in(dir + "/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_tracefs_file(const std::string &dir, const char *name) { return read_file_or_empty(dir + "/" + name); }
 
 std::vector<ErrorLogEntry> read_error_log(const std::string &dir) {
   return parse_error_log(read_tracefs_file(dir, "error_log"));

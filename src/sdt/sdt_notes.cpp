@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "util/elf_notes.h"
 #include "util/strings.h"
 
 namespace kpp::sdt {
@@ -15,14 +16,7 @@ namespace {
 constexpr uint32_t kNtStapsdt = 3;
 constexpr char kOwner[] = "stapsdt";
 
-uint64_t align4(uint64_t n) { return (n + 3) & ~uint64_t{3}; }
-
-uint32_t load32(const std::string &b, uint64_t at) {
-  uint32_t v;
-  std::memcpy(&v, b.data() + at, sizeof v);
-  return v;
-}
-uint64_t load64(const std::string &b, uint64_t at) {
+uint64_t load64(std::string_view b, uint64_t at) {
   uint64_t v;
   std::memcpy(&v, b.data() + at, sizeof v);
   return v;
@@ -86,6 +80,32 @@ void check_against_binary(const ElfImage &elf, SdtMarker &marker) {
   marker.semaphore_offset = *sem;
 }
 
+// The marker a stapsdt note describes, its addresses moved as the
+// .stapsdt.base section was (prelinking). Errors: why the note is malformed.
+Result<SdtMarker> marker_of(const ElfNote &note, const ElfSection *base_section) {
+  std::string_view desc = note.desc;
+  if (desc.size() < 24) return Error("its descriptor is too short for pc, base and semaphore");
+  SdtMarker m;
+  m.address = load64(desc, 0);
+  uint64_t base = load64(desc, 8);
+  m.semaphore = load64(desc, 16);
+  size_t s = 24;
+  auto provider = take_string(desc, s);
+  auto name = provider ? take_string(desc, s) : std::nullopt;
+  auto args = name ? take_string(desc, s) : std::nullopt;
+  if (!args) return Error("its provider, name or arguments have no terminating NUL");
+  m.provider = std::move(*provider);
+  m.name = std::move(*name);
+  m.args = std::move(*args);
+  // Prelinked: the section moved from where the note says it was.
+  if (base_section && base != 0) {
+    uint64_t delta = base_section->address - base;
+    m.address += delta;
+    if (m.semaphore) m.semaphore += delta;
+  }
+  return m;
+}
+
 }  // namespace
 
 std::string sdt_event_name(const SdtMarker &marker) { return "sdt_" + marker.provider + ":" + marker.name; }
@@ -102,43 +122,21 @@ Result<std::vector<SdtMarker>> read_sdt_markers(const ElfImage &elf) {
     return Error("malformed SDT note at offset " + hex(notes->offset + at) + " of '" + elf.path() + "': " + why);
   };
   const std::string &b = *bytes;
-  uint64_t at = 0;
-  while (at < b.size()) {
-    if (b.size() - at < 12) return malformed(at, "a note header runs past the section");
-    uint64_t namesz = load32(b, at), descsz = load32(b, at + 4);
-    uint32_t type = load32(b, at + 8);
-    uint64_t name_at = at + 12, desc_at = name_at + align4(namesz);
-    if (desc_at > b.size() || descsz > b.size() - desc_at) return malformed(at, "a note runs past the section");
-    uint64_t next = desc_at + align4(descsz);
-    std::string_view owner(b.data() + name_at, namesz);
-    if (type != kNtStapsdt || owner != std::string_view(kOwner, sizeof kOwner)) {
-      at = next;  // another owner's note: not ours to read
-      continue;
+  std::optional<Error> bad;
+  std::optional<NoteDamage> damage = walk_elf_notes(b, [&](const ElfNote &note) {
+    if (note.type != kNtStapsdt || note.name != std::string_view(kOwner, sizeof kOwner))
+      return true;  // another owner's note: not ours to read
+    auto marker = marker_of(note, base_section);
+    if (!marker) {
+      bad = malformed(note.offset, marker.error().message);
+      return false;
     }
-    std::string_view desc(b.data() + desc_at, descsz);
-    if (desc.size() < 24) return malformed(at, "its descriptor is too short for pc, base and semaphore");
-    SdtMarker m;
-    m.address = load64(b, desc_at);
-    uint64_t base = load64(b, desc_at + 8);
-    m.semaphore = load64(b, desc_at + 16);
-    size_t s = 24;
-    auto provider = take_string(desc, s);
-    auto name = provider ? take_string(desc, s) : std::nullopt;
-    auto args = name ? take_string(desc, s) : std::nullopt;
-    if (!args) return malformed(at, "its provider, name or arguments have no terminating NUL");
-    m.provider = std::move(*provider);
-    m.name = std::move(*name);
-    m.args = std::move(*args);
-    // Prelinked: the section moved from where the note says it was.
-    if (base_section && base != 0) {
-      uint64_t delta = base_section->address - base;
-      m.address += delta;
-      if (m.semaphore) m.semaphore += delta;
-    }
-    check_against_binary(elf, m);
-    markers.push_back(std::move(m));
-    at = next;
-  }
+    check_against_binary(elf, *marker);
+    markers.push_back(std::move(*marker));
+    return true;
+  });
+  if (damage) return malformed(damage->offset, damage->why);
+  if (bad) return std::move(*bad);
   return markers;
 }
 

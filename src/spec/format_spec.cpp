@@ -5,6 +5,7 @@
 
 #include "src/spec/cxx_point.h"
 #include "src/spec/probe_spec.h"
+#include "util/strings.h"
 
 namespace kpp {
 namespace {
@@ -66,12 +67,6 @@ std::string escape_point_name(const std::string &name, NamePlace place = NamePla
     out += c;
   }
   return out;
-}
-
-std::string hex(uint64_t value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
-  return buf;
 }
 
 std::string_view sigil(ProbeArg::Kind kind) {

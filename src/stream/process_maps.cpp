@@ -2,8 +2,9 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
+
+#include "util/files.h"
 
 namespace kpp {
 
@@ -32,11 +33,9 @@ std::vector<FileMapping> parse_process_maps(const std::string &text) {
 }
 
 std::vector<FileMapping> read_process_maps(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
-  if (!in) return {};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_process_maps(text.str());
+  Result<std::string> text = read_whole_file("/proc/" + std::to_string(pid) + "/maps");
+  if (!text) return {};
+  return parse_process_maps(*text);
 }
 
 const FileMapping *mapping_of(const std::vector<FileMapping> &maps, uint64_t address) {

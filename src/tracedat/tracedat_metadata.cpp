@@ -9,27 +9,9 @@
 #include <cerrno>
 #include <cstring>
 
-namespace kpp::tracedat {
+#include "util/files.h"
 
-Result<std::string> read_whole_file(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error("cannot read " + path + ": " + std::strerror(errno));
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      return Error("cannot read " + path + ": " + std::strerror(e));
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return out;
-}
+namespace kpp::tracedat {
 
 namespace {
 

@@ -48,7 +48,4 @@ Status read_formats(const StreamInfo &info, Metadata &meta);
 // only needed for kernel symbols; the file is complete without stats).
 Status read_late_metadata(const StreamInfo &info, bool with_kallsyms, Metadata &meta);
 
-// Reads a whole file (tracefs files report size 0, so read to EOF).
-Result<std::string> read_whole_file(const std::string &path);
-
 }  // namespace kpp::tracedat

@@ -2,7 +2,6 @@
 // (kernel/kprobes.c: report_probe() and kprobe_blacklist_seq_show()).
 #include <gtest/gtest.h>
 
-#include "src/kernel/build_id.h"
 #include "src/kernel/kernel_refusals.h"
 #include "src/kernel/kprobe_lists.h"
 
@@ -63,21 +62,6 @@ TEST(KprobeBlacklist, RefusesListedSymbolsByNameWithoutAddresses) {
   EXPECT_FALSE(check({&mod}));
   // A vmlinux symbol of the same name as a module's is not the module's.
   EXPECT_TRUE(check({&plain}));
-}
-
-TEST(Notes, BuildIdFromNotes) {
-  // One unrelated note, then the GNU build-id (namesz 4, descsz 4, type 3).
-  std::string notes;
-  auto u32 = [&notes](uint32_t v) { notes.append(reinterpret_cast<const char *>(&v), 4); };
-  u32(6); u32(4); u32(1);
-  notes += std::string("Linux\0\0\0", 8);
-  notes += std::string("\1\2\3\4", 4);
-  u32(4); u32(4); u32(3);
-  notes += std::string("GNU\0", 4);
-  notes += std::string("\xde\xad\xbe\xef", 4);
-  EXPECT_EQ(build_id_from_notes(notes), "deadbeef");
-  EXPECT_EQ(build_id_from_notes(notes.substr(0, 20)), "");
-  EXPECT_EQ(build_id_from_notes(""), "");
 }
 
 }  // namespace
