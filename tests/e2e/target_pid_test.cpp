@@ -338,6 +338,12 @@ TEST_F(TargetPid, ContainerProcessProbedBySourceLineWithBothPids) {
   std::vector<std::string> defined = group_lines(group_);
   ASSERT_EQ(defined.size(), 1u);
   EXPECT_TRUE(contains(defined[0], "/proc/" + str(host) + "/root/app/pid_fixture:0x")) << defined[0];
+  // -l names the process the probe was made for and the path in it.
+  run_result listed = tool({"-l", group_ + ":*"});
+  EXPECT_TRUE(contains(listed.out, "[/app/pid_fixture in the root of pid " + str(host) + "]")) << describe(listed);
+  run_result listed_json = tool({"-l", group_ + ":*", "--json"});
+  EXPECT_TRUE(contains(listed_json.out, "\"process_root_of\":" + str(host) + ",\"path_in_process\":\"/app/pid_fixture\""))
+      << describe(listed_json);
   run_result r = tool({"trace", "-p", str(host), "-e", group_ + ":work", "--json", "--duration", "1"});
   ASSERT_EQ(r.status, 0) << describe(r);
   std::vector<std::string> lines = event_lines(r.out, group_);
