@@ -115,6 +115,24 @@ TEST(TargetPidCli, MutuallyExclusiveSwitchesAreRefusedNamingBoth) {
   }
 }
 
+// perf's test_line_semantics.sh: these -L forms are taken, those refused.
+TEST(TargetPidCli, LineRangesAsPerfsTestsExpect) {
+  std::string line = std::to_string(line_of(fixture_source, "work:2, the line"));
+  for (const std::string &good : {std::string("work"), std::string("work:1"), std::string("work:0-2"),
+                                  std::string("work:1+1"), std::string("work@pid_fixture.c"),
+                                  std::string("work@pid_fixture.c:1"), "pid_fixture.c:" + line,
+                                  "pid_fixture.c:" + line + "+1", "pid_fixture.c:" + line + "-" + line}) {
+    run_result r = tool({"-x", fixture, "-L", good});
+    EXPECT_EQ(r.status, 0) << good << "\n" << describe(r);
+  }
+  for (const char *bad : {"work:foo", "work:1-foo", "work:1+foo", "work;lazy*pattern"}) {
+    run_result r = tool({"-x", fixture, "-L", bad});
+    EXPECT_EQ(r.status, 1) << bad << "\n" << describe(r);
+    EXPECT_TRUE(contains(r.err, "^")) << "the caret under what is wrong: " << describe(r);
+  }
+  EXPECT_TRUE(contains(tool({"-x", fixture, "-L", "work;lazy*pattern"}).err, "lazy pattern"));
+}
+
 TEST(TargetPidCli, BadPidsAreRefusedNamingThePidAndWhy) {
   run_result word = tool({"-p", "abc", "-D", "work"});
   EXPECT_EQ(word.status, 1);
