@@ -22,7 +22,7 @@ bad = run(os.path.join(here, 'fixtures', 'back_arrow'))
 expected = [
     'scripts/layers.txt:3: dwarf uses src/cli, which is not listed above it',
     'src/extra/: a library folder that scripts/layers.txt does not place',
-    'dwarf/reader.cpp:2: includes src/cli/commands.h: dwarf may use util (scripts/layers.txt)',
+    'dwarf/reader.cpp:2: includes src/cli/commands.h: dwarf may use src/util (scripts/layers.txt)',
     'src/cli/commands.h:2: includes <llvm/Support/Error.h>: only dwarf/ includes LLVM',
 ]
 if bad.returncode != 1:
