@@ -70,8 +70,23 @@ Status check_hist_field(const std::string &option, const std::string &field) {
 Status check_hist_filter(const std::string &filter) {
   // The filter goes into the trigger line as it is and the kernel parses it;
   // it must stay one line.
-  for (char c : filter)
+  int depth = 0;
+  char quote = 0;
+  for (char c : filter) {
     if (c == '\n' || c == '\r' || c == '\0') return Error("--filter: the expression must be one line");
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '(' || c == ')') {
+      depth += c == '(' ? 1 : -1;
+      if (depth < 0) break;
+    }
+  }
+  if (quote) return Error("--filter: a string is not closed (" + std::string(1, quote) + ")");
+  if (depth != 0)
+    return Error("--filter: the parentheses do not pair up",
+                 "the expression is put in parentheses of its own: a ')' must close a '(' of it");
   return Ok{};
 }
 
@@ -83,6 +98,12 @@ std::string hist_trigger(const HistRequest &request) {
   t += ":sort=hitcount.descending:size=" + std::to_string(kHistSize);
   if (!request.filter.empty()) t += " if " + request.filter;
   return t;
+}
+
+std::string hist_pause_trigger(const std::string &trigger) {
+  size_t cond = trigger.find(" if ");
+  if (cond == std::string::npos) return trigger + ":pause";
+  return trigger.substr(0, cond) + ":pause" + trigger.substr(cond);
 }
 
 namespace {
