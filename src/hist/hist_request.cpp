@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "src/stream/filter_expression.h"
+
 namespace kpp {
 
 namespace {
@@ -67,28 +69,7 @@ Status check_hist_field(const std::string &option, const std::string &field) {
   return Ok{};
 }
 
-Status check_hist_filter(const std::string &filter) {
-  // The filter goes into the trigger line as it is and the kernel parses it;
-  // it must stay one line.
-  int depth = 0;
-  char quote = 0;
-  for (char c : filter) {
-    if (c == '\n' || c == '\r' || c == '\0') return Error("--filter: the expression must be one line");
-    if (quote) {
-      if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '(' || c == ')') {
-      depth += c == '(' ? 1 : -1;
-      if (depth < 0) break;
-    }
-  }
-  if (quote) return Error("--filter: a string is not closed (" + std::string(1, quote) + ")");
-  if (depth != 0)
-    return Error("--filter: the parentheses do not pair up",
-                 "the expression is put in parentheses of its own: a ')' must close a '(' of it");
-  return Ok{};
-}
+Status check_hist_filter(const std::string &filter) { return check_filter_expression(filter); }
 
 std::string hist_trigger(const HistRequest &request) {
   std::string t = "hist:keys=";

@@ -42,8 +42,7 @@ Result<HistKey> parse_hist_key(const std::string &text);
 // Checks a --sum field name the same way.
 Status check_hist_field(const std::string &option, const std::string &field);
 // A --filter must be one line, its parentheses balanced and its quotes closed
-// (the kernel parses the rest): it is put in parentheses before "&& common_pid
-// != OURS", and a ')' of its own would end them early ("1) || (1").
+// (src/stream/filter_expression.h).
 Status check_hist_filter(const std::string &filter);
 
 // "hist:keys=K1,K2:vals=hitcount,S1:sort=hitcount.descending:size=N [if FILTER]".

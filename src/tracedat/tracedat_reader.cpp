@@ -120,6 +120,9 @@ Status opens_in_a_child(const std::string &path) {
   pid_t child = fork();
   if (child < 0) return Ok{};  // no child to spare: the supervisor still answers for a crash
   if (child == 0) {
+    // libtraceevent's warnings come once, from the real open.
+    int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) dup2(null, STDERR_FILENO);
     tracecmd_input *handle = tracecmd_open(path.c_str(), 0);
     if (!handle) _exit(1);
     for (int i = 0, n = tracecmd_buffer_instances(handle); i < n; ++i)

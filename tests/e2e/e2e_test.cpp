@@ -1601,6 +1601,22 @@ TEST_F(E2eSession, AWorkerThatCrashesOrIsKilledIsReportedAndLeavesNothingBehind)
   }
 }
 
+// The filter goes in parentheses before the tool's own "&& common_pid !=
+// PID": one whose ')' would close them early is refused before anything is
+// touched, for every command that takes --filter.
+TEST_F(E2e, AFilterThatWouldEscapeItsParenthesesIsRefused) {
+  for (const char *cmd : {"trace", "record", "hist"}) {
+    SCOPED_TRACE(cmd);
+    run_result r = kpp({cmd, "-e", group_ + ":x", "--by", "comm", "--filter", "1) || (1"});
+    if (std::string(cmd) != "hist") r = kpp({cmd, "-e", group_ + ":x", "--filter", "1) || (1"});
+    EXPECT_EQ(r.status, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, "--filter: the parentheses do not pair up")) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(tracing_dir() + "/instances/kprobe-probe-" + std::to_string(r.pid)));
+  }
+  run_result quoted = kpp({"trace", "-e", group_ + ":x", "--filter", "comm == \")"});
+  EXPECT_TRUE(contains(quoted.err, "a string is not closed")) << quoted.err;
+}
+
 // The working process killed (SIGKILL, as by the OOM killer) in the middle of
 // a 1,500-probe --add: the process you started removes the probes that were
 // written, names them, and dies of SIGKILL; none of the group is left. The
