@@ -115,6 +115,24 @@ TEST(TargetPidCli, MutuallyExclusiveSwitchesAreRefusedNamingBoth) {
   }
 }
 
+// perf's test_line_semantics.sh: these -L forms are taken, those refused.
+TEST(TargetPidCli, LineRangesAsPerfsTestsExpect) {
+  std::string line = std::to_string(line_of(fixture_source, "work:2, the line"));
+  for (const std::string &good : {std::string("work"), std::string("work:1"), std::string("work:0-2"),
+                                  std::string("work:1+1"), std::string("work@pid_fixture.c"),
+                                  std::string("work@pid_fixture.c:1"), "pid_fixture.c:" + line,
+                                  "pid_fixture.c:" + line + "+1", "pid_fixture.c:" + line + "-" + line}) {
+    run_result r = tool({"-x", fixture, "-L", good});
+    EXPECT_EQ(r.status, 0) << good << "\n" << describe(r);
+  }
+  for (const char *bad : {"work:foo", "work:1-foo", "work:1+foo", "work;lazy*pattern"}) {
+    run_result r = tool({"-x", fixture, "-L", bad});
+    EXPECT_EQ(r.status, 1) << bad << "\n" << describe(r);
+    EXPECT_TRUE(contains(r.err, "^")) << "the caret under what is wrong: " << describe(r);
+  }
+  EXPECT_TRUE(contains(tool({"-x", fixture, "-L", "work;lazy*pattern"}).err, "lazy pattern"));
+}
+
 TEST(TargetPidCli, BadPidsAreRefusedNamingThePidAndWhy) {
   run_result word = tool({"-p", "abc", "-D", "work"});
   EXPECT_EQ(word.status, 1);
@@ -137,6 +155,17 @@ TEST(TargetPidCli, BadPidsAreRefusedNamingThePidAndWhy) {
   waitpid(zombie, nullptr, 0);
   EXPECT_EQ(z.status, 1);
   EXPECT_TRUE(contains(z.err, "-p " + str(zombie) + ": ") && contains(z.err, "zombie")) << describe(z);
+
+  // Another user's process: reading its files needs ptrace access, as gdb -p does.
+  Started mine({fixture, "1", "100"});
+  ASSERT_TRUE(runs(mine.pid(), "pid_fixture"));
+  run_options nobody;
+  nobody.uid = 65534;
+  run_result denied = tool({"-p", str(mine.pid()), "-D", "work"}, nobody);
+  EXPECT_EQ(denied.status, 1);
+  EXPECT_TRUE(contains(denied.err, "-p " + str(mine.pid()) + ": cannot read its root: permission denied") &&
+              contains(denied.err, "CAP_SYS_PTRACE"))
+      << describe(denied);
 
   // kthreadd (pid 2 when the kernel made it, which /proc/2/stat's flags say).
   if (contains(read_file("/proc/2/comm"), "kthreadd")) {
@@ -320,6 +349,19 @@ TEST_F(TargetPid, ContainerProcessProbedBySourceLineWithBothPids) {
   std::vector<std::string> defined = group_lines(group_);
   ASSERT_EQ(defined.size(), 1u);
   EXPECT_TRUE(contains(defined[0], "/proc/" + str(host) + "/root/app/pid_fixture:0x")) << defined[0];
+  // perf's spelling: -x PATH in the mount namespace of --target-ns's process.
+  run_result perf_form = tool({"--target-ns=" + str(host), "-x", "/app/pid_fixture", "-D", "work tag"});
+  EXPECT_EQ(perf_form.status, 0) << describe(perf_form);
+  EXPECT_TRUE(contains(perf_form.out, " /proc/" + str(host) + "/root/app/pid_fixture:0x")) << describe(perf_form);
+  run_result session_form = tool({"trace", "--target-ns=" + str(host), "-e", group_ + ":work"});
+  EXPECT_EQ(session_form.status, 1);
+  EXPECT_TRUE(contains(session_form.err, "--target-ns does not apply to 'trace'")) << describe(session_form);
+  // -l names the process the probe was made for and the path in it.
+  run_result listed = tool({"-l", group_ + ":*"});
+  EXPECT_TRUE(contains(listed.out, "[/app/pid_fixture in the root of pid " + str(host) + "]")) << describe(listed);
+  run_result listed_json = tool({"-l", group_ + ":*", "--json"});
+  EXPECT_TRUE(contains(listed_json.out, "\"process_root_of\":" + str(host) + ",\"path_in_process\":\"/app/pid_fixture\""))
+      << describe(listed_json);
   run_result r = tool({"trace", "-p", str(host), "-e", group_ + ":work", "--json", "--duration", "1"});
   ASSERT_EQ(r.status, 0) << describe(r);
   std::vector<std::string> lines = event_lines(r.out, group_);
@@ -337,9 +379,12 @@ TEST_F(TargetPid, ContainerProcessProbedBySourceLineWithBothPids) {
 
 namespace {
 
-// Whether the trace run `pid` has its tracefs instance set up and tracing on.
+// Whether the trace run `pid` has its tracefs instance set up and tracing
+// on: a new instance has tracing on until the run turns it off to set up,
+// and the pids are written after that, so both must be there.
 bool tracing(pid_t pid) {
-  return read_file(tracing_dir() + "/instances/kprobe-probe-" + str(pid) + "/tracing_on") == "1\n";
+  std::string instance = tracing_dir() + "/instances/kprobe-probe-" + str(pid);
+  return !read_file(instance + "/set_event_pid").empty() && read_file(instance + "/tracing_on") == "1\n";
 }
 
 // A real server from Debian's packages (python3.11's http.server, its
