@@ -253,9 +253,9 @@ Status Session::start_dwarf_stacks(const std::vector<EventId> &uprobes, StackJoi
       names.push_back(e.system + ":" + e.name);
     }
   }
-  // The filter (ours only drops this process's own hits) and --pid-only
+  // The filter (ours only drops this process's own hits), --pid-only and -p
   // leave hits out of the tracefs stream that perf still samples.
-  bool every_hit = options_.filter.empty() && !options_.pid_only;
+  bool every_hit = options_.filter.empty() && !options_.pid_only && options_.target_pids.empty();
   auto started = DwarfUserStacks::start(perf, names, options_.unwinder, every_hit);
   if (!started)
     return Error("cannot sample the user stacks of the uprobe events (--stack): " + started.error().message,
