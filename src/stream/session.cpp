@@ -12,6 +12,7 @@
 #include "src/stream/sink_chain.h"
 #include "src/stream/stale_instances.h"
 #include "src/stream/stop_signal.h"
+#include "src/stream/task_filter.h"
 #include "src/stream/trace_instance.h"
 #include "src/stream/tracefs_cxx.h"
 #include "src/stream/tracefs_mount.h"
@@ -107,7 +108,7 @@ Status Session::setup(std::vector<EventSink *> sinks) {
   // The processes first: one that cannot be followed is refused before
   // tracefs is touched.
   if (!opt.target_pids.empty()) {
-    auto targets = TargetSet::open(opt.target_pids, opt.target_children);
+    auto targets = TargetSet::open(opt.target_pids);
     if (!targets) return std::move(targets).error();
     targets_ = std::move(*targets);
     summary_.targets = targets_.describe();
@@ -137,8 +138,15 @@ Status Session::setup(std::vector<EventSink *> sinks) {
     if (opt.pid_only)
       if (Status p = instance.set_event_pid(command_.pid()); !p) return p;
   }
-  if (!targets_.empty())
-    if (Status p = targets_.filter(instance); !p) return p;
+  if (!targets_.empty()) {
+    // A stream follows every task the targets fork (a thread started
+    // between two polls is not missed) and drops their child processes
+    // (task_filter.h); hist, which streams nothing, has their threads,
+    // added as they start.
+    threads_only_ = !opt.target_children && opt.stream_events &&
+                    instance.enable(std::string(TaskFilter::kSystem) + ":" + TaskFilter::kEvent).has_value();
+    if (Status p = targets_.filter(instance, opt.target_children || threads_only_); !p) return p;
+  }
   if (opt.stream_events)
     if (Status s = open_stream(std::move(sinks)); !s) return s;
   if (tracefs_trace_on(instance.raw()) != 0) return Error("cannot turn tracing on in instance " + instance.name());
@@ -177,7 +185,8 @@ Status Session::enable_events() {
 Status Session::open_stream(std::vector<EventSink *> sinks) {
   bool with_stacks = stacks_.mode != StackMode::Off;
   chain_ = std::make_unique<SinkChain>(
-      SinkChainOptions{std::move(companions_), getpid(), options_.sites, std::move(stacks_), targets_.ns_pids()},
+      SinkChainOptions{std::move(companions_), getpid(), options_.sites, std::move(stacks_), targets_.ns_pids(),
+                       threads_only_},
       std::move(sinks));
   auto stream = EventStream::open(*instance_, {chain_.get()}, with_stacks);
   if (!stream) return std::move(stream).error();
@@ -329,8 +338,9 @@ Result<SessionSummary> Session::finish() {
     // The summary counts what was shown (the tool's own reads and the
     // companions folded into their probes are not).
     sum.events = chain_->shown();
+    const std::string tasks = std::string(TaskFilter::kSystem) + ":" + TaskFilter::kEvent;
     for (const auto &[k, v] : stream_->counts())
-      if (companions.role_of(k) == CompanionRole::None) sum.per_event.emplace_back(k, v);
+      if (companions.role_of(k) == CompanionRole::None && !(threads_only_ && k == tasks)) sum.per_event.emplace_back(k, v);
     std::sort(sum.per_event.begin(), sum.per_event.end());
     sum.bytes_read = stream_->bytes_read();
     for (int cpu = 0; cpu < stream_->cpus(); ++cpu) {

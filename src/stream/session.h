@@ -160,6 +160,7 @@ class Session {
   std::unique_ptr<SinkChain> chain_;
   std::unique_ptr<EventStream> stream_;
   SessionSummary summary_;
+  bool threads_only_ = false;  // -p without --children, streaming: task:task_newtask is on (task_filter.h)
   std::chrono::steady_clock::time_point started_, deadline_;
   bool finished_ = false;
 };

@@ -24,9 +24,8 @@ pid_t ns_tid(pid_t pid, pid_t tid) {
 
 }  // namespace
 
-Result<TargetSet> TargetSet::open(const std::vector<pid_t> &pids, bool children) {
+Result<TargetSet> TargetSet::open(const std::vector<pid_t> &pids) {
   TargetSet set;
-  set.children_ = children;
   for (pid_t pid : pids) {
     auto process = TargetProcess::open(pid);
     if (!process) return std::move(process).error();
@@ -49,14 +48,18 @@ std::vector<pid_t> TargetSet::new_threads() {
   return added;
 }
 
-Status TargetSet::filter(TraceInstance &instance) {
+Status TargetSet::filter(TraceInstance &instance, bool follow_forks) {
+  follow_forks_ = follow_forks;
   std::vector<pid_t> threads = new_threads();
   if (threads.empty()) return Error("the processes -p names have all exited: " + describe());
-  return instance.set_event_pids(threads, children_, false);
+  return instance.set_event_pids(threads, follow_forks, false);
 }
 
 Status TargetSet::refresh(TraceInstance &instance) {
-  if (children_) return Ok{};
+  if (follow_forks_) {
+    (void)new_threads();  // only their ids in the container, for the events (ns_pids)
+    return Ok{};
+  }
   std::vector<pid_t> threads = new_threads();
   if (threads.empty()) return Ok{};
   return instance.set_event_pids(threads, false, true);
