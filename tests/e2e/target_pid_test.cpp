@@ -156,6 +156,17 @@ TEST(TargetPidCli, BadPidsAreRefusedNamingThePidAndWhy) {
   EXPECT_EQ(z.status, 1);
   EXPECT_TRUE(contains(z.err, "-p " + str(zombie) + ": ") && contains(z.err, "zombie")) << describe(z);
 
+  // Another user's process: reading its files needs ptrace access, as gdb -p does.
+  Started mine({fixture, "1", "100"});
+  ASSERT_TRUE(runs(mine.pid(), "pid_fixture"));
+  run_options nobody;
+  nobody.uid = 65534;
+  run_result denied = tool({"-p", str(mine.pid()), "-D", "work"}, nobody);
+  EXPECT_EQ(denied.status, 1);
+  EXPECT_TRUE(contains(denied.err, "-p " + str(mine.pid()) + ": cannot read its root: permission denied") &&
+              contains(denied.err, "CAP_SYS_PTRACE"))
+      << describe(denied);
+
   // kthreadd (pid 2 when the kernel made it, which /proc/2/stat's flags say).
   if (contains(read_file("/proc/2/comm"), "kthreadd")) {
     run_result k = tool({"-p", "2", "-D", "work"});
@@ -338,6 +349,13 @@ TEST_F(TargetPid, ContainerProcessProbedBySourceLineWithBothPids) {
   std::vector<std::string> defined = group_lines(group_);
   ASSERT_EQ(defined.size(), 1u);
   EXPECT_TRUE(contains(defined[0], "/proc/" + str(host) + "/root/app/pid_fixture:0x")) << defined[0];
+  // perf's spelling: -x PATH in the mount namespace of --target-ns's process.
+  run_result perf_form = tool({"--target-ns=" + str(host), "-x", "/app/pid_fixture", "-D", "work tag"});
+  EXPECT_EQ(perf_form.status, 0) << describe(perf_form);
+  EXPECT_TRUE(contains(perf_form.out, " /proc/" + str(host) + "/root/app/pid_fixture:0x")) << describe(perf_form);
+  run_result session_form = tool({"trace", "--target-ns=" + str(host), "-e", group_ + ":work"});
+  EXPECT_EQ(session_form.status, 1);
+  EXPECT_TRUE(contains(session_form.err, "--target-ns does not apply to 'trace'")) << describe(session_form);
   // -l names the process the probe was made for and the path in it.
   run_result listed = tool({"-l", group_ + ":*"});
   EXPECT_TRUE(contains(listed.out, "[/app/pid_fixture in the root of pid " + str(host) + "]")) << describe(listed);
@@ -361,9 +379,12 @@ TEST_F(TargetPid, ContainerProcessProbedBySourceLineWithBothPids) {
 
 namespace {
 
-// Whether the trace run `pid` has its tracefs instance set up and tracing on.
+// Whether the trace run `pid` has its tracefs instance set up and tracing
+// on: a new instance has tracing on until the run turns it off to set up,
+// and the pids are written after that, so both must be there.
 bool tracing(pid_t pid) {
-  return read_file(tracing_dir() + "/instances/kprobe-probe-" + str(pid) + "/tracing_on") == "1\n";
+  std::string instance = tracing_dir() + "/instances/kprobe-probe-" + str(pid);
+  return !read_file(instance + "/set_event_pid").empty() && read_file(instance + "/tracing_on") == "1\n";
 }
 
 // A real server from Debian's packages (python3.11's http.server, its
