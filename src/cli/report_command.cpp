@@ -3,6 +3,7 @@
 
 #include "src/cli/commands.h"
 #include "src/cli/probe_target.h"
+#include "src/output/folded_sink.h"
 #include "src/output/printer_sink.h"
 #include "src/probes/probe_engine.h"
 #include "src/stack/stack_symbolizer.h"
@@ -33,9 +34,10 @@ Status run_report_command(const CliOptions &options) {
     return defs ? std::move(*defs) : std::vector<TraceDefinition>{};
   });
   chain_options.stacks.symbolizer = &symbolizer;
-  SinkChain chain(std::move(chain_options), {&printer});
+  FoldedSink folded(stdout);  // --folded: the stacks counted, written at the end
+  SinkChain chain(std::move(chain_options), {options.folded ? static_cast<EventSink *>(&folded) : &printer});
   auto name_buffer = [&](const std::string &name) {
-    if (!options.json) std::fprintf(stdout, "Buffer: %s\n", name.c_str());
+    if (!options.json && !options.folded) std::fprintf(stdout, "Buffer: %s\n", name.c_str());
   };
   auto summary = read_tracedat(options.input, chain, name_buffer);
   if (!summary) return std::move(summary).error();
