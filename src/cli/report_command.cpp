@@ -9,6 +9,7 @@
 #include "src/stack/stack_symbolizer.h"
 #include "src/stream/sink_chain.h"
 #include "src/tracedat/tracedat_reader.h"
+#include "src/util/crash_note.h"
 
 namespace kpp {
 
@@ -39,6 +40,10 @@ Status run_report_command(const CliOptions &options) {
   auto name_buffer = [&](const std::string &name) {
     if (!options.json && !options.folded) std::fprintf(stdout, "Buffer: %s\n", name.c_str());
   };
+  // If libtracecmd crashes on a damaged file, the supervisor names the file
+  // and the reader (src/cli/supervisor.h).
+  note_reader("the trace.dat reader (libtracecmd)");
+  note_file_opened(options.input);
   auto summary = read_tracedat(options.input, chain, name_buffer);
   if (!summary) return std::move(summary).error();
   for (const std::string &w : summary->warnings) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());
