@@ -10,7 +10,7 @@
 #define NCURSES_WIDECHAR 1
 #include <ncursesw/curses.h>
 
-#include "src/util/crash_note.h"
+#include "util/crash_note.h"
 
 namespace kpp::tui {
 
@@ -43,7 +43,7 @@ bool no_color_requested() {
 
 // What endwin() and curs_set(1) would send: leave the alternate screen, show
 // the cursor. Noted for the supervisor, which sends it if this process dies
-// without restoring the terminal (src/util/crash_note.h).
+// without restoring the terminal (util/crash_note.h).
 std::string leave_sequence() {
   std::string bytes;
   for (const char *cap : {"sgr0", "rmcup", "cnorm"}) {

@@ -9,7 +9,7 @@
 #include "src/stack/stack_symbolizer.h"
 #include "src/stream/sink_chain.h"
 #include "src/tracedat/tracedat_reader.h"
-#include "src/util/crash_note.h"
+#include "util/crash_note.h"
 
 namespace kpp {
 

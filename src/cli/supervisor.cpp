@@ -99,7 +99,7 @@ std::optional<std::string> end_adopted() {
 // What the dead child had put in the kernel, removed in the order the kernel
 // needs: its instance's triggers, its synthetic event and its instance (a
 // probe stays while a trigger or an instance uses it), then the probes it
-// was writing or held to remove at its end (src/util/crash_note.h).
+// was writing or held to remove at its end (util/crash_note.h).
 std::vector<std::string> remove_kernel_state() {
   const char *dir = nullptr;
   if (tracefs_tracing_dir_is_mounted(false, &dir) != 1 || !dir) return {};

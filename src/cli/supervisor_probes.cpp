@@ -3,7 +3,7 @@
 #include <set>
 
 #include "src/probes/probe_engine.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

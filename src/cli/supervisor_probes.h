@@ -1,5 +1,5 @@
 // The supervisor's removal of the probes its dead working process had noted
-// (src/util/crash_note.h): those it was writing (a SIGKILL in the middle of
+// (util/crash_note.h): those it was writing (a SIGKILL in the middle of
 // a 1,500-probe --add) or held to remove at its end (trace --add ...).
 #pragma once
 

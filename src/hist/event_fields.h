@@ -12,7 +12,7 @@
 #include <string>
 
 #include "src/hist/hist_request.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -7,7 +7,7 @@
 
 #include "src/stream/instance_triggers.h"
 #include "src/stream/stale_instances.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 

@@ -1,6 +1,6 @@
 #include "src/stream/dwarf_user_stacks.h"
 
-#include "src/util/monotonic_clock.h"
+#include "util/monotonic_clock.h"
 
 namespace kpp {
 

@@ -14,7 +14,7 @@
 
 #include "src/stream/probe_shapes.h"
 #include "src/stream/stack_join.h"
-#include "src/util/monotonic_clock.h"
+#include "util/monotonic_clock.h"
 extern "C" {  // kbuffer.h has no C++ guard
 #include <traceevent/kbuffer.h>
 }

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "src/util/unique_fd.h"
+#include "util/unique_fd.h"
 
 namespace kpp {
 

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "src/stream/process_maps.h"
-#include "src/util/result.h"
+#include "util/result.h"
 
 namespace kpp {
 

@@ -16,7 +16,7 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "src/stream/event_decoder.h"
-#include "src/util/strings.h"
+#include "util/strings.h"
 
 namespace kpp {
 
