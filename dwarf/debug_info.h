@@ -57,6 +57,9 @@ struct Variable {
   // Where, inside the scope that declares it, the variable can be read
   // (its location-list entries, or the whole scope); empty for globals.
   std::vector<AddressRange> available;
+  // A parameter kept in a frame slot that the function's prologue fills
+  // (one DW_OP_fbreg location): valid only from probe_entry() on.
+  bool prologue_slot = false;
 };
 
 // A code address described in source terms, for --list.

@@ -45,6 +45,7 @@ void ValueSummary::add(const FieldValue &v) {
     case FieldKind::String:
     case FieldKind::Bytes:
     case FieldKind::Array:
+    case FieldKind::Float:
       count(texts_, format_value(v), other_);
       break;
   }

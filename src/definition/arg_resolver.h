@@ -18,6 +18,8 @@ struct ArgSite {
   bool is_return = false;
   const FetchFormatter &formatter;
   std::string where;         // "walk:5 (walk+0x1e)", for messages
+  // How many elements of a sequence (a slice, Vec, std::vector) are fetched (1-64).
+  unsigned max_items = 8;
 };
 
 // Every argument of `spec` as fetch-args at `site`, named as perf names them.

@@ -422,7 +422,7 @@ class Builder {
     std::string where = site.point;
     if (auto sym = debug_.symbolize(site.address))
       where += " (" + debug_.display_symbol(sym->first) + "+" + hex(sym->second) + ")";
-    ArgSite arg_site{debug_, *site.function, site.address, def.is_return, formatter, where};
+    ArgSite arg_site{debug_, *site.function, site.address, def.is_return, formatter, where, options_.max_items};
     auto args = resolve_args(spec_, arg_site);
     if (!args) return std::move(args).error();
     std::vector<FetchArg> at_entry;
