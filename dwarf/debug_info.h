@@ -186,6 +186,12 @@ class DebugInfo {
   // offset and, for bitfields, bit position; nullopt when there is none.
   virtual std::optional<Member> member(TypeRef aggregate, const std::string &name) = 0;
   virtual std::vector<std::string> member_names(TypeRef aggregate) = 0;
+  // Every member named `name`, in member() order: base classes can each
+  // have one (std::tuple's _M_head_impl, libstdc++'s unique_ptr).
+  virtual std::vector<Member> members_named(TypeRef aggregate, const std::string &name) {
+    if (auto m = member(aggregate, name)) return {*m};
+    return {};
+  }
 
   // The names of the functions with code (from the symbol table, compiler
   // suffixes cut), sorted and unique, for -F.

@@ -46,6 +46,8 @@ void ValueSummary::add(const FieldValue &v) {
     case FieldKind::Bytes:
     case FieldKind::Array:
     case FieldKind::Float:
+    case FieldKind::Bool:
+    case FieldKind::Char:
       count(texts_, format_value(v), other_);
       break;
   }

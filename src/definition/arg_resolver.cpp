@@ -109,7 +109,9 @@ class Resolver {
     }
     auto type = default_type(returned, ref, std::nullopt, "$retval");
     if (!type) return std::move(type).error();
-    return std::vector<FetchArg>{{name, "$retval", *type}};
+    FetchArg result{name, "$retval", *type};
+    add_display(returned, result);
+    return std::vector<FetchArg>{std::move(result)};
   }
 
   Error float_result(const TypeInfo &returned) const {
@@ -332,6 +334,12 @@ class Resolver {
       next.type = t.target;
       return next;
     }
+    // A smart pointer's '->' is its raw pointer's, as gdb's xmethods read it.
+    if (step.kind == ArgAccess::Kind::Arrow)
+      if (auto raw = raw_pointer_of(value, t)) {
+        if (!*raw) return std::move(*raw).error();
+        return access(**raw, step);
+      }
     // A C++ reference is a pointer that '.' goes through, as in the source.
     bool arrow = step.kind == ArgAccess::Kind::Arrow || (t.kind == TypeInfo::Kind::Pointer && t.is_reference);
     next.expr += (arrow ? "->" : ".") + step.member;
@@ -435,8 +443,14 @@ class Resolver {
     if (value.place.kind == Place::Kind::Constant && value.place.text)
       return constant_string_fetch(value, t, user_type, wants_string || char_array);
     if (wants_string || (user_type.empty() && char_array)) return string_fetch(value, t, user_type);
-    if (user_type.empty() && (t.kind == TypeInfo::Kind::Struct || t.is_reference))
+    if (user_type.empty() && (t.kind == TypeInfo::Kind::Struct || t.is_reference)) {
       if (auto counted = counted_fetch(value, t, terms)) return std::move(*counted);
+      // A smart pointer is its pointer, as gdb shows get().
+      if (auto raw = raw_pointer_of(value, t)) {
+        if (!*raw) return std::move(*raw).error();
+        return scalar_fetch(**raw, site_.debug.describe((*raw)->type), "", terms);
+      }
+    }
     if (t.kind == TypeInfo::Kind::Array && user_type.empty()) return array_fetch(value, t);
     return scalar_fetch(value, t, user_type, terms);
   }
@@ -456,6 +470,27 @@ class Resolver {
     auto fetched = counted_fields(object, *layout, terms);
     if (!fetched) return Result<FetchArg>(std::move(fetched).error());
     return fetched;
+  }
+
+  // The raw pointer inside `value` when it is a smart pointer
+  // (std::unique_ptr, std::shared_ptr) or a C++ reference to one; nullopt
+  // when it is none.
+  std::optional<Result<Value>> raw_pointer_of(const Value &value, const TypeInfo &t) {
+    Value object = value;
+    if (t.is_reference) {
+      auto target = pointee(value, t.size, 0);
+      if (!target) return std::nullopt;
+      object.place = *target;
+      object.type = t.target;
+    } else if (t.kind != TypeInfo::Kind::Struct) {
+      return std::nullopt;
+    }
+    auto smart = smart_pointer(site_.debug, object.type);
+    if (!smart) return std::nullopt;
+    auto place = dwarf::offset_into(object.place, smart->offset);
+    if (!place)
+      return Result<Value>(Error("'" + value.expr + "' is held in a register at " + site_.where + "; its pointer cannot be read"));
+    return Result<Value>(Value{*place, smart->pointer, std::nullopt, value.expr + ".get()"});
   }
 
   // The member at the end of `path` from `value`.
@@ -606,13 +641,23 @@ class Resolver {
     FetchArg arg{"", *fetch, type, needs_entry(*place)};
     if (user_type.empty()) arg.fixup = fixup_for(t, expr, value.bitfield);
     else arg.fixup = ValueFixup::add_and_keep(expr.post_add, 0, 0);
-    if (user_type.empty() && t.kind == TypeInfo::Kind::Float) {
-      // The kernel has no floating-point type: its bits, which our decoder shows as a number.
-      arg.type = t.size == 4 ? "u32" : "u64";
-      arg.fixup.steps.push_back({ValueOp::ShowFloat, t.size});
-    }
+    if (user_type.empty()) add_display(t, arg);
     if (Status st = add_terms(value, expr, arg.at_entry, terms); !st) return std::move(st).error();
     return arg;
+  }
+
+  // How the decoder shows a scalar the kernel has no type for
+  // (value_fixup.h): a float's bits as a number, a bool as true or false,
+  // a char as its code and character, as gdb does.
+  static void add_display(const TypeInfo &t, FetchArg &arg) {
+    if (t.kind == TypeInfo::Kind::Float) {
+      arg.type = t.size == 4 ? "u32" : "u64";
+      arg.fixup.steps.push_back({ValueOp::ShowFloat, t.size});
+    } else if (t.kind == TypeInfo::Kind::Bool) {
+      arg.fixup.steps.push_back({ValueOp::ShowBool});
+    } else if (t.kind == TypeInfo::Kind::Char && t.size == 1) {
+      arg.fixup.steps.push_back({ValueOp::ShowChar});
+    }
   }
 
   // The fields of the run-time values besides the primary one that the

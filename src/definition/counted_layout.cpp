@@ -97,7 +97,33 @@ std::optional<CountedLayout> cxx_layout(dwarf::DebugInfo &debug, TypeRef type) {
   return std::nullopt;
 }
 
+// The member on `path` from `type`, its offset summed; the last step takes
+// the first member of that name that is a pointer (std::tuple holds its
+// deleter and its pointer each in a base named _M_head_impl).
+std::optional<SmartPointer> pointer_member(dwarf::DebugInfo &debug, TypeRef type, const std::vector<std::string> &path) {
+  int64_t offset = 0;
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    auto m = debug.member(type, path[i]);
+    if (!m) return std::nullopt;
+    offset += m->offset;
+    type = m->type;
+  }
+  for (const dwarf::Member &m : debug.members_named(type, path.back())) {
+    TypeInfo t = debug.describe(m.type);
+    if (t.kind == TypeInfo::Kind::Pointer && !t.is_reference && !m.bit_size) return SmartPointer{offset + m.offset, m.type};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<SmartPointer> smart_pointer(dwarf::DebugInfo &debug, TypeRef type) {
+  TypeInfo t = debug.describe(type);
+  if (t.kind != TypeInfo::Kind::Struct) return std::nullopt;
+  if (has_members(debug, type, {"_M_ptr", "_M_refcount"})) return pointer_member(debug, type, {"_M_ptr"});  // shared_ptr
+  if (t.name.find("unique_ptr<") != std::string::npos) return pointer_member(debug, type, {"_M_t", "_M_t", "_M_head_impl"});
+  return std::nullopt;
+}
 
 std::optional<CountedLayout> counted_layout(dwarf::DebugInfo &debug, TypeRef type) {
   TypeInfo t = debug.describe(type);

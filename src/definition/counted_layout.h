@@ -23,6 +23,14 @@ struct CountedLayout {
   std::vector<std::string> end;    // members leading to the pointer past the last element (std::vector)
 };
 
+// A smart pointer (std::unique_ptr, std::shared_ptr): where in it the raw
+// pointer is, and its type, which '->' follows and which is its value.
+struct SmartPointer {
+  int64_t offset = 0;
+  dwarf::TypeRef pointer;
+};
+std::optional<SmartPointer> smart_pointer(dwarf::DebugInfo &debug, dwarf::TypeRef type);
+
 // The layout of a value of `type` (a struct, typedefs looked through) when
 // it is one of the counted types above, recognised by its members as each
 // language's compiler lays them out; nullopt otherwise.

@@ -37,6 +37,33 @@ void append_float(std::string &out, uint64_t bits, unsigned bytes) {
   out += buf;
 }
 
+void append_char(std::string &out, int64_t code) {
+  append_number(out, static_cast<uint64_t>(code), true, false);
+  auto c = static_cast<unsigned char>(code);
+  out += " '";
+  switch (c) {
+    case '\n': out += "\\n"; break;
+    case '\t': out += "\\t"; break;
+    case '\r': out += "\\r"; break;
+    case '\'': out += "\\'"; break;
+    case '\\': out += "\\\\"; break;
+    default:
+      if (c >= 0x20 && c < 0x7f) {
+        out += static_cast<char>(c);
+      } else {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\%03o", c);
+        out += buf;
+      }
+  }
+  out += '\'';
+}
+
+void append_bool(std::string &out, uint64_t value) {
+  if (value <= 1) out += value ? "true" : "false";
+  else append_number(out, value, false, false);
+}
+
 void append_cut(std::string &out, uint64_t whole_length) {
   out += "...(len=";
   out += std::to_string(whole_length);

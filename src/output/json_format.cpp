@@ -16,6 +16,10 @@ void append_json_value(std::string &out, const FieldValue &v) {
     case FieldKind::Hex: output::append_number(out, v.u, false, false); break;
     case FieldKind::String: append_json_string(out, v.text); break;
     case FieldKind::Array: output::append_array(out, v, true); break;
+    case FieldKind::Bool: output::append_bool(out, v.u); break;  // true, false: JSON's own
+    case FieldKind::Char:  // the character, as a one-character string
+      append_json_string(out, std::string(1, static_cast<char>(v.i)));
+      break;
     case FieldKind::Float: {
       // JSON has no inf or nan: those are strings.
       std::string number;

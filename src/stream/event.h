@@ -16,6 +16,8 @@ enum class FieldKind {
   Array,     // value.items (each element; signed elements reinterpret as int64)
   Bytes,     // value.text holds the raw bytes
   Float,     // value.u holds the IEEE bits of a float_bytes (4 or 8) byte float
+  Bool,      // value.u: 0 false, 1 true (another number shown as itself)
+  Char,      // value.i: a character's code (a C char, signed or not)
 };
 
 struct FieldValue {

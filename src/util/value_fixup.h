@@ -34,6 +34,8 @@
 //             stack (a counted string: Go string, Rust &str, std::string)
 //   z         the primary's fetched elements are a sequence of the length on
 //             top of the stack (a slice, Vec, std::vector): the first ones
+//   o         a bool: false, true (another number as itself, as gdb shows it)
+//   h         a char: its code and the character, 120 'x'
 // Hex digits are lowercase, so a step letter ends a constant ("level__km1s32":
 // level minus 1 as a signed 32-bit value).
 #pragma once
@@ -51,12 +53,13 @@ enum class ValueOp : uint8_t {
   AddConst, PushConst, SignExtend, ZeroExtend, PushTerm, Pick, Skip, Branch, Load,
   Add, Sub, Mul, Div, Mod, And, Or, Xor, Shl, Shr, Shra, Neg, Not, Abs,
   Eq, Ne, Lt, Gt, Le, Ge, Dup, Drop, Swap, Over, Rot,
-  ShowFloat, ShowText, ShowItems,  // how the value is shown (see above): no-ops on the stack
+  ShowFloat, ShowText, ShowItems, ShowBool, ShowChar,  // how the value is shown (see above): no-ops on the stack
 };
 
 // Whether `op` says how a value is shown rather than computing it.
 inline bool is_display_op(ValueOp op) {
-  return op == ValueOp::ShowFloat || op == ValueOp::ShowText || op == ValueOp::ShowItems;
+  return op == ValueOp::ShowFloat || op == ValueOp::ShowText || op == ValueOp::ShowItems || op == ValueOp::ShowBool ||
+         op == ValueOp::ShowChar;
 }
 
 struct ValueStep {

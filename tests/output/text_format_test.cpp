@@ -105,6 +105,17 @@ TEST(Printers, FloatsAsGdbPrintsThemAndInJsonAsNumbers) {
             std::string::npos) << json;
 }
 
+TEST(Printers, BoolsAndCharsAsGdbPrintsThem) {
+  Event e = walk_event();
+  e.fields = {num("on", FieldKind::Bool, 1), num("off", FieldKind::Bool, 0), num("odd", FieldKind::Bool, 2),
+              num("tag", FieldKind::Char, 'x'), num("nl", FieldKind::Char, '\n'), num("q", FieldKind::Char, '\''),
+              num("neg", FieldKind::Char, -56)};
+  EXPECT_EQ(format_event_short(e), "walk_L5: on=true off=false odd=2 tag=120 'x' nl=10 '\\n' q=39 '\\'' neg=-56 '\\310'");
+  std::string json = format_event_json(e);
+  EXPECT_NE(json.find("\"fields\":{\"on\":true,\"off\":false,\"odd\":2,\"tag\":\"x\",\"nl\":\"\\n\",\"q\":\"'\",\"neg\":\"\\u00c8\"}"),
+            std::string::npos) << json;
+}
+
 TEST(Printers, ValuesShownInPartSayTheirWholeLength) {
   Event e = walk_event();
   Field text = str("name", "abc");

@@ -1,5 +1,7 @@
-/* Floating-point values for the values oracle (values_oracle.py): each one
- * is read by kprobe-probe and by gdb at the same address. */
+/* Floating-point, bool and char values for the values oracle
+ * (values_oracle.py): each one is read by kprobe-probe and by gdb at the
+ * same address. */
+#include <stdbool.h>
 #include <stdio.h>
 
 struct reading {
@@ -23,11 +25,18 @@ __attribute__((noinline)) double price(double unit, int qty) {
   return total * scale;  /* @price_total */
 }
 
+__attribute__((noinline)) int flag(bool on, char tag, unsigned char byte) {
+  printf("%d %c %u\n", on, tag, byte);
+  return on ? tag : byte;
+}
+
 int main(void) {
   struct reading rs[3] = {{21.5, 0.25f, 1}, {-3.75, 1.5f, 2}, {0.1, 3.0f, 3}};
   double m = mean(rs, 3);
   float h = halve(7.0f);
   double p = price(1.5, 3);
   printf("%g %g %g\n", m, h, p);
+  flag(true, 'x', 10);
+  flag(false, '\'', 200);
   return p > 10 ? 0 : 1;
 }

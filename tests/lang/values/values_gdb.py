@@ -57,6 +57,9 @@ def render(v):
     s = literal(text)
     if s is not None:
         return ["text", s]
+    pointer = re.search(r"get\(\) = (0x[0-9a-f]+)", text)  # libstdc++'s unique_ptr and shared_ptr
+    if pointer:
+        return ["int", int(pointer.group(1), 16)]
     seq = items_of(text)
     if seq is not None:
         return ["items", seq[0], seq[1]]
