@@ -1,8 +1,11 @@
 #include "src/cli/cli_options.h"
 
+#include "src/cli/option_conflicts.h"
+
 #include <getopt.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -33,13 +36,16 @@ enum HistLongOnly { opt_by = 1500, opt_sum, opt_latency };
 enum NameLongOnly { opt_demangle = 1400, opt_no_demangle, opt_demangle_kernel, opt_prefix_map };
 
 // Options of stacks.
-enum StackLongOnly { opt_stack = 1900 };
+enum StackLongOnly { opt_stack = 1900, opt_user_stack, opt_stack_window, opt_folded };
 
 // Options of export.
 enum ExportLongOnly { opt_listen = 1600, opt_hist };
 
+// Options of running processes (-p is short).
+enum TargetLongOnly { opt_target_ns = 2000, opt_children };
+
 // Options of values.
-enum ValueLongOnly { opt_max_items = 2000 };
+enum ValueLongOnly { opt_max_items = 2100 };
 
 const option long_options[] = {
     {"add", required_argument, nullptr, 'a'},
@@ -89,6 +95,12 @@ const option long_options[] = {
     {"sum", required_argument, nullptr, opt_sum},
     {"latency", required_argument, nullptr, opt_latency},
     {"stack", no_argument, nullptr, opt_stack},
+    {"user-stack", required_argument, nullptr, opt_user_stack},
+    {"stack-window", required_argument, nullptr, opt_stack_window},
+    {"folded", no_argument, nullptr, opt_folded},
+    {"pid", required_argument, nullptr, 'p'},
+    {"target-ns", required_argument, nullptr, opt_target_ns},
+    {"children", no_argument, nullptr, opt_children},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -107,14 +119,16 @@ const char *command_name(CliOptions::Command c) {
 
 bool option_applies(CliOptions::Command c, int opt) {
   static const std::vector<int> common{'q', 'v', 'h', opt_version};
-  static const std::vector<int> trace{'e', 'o', opt_json, opt_duration, opt_filter, opt_pid_only, opt_stack};
-  static const std::vector<int> record{'e', 'o', opt_duration, opt_filter, opt_pid_only, opt_file_version,
-                                       opt_compression, opt_stack};
-  static const std::vector<int> report{opt_json};
+  static const std::vector<int> trace{'e',       'o',       opt_json,       opt_duration,     opt_filter, opt_pid_only,
+                                      opt_stack, opt_user_stack, opt_stack_window, opt_folded,      'p',        opt_children};
+  static const std::vector<int> record{'e',       'o',            opt_duration,     opt_filter, opt_pid_only, opt_file_version,
+                                       opt_compression, opt_stack, opt_user_stack, opt_stack_window, 'p',        opt_children};
+  static const std::vector<int> report{opt_json, opt_folded};
   // live --add takes the probe options too.
   static const std::vector<int> live{'e', 'o', opt_filter, opt_keep, 'a', 'x', 'k', 'm', 's', 'f', opt_max_probes,
                                      opt_no_inlines, opt_no_cache, opt_maxactive, opt_demangle, opt_no_demangle,
-                                     opt_demangle_kernel, opt_prefix_map, opt_fprobe, opt_stack, opt_max_items};
+                                     opt_demangle_kernel, opt_prefix_map, opt_fprobe, opt_stack, opt_user_stack,
+                                     opt_stack_window, 'p', opt_children, opt_max_items};
   auto has = [&](const std::vector<int> &v) { return std::find(v.begin(), v.end(), opt) != v.end(); };
   if (has(common)) return true;
   switch (c) {
@@ -130,6 +144,18 @@ std::string option_text(int opt) {
   for (const option *o = long_options; o->name; ++o)
     if (o->val == opt) return std::string("--") + o->name;
   return std::string("-") + static_cast<char>(opt);
+}
+
+// The options that shape --stack do nothing without it.
+Status check_stack_options(const CliOptions &o) {
+  const char *lone = o.user_stack_given ? "--user-stack" : o.stack_window_given ? "--stack-window" : nullptr;
+  if (lone && !o.stack) return Error(std::string(lone) + " shapes --stack's user stacks: add --stack");
+  if (o.stack_window_given && o.user_stack_fp) return Error("--stack-window is the window DWARF unwinding reads: not with --user-stack=fp");
+  if (o.command == CliOptions::Command::Record && o.user_stack_given && !o.user_stack_fp)
+    return Error("record --stack keeps the kernel's frame-pointer user stacks in the trace.dat; --user-stack=dwarf is for trace and live");
+  if (o.folded && o.command == CliOptions::Command::Trace && !o.stack) return Error("--folded counts stacks: add --stack");
+  if (o.folded && o.json) return Error("--folded and --json are two output forms: choose one");
+  return Ok{};
 }
 
 Status check_option_scope(CliOptions::Command c, const std::vector<int> &seen) {
@@ -180,7 +206,9 @@ int subcommand_at(int argc, char **argv, const char *shorts) {
   return argc;
 }
 
-constexpr const char *kShortOptions = "+a:d:l::D:x:k:m:s:fnqvhe:o:F::V:L:";
+// "+": stop at the first operand; ":": an option without its value is told
+// apart from an unknown one (getopt_long returns ':' for it).
+constexpr const char *kShortOptions = "+:a:d:l::D:x:k:m:s:fnqvhe:o:F::V:L:p:";
 
 // The words getopt_long reads: argv without the subcommand word, ended by a
 // null pointer as getopt_long wants; getopt's optind indexes them.
@@ -232,6 +260,31 @@ Status set_maxactive(CliOptions &o, const char *arg) {
   return Ok{};
 }
 
+Status set_user_stack(CliOptions &o, const char *arg) {
+  if (std::strcmp(arg, "dwarf") == 0) o.user_stack_fp = false;
+  else if (std::strcmp(arg, "fp") == 0) o.user_stack_fp = true;
+  else return Error(std::string("--user-stack: expected dwarf or fp, got '") + arg + "'");
+  o.user_stack_given = true;
+  return Ok{};
+}
+
+// BYTES, or NK for N KiB: a multiple of 8 that perf can sample (it caps a
+// sample at 64 KiB, registers and headers included).
+Status set_stack_window(CliOptions &o, const char *arg) {
+  char *end = nullptr;
+  unsigned long long v = std::strtoull(arg, &end, 10);
+  if (end != arg && (*end == 'K' || *end == 'k') && end[1] == 0) {
+    v *= 1024;
+    ++end;
+  }
+  if (end == arg || *end || v < 8 || v > 65016 || v % 8)
+    return Error(std::string("--stack-window: expected a number of bytes from 8 to 65016, a multiple of 8 (or NK), got '") +
+                 arg + "'");
+  o.stack_window = static_cast<size_t>(v);
+  o.stack_window_given = true;
+  return Ok{};
+}
+
 Status add_prefix_map(CliOptions &o, const char *arg) {
   const char *eq = std::strchr(arg, '=');
   if (!eq || eq == arg)
@@ -271,6 +324,18 @@ Status set_max_items(CliOptions &o, const char *arg) {
   return Ok{};
 }
 
+// -p PID and --target-ns=PID: a process id (1 to the largest pid_max, 2^22).
+Status add_pid(CliOptions &o, const char *arg, const char *option) {
+  char *end = nullptr;
+  errno = 0;
+  long v = std::strtol(arg, &end, 10);
+  if (!*arg || *end || errno || v <= 0 || v > (1L << 22))
+    return Error(std::string(option) + ": expected a process id, got '" + arg + "'", "find one with pgrep NAME");
+  if (std::find(o.pids.begin(), o.pids.end(), static_cast<int>(v)) == o.pids.end()) o.pids.push_back(static_cast<int>(v));
+  if (!std::strcmp(option, "--target-ns")) o.target_ns = true;
+  return Ok{};
+}
+
 Status set_duration(CliOptions &o, const char *arg) {
   char *end = nullptr;
   double v = std::strtod(arg, &end);
@@ -283,7 +348,7 @@ Status set_duration(CliOptions &o, const char *arg) {
 // without its value, '?' for an unknown one. The word is the last one read.
 Error option_error(int c, const OptionWords &words) {
   std::string word = words[optind - 1];
-  if (c == ':') return Error("option '" + word + "' needs a value", "see 'kprobe-probe --help'");
+  if (c == ':') return Error("switch '" + word + "' needs a value", "see 'kprobe-probe --help'");
   return Error("unknown option '" + word + "'", "see 'kprobe-probe --help'");
 }
 
@@ -309,6 +374,9 @@ Status apply_option(CliOptions &o, int c, const OptionWords &words) {
     case 'o': o.output = optarg; o.output_given = true; break;
     case opt_keep: o.keep = true; break;
     case opt_stack: o.stack = true; break;
+    case opt_user_stack: return set_user_stack(o, optarg);
+    case opt_stack_window: return set_stack_window(o, optarg);
+    case opt_folded: o.folded = true; break;
     case opt_by: o.hist_by.push_back(optarg); break;
     case opt_sum: o.hist_sum.push_back(optarg); break;
     case opt_latency: o.hist_latency = optarg; break;
@@ -339,6 +407,9 @@ Status apply_option(CliOptions &o, int c, const OptionWords &words) {
     case opt_max_probes: return set_max_probes(o, optarg);
     case opt_max_items: return set_max_items(o, optarg);
     case opt_duration: return set_duration(o, optarg);
+    case 'p': return add_pid(o, optarg, "-p");
+    case opt_target_ns: return add_pid(o, optarg, "--target-ns");
+    case opt_children: o.children = true; break;
     default: return option_error(c, words);
   }
   return Ok{};
@@ -384,7 +455,7 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
   // "-- COMMAND ARGS" and bare specs are left for us. But report takes its
   // FILE anywhere ("report f.dat --json"): let getopt permute there.
   const char *shorts = kShortOptions;
-  if (o.command == CliOptions::Command::Report) ++shorts;
+  if (o.command == CliOptions::Command::Report) ++shorts;  // ":..." without the "+"
   optind = 1;
   opterr = 0;
   std::vector<int> seen;  // every option given, for check_option_scope()
@@ -394,9 +465,11 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
     if (Status applied = apply_option(o, c, words); !applied) return std::move(applied).error();
   }
   if (Status scope = check_option_scope(o.command, seen); !scope) return std::move(scope).error();
+  if (Status st = check_stack_options(o); !st) return std::move(st).error();
   std::vector<std::string> rest(words.ptrs.begin() + optind, words.ptrs.begin() + words.count());
   bool after_dashes = optind > 1 && std::strcmp(words[optind - 1], "--") == 0;
   if (Status operands = take_operands(o, rest, after_dashes); !operands) return std::move(operands).error();
+  if (Status conflicts = check_option_conflicts(o); !conflicts) return std::move(conflicts).error();
   return o;
 }
 
@@ -411,7 +484,8 @@ const char *synopsis_text() {
        kprobe-probe -x PROGRAM -D PROBE       print the definitions, change nothing
        kprobe-probe -l [PATTERN] [--json]     list probes
        kprobe-probe -d PATTERN                delete probes
-       kprobe-probe trace -e GROUP:EVENT [--json] [--stack] [--duration S] [-- COMMAND...]
+       kprobe-probe -p PID [-x LIB] --add PROBE   probe a running process's program or library
+       kprobe-probe trace -e GROUP:EVENT [--json] [--stack] [--duration S] [-p PID... | -- COMMAND...]
        kprobe-probe record -e GROUP:EVENT [-o trace.dat] [--duration S] [-- COMMAND...]
        kprobe-probe report FILE [--json]      print a trace.dat's events as trace does
        kprobe-probe live [-e GROUP:EVENT | [-x PROG] --add PROBE...] [-o trace.dat] [--keep] [-- COMMAND...]
@@ -443,6 +517,11 @@ const char *options_text() {
   -d, --del PATTERN      delete the probes matching [GROUP:]EVENT (globs allowed)
   -l, --list[=PATTERN]   list probes, perf's line form (--json: one object a line)
   -x, --exec PATH        probe a program or library (uprobes)
+  -p, --pid PID          a running process (repeatable): probe its program, or with -x NAME the library
+                         NAME (glob) as it maps it, in its own root (containers); (trace, record, live,
+                         hist, export) only its threads' events, until it exits
+      --target-ns PID    perf's spelling of -p for the probe commands: -x PATH in PID's mount namespace
+      --children         (with -p, sessions) the targets' children too
   -k, --vmlinux PATH     the kernel's DWARF vmlinux
   -m, --module NAME|PATH probe a kernel module (its debug .ko found by name, or given)
   -s, --source DIR       where to find source files
@@ -471,6 +550,9 @@ const char *options_text() {
       --filter EXPR      (trace) tracefs event filter
       --pid-only         (trace, hist) only the traced command and its children
       --stack            (trace, record, live) each event's kernel stack (uprobes: user stack)
+      --user-stack dwarf|fp  (with --stack) unwind user stacks from DWARF CFI (default) or frame pointers
+      --stack-window BYTES   (with --stack) bytes of user stack copied per event for DWARF (default 8K)
+      --folded           (trace --stack, report) print folded stacks "f1;f2;f3 COUNT" for flame graphs
       --keep             (live) leave the probes it added when it quits
       --listen [HOST:]PORT  (export) where to serve /metrics; HOST defaults to 127.0.0.1
       --hist ARG         (export) a log2 histogram of argument ARG (repeatable)

@@ -21,6 +21,8 @@ struct LiveViewOptions {
   std::vector<std::string> events;   // "group:event" patterns to enable (at least one)
   std::string filter;                // tracefs filter on every event; empty = none
   std::vector<std::string> command;  // a command to trace (its terminal I/O to /dev/null); empty = none
+  std::vector<pid_t> target_pids;    // -p: only these running processes (SessionOptions::target_pids)
+  bool target_children = false;      // --children
   std::string output;                // also record to this trace.dat; empty = no recording
   EventSites sites;                  // the sites of the events, for their detail
   // The probed programs' debug info, opened once and read for the events'
@@ -28,6 +30,9 @@ struct LiveViewOptions {
   std::shared_ptr<dwarf::OpenedFiles> debug_files = std::make_shared<dwarf::OpenedFiles>();
   bool stack = false;                // --stack: each event's stack (SessionOptions::stack)
   std::shared_ptr<FrameSymbolizer> symbolizer;  // names the stacks' frames (null: addresses only)
+  UserStackMethod user_stack = UserStackMethod::Dwarf;  // SessionOptions::user_stack
+  size_t stack_window = 8192;
+  std::shared_ptr<UserStackUnwinder> unwinder;
 };
 
 struct LiveViewSummary {

@@ -23,9 +23,11 @@
 #include <vector>
 
 #include "src/stream/companions.h"
+#include "src/stream/dwarf_user_stacks.h"
 #include "src/stream/event_sink.h"
 #include "src/stream/event_sites.h"
 #include "src/stream/stack_join.h"
+#include "src/stream/target_set.h"
 #include "src/stream/traced_command.h"
 #include "src/util/result.h"
 
@@ -35,6 +37,9 @@ class EventStream;
 class SinkChain;
 class StopSignalScope;
 class TraceInstance;
+struct EventId;
+
+enum class UserStackMethod { Dwarf, FramePointers };
 
 struct SessionOptions {
   std::vector<std::string> events;   // -e GLOB (repeatable); at least one
@@ -42,8 +47,12 @@ struct SessionOptions {
   double duration_s = 0;             // --duration S; 0 = no limit
   bool pid_only = false;             // --pid-only: only the command and its children
   std::vector<std::string> command;  // -- COMMAND ARGS...; empty = none
+  // -p PID...: only these running processes' events (target_set.h); the
+  // session ends when the last one exits. Not with `command`.
+  std::vector<pid_t> target_pids;
+  bool target_children = false;      // --children: their descendants too
   CommandOutput command_output = CommandOutput::Inherit;
-  bool end_with_command = true;      // the session ends when the command exits (not live)
+  bool end_with_command = true;      // the session ends when the command (or the last -p target) exits (not live)
   std::string instance_name;         // default kprobe-probe-<pid>
   size_t buffer_size_kb = 0;         // per CPU; 0 = kernel default
   int poll_interval_ms = 100;        // how often the buffers are drained (and printers flushed)
@@ -57,6 +66,14 @@ struct SessionOptions {
   // `stacktrace` trigger), the user stack of each uprobe event (the
   // instance's `userstacktrace` option), joined to their events.
   bool stack = false;
+  // How a uprobe event's user stack is found: unwound from the binaries'
+  // DWARF call-frame information over a copy of the stack (`stack_window`
+  // bytes from the stack pointer) and the registers, sampled with
+  // perf_event_open (dwarf_user_stacks.h; needs `unwinder`), or walked by
+  // the kernel through frame pointers (the userstacktrace option).
+  UserStackMethod user_stack = UserStackMethod::Dwarf;
+  size_t stack_window = 8192;
+  std::shared_ptr<UserStackUnwinder> unwinder;
   std::shared_ptr<FrameSymbolizer> symbolizer;  // names the frames (null: addresses only)
   // Counting in place (hist): false leaves the events off and streams
   // nothing (`events` may be empty); the kernel counts through the triggers
@@ -81,12 +98,14 @@ struct SessionSummary {
   pid_t command_pid = 0;
   CommandEnd command;                 // how the command ended
   std::string command_name;           // its file name, for the summary
+  std::string targets;                // the -p processes, "pid 41234 (loop), ..."; empty without -p
+  bool targets_exited = false;        // the session ended because the last of them exited
   double seconds = 0;                 // wall time traced
   uint64_t bytes_read = 0;            // raw ring-buffer bytes
 };
 
 // Why step() says the session should end (Running: go on).
-enum class SessionState { Running, Interrupted, CommandExited, DurationElapsed };
+enum class SessionState { Running, Interrupted, CommandExited, DurationElapsed, TargetsExited };
 
 class Session {
  public:
@@ -109,6 +128,8 @@ class Session {
   TraceInstance &instance();
   const EventStream &stream() const;  // only when SessionOptions::stream_events
   const TracedCommand &command() const { return command_; }
+  // The -p processes (empty without -p).
+  const TargetSet &targets() const { return targets_; }
   // The companions the chain joins.
   const Companions &companions() const;
   // Notes from setup (stale instances removed), for the caller to print now.
@@ -123,16 +144,23 @@ class Session {
   Status open_stream(std::vector<EventSink *> sinks);
   // Turns on the stacks of the enabled events (see SessionOptions::stack).
   Result<StackJoinOptions> enable_stacks(const std::string &filter);
+  // Starts sampling the user stacks of `uprobes` for DWARF unwinding.
+  Status start_dwarf_stacks(const std::vector<EventId> &uprobes, StackJoinOptions &stacks);
+  // What the DWARF stacks' sampling lost or had to say.
+  void sum_up_dwarf_stacks();
 
   SessionOptions options_;
   std::unique_ptr<StopSignalScope> signals_;
   std::unique_ptr<TraceInstance> instance_;
   TracedCommand command_;  // after the instance: a failed setup ends it first
+  TargetSet targets_;
   Companions companions_;   // until open_stream() hands them to the chain
   StackJoinOptions stacks_;  // likewise
+  std::unique_ptr<DwarfUserStacks> dwarf_stacks_;  // before chain_: its StackJoin takes from it
   std::unique_ptr<SinkChain> chain_;
   std::unique_ptr<EventStream> stream_;
   SessionSummary summary_;
+  bool threads_only_ = false;  // -p without --children, streaming: task:task_newtask is on (task_filter.h)
   std::chrono::steady_clock::time_point started_, deadline_;
   bool finished_ = false;
 };

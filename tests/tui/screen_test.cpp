@@ -4,7 +4,9 @@
 // server, and removes what it added also when it fails. Needs root, tmux
 // and uprobes; skipped otherwise.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -226,6 +228,30 @@ TEST_F(LiveScreen, QuitLeavesNoInstanceAndNoProbe) {
   EXPECT_FALSE(exists(tracing + "/instances/" + instance_));
   EXPECT_EQ(slurp(tracing + "/uprobe_events").find(group_ + "/"), std::string::npos);
   EXPECT_NE(slurp(dir_ + "/stderr").find("6 events, 0 lost"), std::string::npos) << slurp(dir_ + "/stderr");
+}
+
+// live -p: the header names the process it follows (the test's own
+// `sleep`), and says when it has exited; the view stays.
+TEST_F(LiveScreen, PidIsNamedInTheHeaderUntilItExits) {
+  pid_t sleeper = fork();
+  if (sleeper == 0) {
+    execl("/bin/sleep", "sleep", "60", static_cast<char *>(nullptr));
+    _exit(127);
+  }
+  std::string pid = std::to_string(sleeper);
+  wait_for([&] { return slurp("/proc/" + pid + "/comm") == "sleep\n"; }, 2000);
+  start("live -p " + pid + " -x libc.so.6 --add '" + group_ + ":w=clock_nanosleep'", 120);
+  bool named = wait_for([&] { return screen().find("pid " + pid + " (sleep)") != std::string::npos; }, 10000);
+  std::string before = screen();
+  kill(sleeper, SIGKILL);
+  waitpid(sleeper, nullptr, 0);
+  ASSERT_TRUE(named) << before << slurp(dir_ + "/stderr");
+  EXPECT_TRUE(wait_for([&] { return screen().find("pid " + pid + " (sleep) exited") != std::string::npos; }, 5000))
+      << screen();
+  EXPECT_TRUE(alive());
+  keys("q");
+  ASSERT_TRUE(wait_for([&] { return !alive(); }, 5000));
+  EXPECT_EQ(slurp(dir_ + "/rc"), "0\n") << slurp(dir_ + "/stderr");
 }
 
 TEST_F(LiveScreen, KeepLeavesTheProbes) {
