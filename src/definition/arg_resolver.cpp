@@ -498,19 +498,27 @@ class Resolver {
     return scalar_fetch(value, t, user_type, terms);
   }
 
+  // The object `value` refers to when it is a C++ reference, else `value`
+  // itself when it is a struct; nullopt otherwise (or when the reference
+  // cannot be loaded through).
+  std::optional<Value> referent(const Value &value, const TypeInfo &t) {
+    if (!t.is_reference) return t.kind == TypeInfo::Kind::Struct ? std::optional<Value>(value) : std::nullopt;
+    auto target = pointee(value, t.size, 0);
+    if (!target) return std::nullopt;
+    Value object = value;
+    object.place = *target;
+    object.type = t.target;
+    return object;
+  }
+
   // A counted string or sequence (counted_layout.h), through a C++
   // reference to one; nullopt when `value` is none.
   std::optional<Result<FetchArg>> counted_fetch(const Value &value, const TypeInfo &t, std::vector<FetchArg> &terms) {
-    Value object = value;
-    if (t.is_reference) {
-      auto target = pointee(value, t.size, 0);
-      if (!target) return std::nullopt;
-      object.place = *target;
-      object.type = t.target;
-    }
-    auto layout = counted_layout(site_.debug, object.type);
+    auto object = referent(value, t);
+    if (!object) return std::nullopt;
+    auto layout = counted_layout(site_.debug, object->type);
     if (!layout) return std::nullopt;
-    auto fetched = counted_fields(object, *layout, terms);
+    auto fetched = counted_fields(*object, *layout, terms);
     if (!fetched) return Result<FetchArg>(std::move(fetched).error());
     return fetched;
   }
@@ -519,18 +527,11 @@ class Resolver {
   // (std::unique_ptr, std::shared_ptr) or a C++ reference to one; nullopt
   // when it is none.
   std::optional<Result<Value>> raw_pointer_of(const Value &value, const TypeInfo &t) {
-    Value object = value;
-    if (t.is_reference) {
-      auto target = pointee(value, t.size, 0);
-      if (!target) return std::nullopt;
-      object.place = *target;
-      object.type = t.target;
-    } else if (t.kind != TypeInfo::Kind::Struct) {
-      return std::nullopt;
-    }
-    auto smart = smart_pointer(site_.debug, object.type);
+    auto object = referent(value, t);
+    if (!object) return std::nullopt;
+    auto smart = smart_pointer(site_.debug, object->type);
     if (!smart) return std::nullopt;
-    auto place = dwarf::offset_into(object.place, smart->offset);
+    auto place = dwarf::offset_into(object->place, smart->offset);
     if (!place)
       return Result<Value>(Error("'" + value.expr + "' is held in a register at " + site_.where + "; its pointer cannot be read"));
     return Result<Value>(Value{*place, smart->pointer, std::nullopt, value.expr + ".get()"});
