@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "src/stream/filter_expression.h"
+
 namespace kpp {
 
 namespace {
@@ -398,7 +400,7 @@ Status apply_option(CliOptions &o, int c, const OptionWords &words) {
     case opt_externs: o.externs = true; break;
     case opt_range: o.range = true; break;
     case opt_pid_only: o.pid_only = true; break;
-    case opt_filter: o.filter = optarg; break;
+    case opt_filter: o.filter = optarg; return check_filter_expression(o.filter);
     case opt_version: o.command = CliOptions::Command::Version; break;
     case opt_no_cache: o.no_cache = true; break;
     case opt_fprobe: o.fprobe = true; break;

@@ -117,7 +117,7 @@ TEST(TargetPidCli, MutuallyExclusiveSwitchesAreRefusedNamingBoth) {
 
 // perf's test_line_semantics.sh: these -L forms are taken, those refused.
 TEST(TargetPidCli, LineRangesAsPerfsTestsExpect) {
-  std::string line = std::to_string(line_of(fixture_source, "work:2, the line"));
+  std::string line = std::to_string(line_of(fixture_source, "work:1, the line"));
   for (const std::string &good : {std::string("work"), std::string("work:1"), std::string("work:0-2"),
                                   std::string("work:1+1"), std::string("work@pid_fixture.c"),
                                   std::string("work@pid_fixture.c:1"), "pid_fixture.c:" + line,
@@ -341,8 +341,8 @@ TEST_F(TargetPid, ContainerProcessProbedBySourceLineWithBothPids) {
   std::smatch nspid;
   ASSERT_TRUE(std::regex_search(status, nspid, std::regex("NSpid:\\s+\\d+\\s+(\\d+)")));
   std::string inner = nspid[1];
-  // By source line: only the tree's debug file can say where work:2 is.
-  int line = line_of(fixture_source, "work:2, the line") - line_of(fixture_source, "long work(");
+  // By source line: only the tree's debug file can say where work:1 is.
+  int line = line_of(fixture_source, "work:1, the line") - line_of(fixture_source, "long work(");
   run_result add = tool({"-v", "-p", str(host), "--add", ev("work") + "work:" + std::to_string(line) + " tag"});
   ASSERT_EQ(add.status, 0) << describe(add);
   EXPECT_TRUE(contains(add.err, "/proc/" + str(host) + "/root/usr/lib/debug/.build-id/")) << add.err;

@@ -205,4 +205,83 @@ TEST_F(DwarfStack, PythonFramesAreGdbsAndPerfs) {
   expect_perf_chain(stack, perf_chain(group_ + ":PyDict_SetItem", program), 12);
 }
 
+// "stack count" lines of --folded output; the counts by stack.
+std::map<std::string, uint64_t> folded_counts(const std::string &out) {
+  std::map<std::string, uint64_t> counts;
+  for (const std::string &l : split_lines(out)) {
+    size_t space = l.rfind(' ');
+    if (space == std::string::npos) continue;
+    counts[l.substr(0, space)] += std::stoull(l.substr(space + 1));
+  }
+  return counts;
+}
+
+// The "N events" of a run's summary on stderr.
+uint64_t events_said(const std::string &err) {
+  std::smatch m;
+  static const std::regex said(R"((\d+) events)");
+  return std::regex_search(err, m, said) ? std::stoull(m[1]) : 0;
+}
+
+TEST_F(DwarfStack, FoldedStackOfTheFixtureIsGdbsChainRootFirst) {
+  if (gdb.empty()) GTEST_SKIP() << "gdb (the oracle) is not installed";
+  std::string fixture = KPP_DWARF_FIXTURE_NOFP;
+  ASSERT_EQ(kpp({"-q", "-x", fixture, ev("leaf") + "leaf"}).status, 0);
+  run_result trace = kpp({"trace", "-e", group_ + ":*", "--stack", "--folded", "--", fixture});
+  ASSERT_EQ(trace.status, 0) << describe(trace);
+  std::map<std::string, uint64_t> counts = folded_counts(trace.out);
+  ASSERT_EQ(counts.size(), 1u) << trace.out;
+  std::vector<Frame> said = gdb_frames({fixture}, "*leaf", 4);
+  ASSERT_EQ(said.size(), 4u);
+  std::string tail;
+  for (auto f = said.rbegin(); f != said.rend(); ++f) tail += ";" + f->function;
+  const std::string &stack = counts.begin()->first;
+  EXPECT_EQ(stack.rfind("dwarf_stack_fix", 0), 0u) << stack;  // the task's name (comm: 15 bytes)
+  EXPECT_TRUE(stack.size() > tail.size() && stack.compare(stack.size() - tail.size(), tail.size(), tail) == 0)
+      << stack << " does not end in " << tail;
+  EXPECT_EQ(counts.begin()->second, 1u);
+}
+
+TEST_F(DwarfStack, FoldedCountsAddUpToTheEvents) {
+  if (access(python.c_str(), X_OK) != 0) GTEST_SKIP() << python << " is not installed";
+  run_result add = kpp({"-q", "-x", python, "--no-inlines", ev("PyDict_SetItem") + "PyDict_SetItem"});
+  if (add.status != 0 && contains(add.err, "DWARF")) GTEST_SKIP() << "python3.11-dbg is not installed";
+  ASSERT_EQ(add.status, 0) << describe(add);
+  run_result trace = kpp({"trace", "-e", group_ + ":*", "--stack", "--folded", "--", python, "-c", "pass"});
+  ASSERT_EQ(trace.status, 0) << describe(trace);
+  std::map<std::string, uint64_t> counts = folded_counts(trace.out);
+  uint64_t total = 0;
+  size_t in_set_item = 0;
+  for (const auto &[stack, n] : counts) {
+    total += n;
+    EXPECT_EQ(stack.rfind("python3.11;", 0), 0u) << stack;
+    if (stack.size() > 15 && stack.compare(stack.size() - 15, 15, ";PyDict_SetItem") == 0) in_set_item += n;
+  }
+  EXPECT_GT(total, 100u);
+  EXPECT_EQ(total, events_said(trace.err)) << trace.err;
+  EXPECT_EQ(in_set_item, total);  // every stack ends in the probed function
+}
+
+TEST_F(DwarfStack, ReportFoldsARecordedFile) {
+  std::string fixture = KPP_DWARF_FIXTURE_FP;
+  ASSERT_EQ(kpp({"-q", "-x", fixture, ev("leaf") + "leaf"}).status, 0);
+  char dir[] = "/tmp/kpptest_dwstack_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string dat = std::string(dir) + "/stack.dat";
+  run_result rec = kpp({"record", "-q", "-e", group_ + ":*", "--stack", "-o", dat, "--", fixture});
+  ASSERT_EQ(rec.status, 0) << describe(rec);
+  run_result rep = kpp({"report", "--folded", dat});
+  ASSERT_EQ(rep.status, 0) << describe(rep);
+  std::map<std::string, uint64_t> counts = folded_counts(rep.out);
+  uint64_t total = 0;
+  for (const auto &[stack, n] : counts) total += n;
+  EXPECT_EQ(total, events_said(rep.err)) << rep.out << rep.err;
+  EXPECT_EQ(total, 1u);
+  // The kernel's frame-pointer walk at leaf+0: leaf, then main's frame.
+  ASSERT_EQ(counts.size(), 1u);
+  EXPECT_NE(counts.begin()->first.find(";leaf"), std::string::npos) << counts.begin()->first;
+  std::remove(dat.c_str());
+  rmdir(dir);
+}
+
 }  // namespace
