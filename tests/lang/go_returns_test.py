@@ -34,6 +34,9 @@ def run(*args, **kw):
 
 if os.geteuid() != 0:
     skip("needs root (uprobes)")
+probe = subprocess.run([KPP, "-x", os.path.join(FIX, "go_deep"), "-D", "main.Deep%return"], capture_output=True, text=True)
+if "built without an instruction decoder" in probe.stderr:
+    skip("this build has no instruction decoder (cmake -DKPP_X86_DISASSEMBLER=ON): Go return probes are refused")
 if not os.path.exists(TRACING + "/uprobe_events"):
     skip("no uprobe_events in " + TRACING)
 

@@ -109,6 +109,8 @@ TEST(LatencySitesGo, ReturnInstructionProbesPairWithTheEntry) {
   auto fns = (*debug)->find_functions("main.Deep", "", dwarf::InlineCopies::Exclude);
   ASSERT_EQ(fns.size(), 1u);
   auto returns = (*debug)->return_instructions(fns.front());
+  if (!returns && returns.error().message.find("without an instruction decoder") != std::string::npos)
+    GTEST_SKIP() << returns.error().message;
   ASSERT_TRUE(returns) << returns.error().message;
   ASSERT_FALSE(returns->empty());
   auto with_goroutine = [](TraceDefinition d) {
