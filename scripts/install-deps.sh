@@ -5,10 +5,10 @@ set -euo pipefail
 
 build_pkgs=(cmake g++ make pkg-config llvm-19-dev zlib1g-dev libzstd-dev libdeflate-dev
             libtracefs-dev libtraceevent-dev libtracecmd-dev libncurses-dev
-            asciidoc-base xmlto docbook-xml docbook-xsl dpkg-dev libmicrohttpd-dev libdebuginfod-dev)
+            asciidoc-base xmlto docbook-xml docbook-xsl dpkg-dev libmicrohttpd-dev libcurl4-openssl-dev)
 # asciidoc-base, xmlto and the DocBook DTD/stylesheets build the man page as perf's
 # (validated); dpkg-dev's dpkg-shlibdeps gives the .deb's runtime dependencies;
-# libmicrohttpd serves `export`'s metrics, libdebuginfod fetches debug files; libdeflate
+# libmicrohttpd serves `export`'s metrics, libcurl fetches debug files from debuginfod; libdeflate
 # inflates compressed debug sections twice as fast as zlib (dwarf/inflated_image.cpp).
 # llvm-19 has llvm-dwp (the split-DWARF .dwp fixtures); binutils has dwp.
 test_pkgs=(libgtest-dev trace-cmd gdb clang libclang-rt-14-dev tmux python3 llvm-19 binutils

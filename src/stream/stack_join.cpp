@@ -94,10 +94,8 @@ Status StackJoin::on_event(const Event &event) {
     h.ready = !h.wants_kernel && !h.wants_user;
   }
   last_on_cpu_[event.cpu] = h.serial;
-  while (count_ > kMaxHeld) {
-    held(0).ready = true;
-    if (Status st = release_ready(); !st) return st;
-  }
+  while (count_ > kMaxHeld)  // the oldest goes with what it has
+    if (Status st = release_oldest(); !st) return st;
   return release_ready();
 }
 
@@ -106,18 +104,26 @@ Status StackJoin::forward(Held &held) {
   return downstream_->on_event(held.event);
 }
 
+Status StackJoin::release_oldest() {
+  Status st = forward(held(0));
+  pop_held();
+  return st;
+}
+
 Status StackJoin::release_ready() {
   while (count_ > 0 && held(0).ready) {
-    Status st = forward(held(0));
-    pop_held();
-    if (!st) return st;
+    // The oldest waits for its frames' symbols (the events behind it, for it).
+    Held &h = held(0);
+    if (options_.symbolizer && !h.event.stack.empty() && !options_.symbolizer->ready(h.event, h.event.stack)) break;
+    if (Status st = release_oldest(); !st) return st;
   }
   return Ok{};
 }
 
 Status StackJoin::release_all() {
-  for (size_t i = 0; i < count_; ++i) held(i).ready = true;
-  return release_ready();
+  while (count_ > 0)
+    if (Status st = release_oldest(); !st) return st;
+  return Ok{};
 }
 
 Status StackJoin::on_batch_end() {

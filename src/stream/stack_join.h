@@ -34,6 +34,17 @@ class FrameSymbolizer {
   // stand for: function+offset, file:line, inlined calls expanded. `event`
   // is the event the stack belongs to (its pid, its probe).
   virtual void symbolize(const Event &event, std::vector<StackFrame> &frames) = 0;
+  // False while what names a frame of `frames` is still on its way (a debug
+  // file a debuginfod server is sending, in the background): the event then
+  // waits in the join -- the stream goes on reading, nothing is lost -- and
+  // is asked about again at each batch end. The wait is bounded by the
+  // fetch's own bounds, by kMaxHeld events and by the end of the session,
+  // after which the frames are named with what is there.
+  virtual bool ready(const Event &event, const std::vector<StackFrame> &frames) {
+    (void)event;
+    (void)frames;
+    return true;
+  }
 };
 
 // The kernel's stack events, as the join and the tests name them.
@@ -83,6 +94,7 @@ class StackJoin : public EventSink {
   Held *held_on(int cpu);
   void add_frames(Held &held, const Event &stack_event, bool user);
   Status release_ready();
+  Status release_oldest();  // whether ready or not
   Status release_all();
   Status forward(Held &held);
 
