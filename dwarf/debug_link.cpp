@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <utility>
 
+#include "src/util/process_root.h"
 #include "src/util/unique_fd.h"
 
 namespace kpp::dwarf {
@@ -36,22 +38,45 @@ std::string debug_root() {
   return r;
 }
 
+namespace {
+
+// The program's directory, as `program_path` shows it or, through
+// symlinks, its real one: a link in /usr/bin to /opt/x/bin/prog has its
+// debug file next to the target, as gdb looks for it.
+std::string program_directory(const std::string &program_path, bool resolve) {
+  std::string real = program_path;
+  char resolved[PATH_MAX];
+  if (resolve && realpath(program_path.c_str(), resolved)) real = resolved;
+  size_t slash = real.rfind('/');
+  return slash == std::string::npos ? "." : real.substr(0, slash);
+}
+
+// The places under one root: `prefix` (a process's root, or "") joined
+// to the build-id path under `debug_dir` and the debuglink places of `dir`.
+void add_candidates(std::vector<DebugCandidate> &out, const std::string &prefix, const std::string &debug_dir,
+                    const std::string &dir, const std::string &build_id, const std::optional<DebugLink> &link) {
+  if (build_id.size() > 2)
+    out.push_back({prefix + debug_dir + "/.build-id/" + build_id.substr(0, 2) + "/" + build_id.substr(2) + ".debug",
+                   std::nullopt});
+  if (!link) return;
+  out.push_back({prefix + dir + "/" + link->name, link->crc});
+  out.push_back({prefix + dir + "/.debug/" + link->name, link->crc});
+  if (!dir.empty() && dir[0] == '/') out.push_back({prefix + debug_dir + dir + "/" + link->name, link->crc});
+}
+
+}  // namespace
+
 std::vector<DebugCandidate> separate_debug_candidates(const std::string &program_path, const std::string &build_id,
                                                       const std::optional<DebugLink> &link, const std::string &root) {
   std::vector<DebugCandidate> out;
-  if (build_id.size() > 2)
-    out.push_back({root + "/.build-id/" + build_id.substr(0, 2) + "/" + build_id.substr(2) + ".debug", std::nullopt});
-  if (!link) return out;
-  // The program's real directory: a link in /usr/bin to /opt/x/bin/prog
-  // has its debug file next to the target, as gdb looks for it.
-  std::string real = program_path;
-  char resolved[PATH_MAX];
-  if (realpath(program_path.c_str(), resolved)) real = resolved;
-  size_t slash = real.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "" : real.substr(0, slash);
-  out.push_back({(dir.empty() ? "" : dir) + "/" + link->name, link->crc});
-  out.push_back({(dir.empty() ? "" : dir) + "/.debug/" + link->name, link->crc});
-  if (!dir.empty() && dir[0] == '/') out.push_back({root + dir + "/" + link->name, link->crc});
+  ProcessRootPath split = split_process_root(program_path);
+  const std::string &process_root = split.root;
+  // Resolving links would leave the process's root: its paths are taken as they are.
+  std::string dir = program_directory(split.path, process_root.empty());
+  // A container's own debug files first (its /usr/lib/debug, next to the
+  // program), then ours for the same build-id or path.
+  if (!process_root.empty()) add_candidates(out, process_root, "/usr/lib/debug", dir, build_id, link);
+  add_candidates(out, "", root, dir, build_id, link);
   return out;
 }
 

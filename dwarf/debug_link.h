@@ -34,7 +34,10 @@ struct DebugCandidate {
 };
 // The candidates for the program at `program_path` (absolute, or relative to
 // the working directory), in the order they are tried: the build-id path
-// first (when `build_id` is known), then the debuglink places.
+// first (when `build_id` is known), then the debuglink places. A program
+// reached through a process's root (/proc/PID/root/PATH: -p on a
+// container's process) has the same places inside that root tried first
+// (its own /usr/lib/debug, whatever `root` is), then ours.
 std::vector<DebugCandidate> separate_debug_candidates(const std::string &program_path, const std::string &build_id,
                                                       const std::optional<DebugLink> &link, const std::string &root);
 

@@ -21,6 +21,8 @@ test_pkgs+=(systemtap-sdt-dev python3.11 python3.11-dbg libstdc++6-12-dbg)
 # dwz compresses the fixtures' DWARF into partial units (tests/lto), one file alone and -m with
 # a .gnu_debugaltlink supplementary file, as distributions' debug packages ship them.
 test_pkgs+=(dwz)
+# Go and Rust fixtures (tests/lang/lang_fixtures.cmake): Debian's Go 1.19 and rustc 1.63.
+test_pkgs+=(golang-go rustc)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--tests" ] && want+=("${test_pkgs[@]}")

@@ -1,8 +1,11 @@
 #include "src/cli/cli_options.h"
 
+#include "src/cli/option_conflicts.h"
+
 #include <getopt.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -37,6 +40,9 @@ enum StackLongOnly { opt_stack = 1900 };
 
 // Options of export.
 enum ExportLongOnly { opt_listen = 1600, opt_hist, opt_listen_name };
+
+// Options of running processes (-p is short).
+enum TargetLongOnly { opt_target_ns = 2000, opt_children };
 
 const option long_options[] = {
     {"add", required_argument, nullptr, 'a'},
@@ -86,6 +92,9 @@ const option long_options[] = {
     {"sum", required_argument, nullptr, opt_sum},
     {"latency", required_argument, nullptr, opt_latency},
     {"stack", no_argument, nullptr, opt_stack},
+    {"pid", required_argument, nullptr, 'p'},
+    {"target-ns", required_argument, nullptr, opt_target_ns},
+    {"children", no_argument, nullptr, opt_children},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -104,14 +113,16 @@ const char *command_name(CliOptions::Command c) {
 
 bool option_applies(CliOptions::Command c, int opt) {
   static const std::vector<int> common{'q', 'v', 'h', opt_version};
-  static const std::vector<int> trace{'e', 'o', opt_json, opt_duration, opt_filter, opt_pid_only, opt_stack};
+  static const std::vector<int> trace{'e', 'o', opt_json, opt_duration, opt_filter, opt_pid_only, opt_stack,
+                                      'p', opt_children};
   static const std::vector<int> record{'e', 'o', opt_duration, opt_filter, opt_pid_only, opt_file_version,
-                                       opt_compression, opt_stack};
+                                       opt_compression, opt_stack, 'p', opt_children};
   static const std::vector<int> report{opt_json};
   // live --add takes the probe options too.
   static const std::vector<int> live{'e', 'o', opt_filter, opt_keep, 'a', 'x', 'k', 'm', 's', 'f', opt_max_probes,
                                      opt_no_inlines, opt_no_cache, opt_maxactive, opt_demangle, opt_no_demangle,
-                                     opt_demangle_kernel, opt_prefix_map, opt_fprobe, opt_stack};
+                                     opt_demangle_kernel, opt_prefix_map, opt_fprobe, opt_stack,
+                                     'p', opt_children};
   auto has = [&](const std::vector<int> &v) { return std::find(v.begin(), v.end(), opt) != v.end(); };
   if (has(common)) return true;
   switch (c) {
@@ -177,7 +188,9 @@ int subcommand_at(int argc, char **argv, const char *shorts) {
   return argc;
 }
 
-constexpr const char *kShortOptions = "+a:d:l::D:x:k:m:s:fnqvhe:o:F::V:L:";
+// "+": stop at the first operand; ":": an option without its value is told
+// apart from an unknown one (getopt_long returns ':' for it).
+constexpr const char *kShortOptions = "+:a:d:l::D:x:k:m:s:fnqvhe:o:F::V:L:p:";
 
 // The words getopt_long reads: argv without the subcommand word, ended by a
 // null pointer as getopt_long wants; getopt's optind indexes them.
@@ -253,6 +266,18 @@ Status set_max_probes(CliOptions &o, const char *arg) {
   return Ok{};
 }
 
+// -p PID and --target-ns=PID: a process id (1 to the largest pid_max, 2^22).
+Status add_pid(CliOptions &o, const char *arg, const char *option) {
+  char *end = nullptr;
+  errno = 0;
+  long v = std::strtol(arg, &end, 10);
+  if (!*arg || *end || errno || v <= 0 || v > (1L << 22))
+    return Error(std::string(option) + ": expected a process id, got '" + arg + "'", "find one with pgrep NAME");
+  if (std::find(o.pids.begin(), o.pids.end(), static_cast<int>(v)) == o.pids.end()) o.pids.push_back(static_cast<int>(v));
+  if (!std::strcmp(option, "--target-ns")) o.target_ns = true;
+  return Ok{};
+}
+
 Status set_duration(CliOptions &o, const char *arg) {
   char *end = nullptr;
   double v = std::strtod(arg, &end);
@@ -265,7 +290,7 @@ Status set_duration(CliOptions &o, const char *arg) {
 // without its value, '?' for an unknown one. The word is the last one read.
 Error option_error(int c, const OptionWords &words) {
   std::string word = words[optind - 1];
-  if (c == ':') return Error("option '" + word + "' needs a value", "see 'kprobe-probe --help'");
+  if (c == ':') return Error("switch '" + word + "' needs a value", "see 'kprobe-probe --help'");
   return Error("unknown option '" + word + "'", "see 'kprobe-probe --help'");
 }
 
@@ -321,6 +346,9 @@ Status apply_option(CliOptions &o, int c, const OptionWords &words) {
     case opt_compression: return set_compression(o, optarg);
     case opt_max_probes: return set_max_probes(o, optarg);
     case opt_duration: return set_duration(o, optarg);
+    case 'p': return add_pid(o, optarg, "-p");
+    case opt_target_ns: return add_pid(o, optarg, "--target-ns");
+    case opt_children: o.children = true; break;
     default: return option_error(c, words);
   }
   return Ok{};
@@ -366,7 +394,7 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
   // "-- COMMAND ARGS" and bare specs are left for us. But report takes its
   // FILE anywhere ("report f.dat --json"): let getopt permute there.
   const char *shorts = kShortOptions;
-  if (o.command == CliOptions::Command::Report) ++shorts;
+  if (o.command == CliOptions::Command::Report) ++shorts;  // ":..." without the "+"
   optind = 1;
   opterr = 0;
   std::vector<int> seen;  // every option given, for check_option_scope()
@@ -379,6 +407,7 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
   std::vector<std::string> rest(words.ptrs.begin() + optind, words.ptrs.begin() + words.count());
   bool after_dashes = optind > 1 && std::strcmp(words[optind - 1], "--") == 0;
   if (Status operands = take_operands(o, rest, after_dashes); !operands) return std::move(operands).error();
+  if (Status conflicts = check_option_conflicts(o); !conflicts) return std::move(conflicts).error();
   return o;
 }
 
@@ -393,7 +422,8 @@ const char *synopsis_text() {
        kprobe-probe -x PROGRAM -D PROBE       print the definitions, change nothing
        kprobe-probe -l [PATTERN] [--json]     list probes
        kprobe-probe -d PATTERN                delete probes
-       kprobe-probe trace -e GROUP:EVENT [--json] [--stack] [--duration S] [-- COMMAND...]
+       kprobe-probe -p PID [-x LIB] --add PROBE   probe a running process's program or library
+       kprobe-probe trace -e GROUP:EVENT [--json] [--stack] [--duration S] [-p PID... | -- COMMAND...]
        kprobe-probe record -e GROUP:EVENT [-o trace.dat] [--duration S] [-- COMMAND...]
        kprobe-probe report FILE [--json]      print a trace.dat's events as trace does
        kprobe-probe live [-e GROUP:EVENT | [-x PROG] --add PROBE...] [-o trace.dat] [--keep] [-- COMMAND...]
@@ -425,6 +455,11 @@ const char *options_text() {
   -d, --del PATTERN      delete the probes matching [GROUP:]EVENT (globs allowed)
   -l, --list[=PATTERN]   list probes, perf's line form (--json: one object a line)
   -x, --exec PATH        probe a program or library (uprobes)
+  -p, --pid PID          a running process (repeatable): probe its program, or with -x NAME the library
+                         NAME (glob) as it maps it, in its own root (containers); (trace, record, live,
+                         hist, export) only its threads' events, until it exits
+      --target-ns PID    perf's spelling of -p for the probe commands: -x PATH in PID's mount namespace
+      --children         (with -p, sessions) the targets' children too
   -k, --vmlinux PATH     the kernel's DWARF vmlinux
   -m, --module NAME|PATH probe a kernel module (its debug .ko found by name, or given)
   -s, --source DIR       where to find source files

@@ -45,6 +45,10 @@ struct CliOptions {
   std::optional<unsigned> maxactive;     // --maxactive N (kretprobes)
   std::vector<std::string> enable;       // --enable GLOB
   std::vector<std::string> disable;      // --disable GLOB
+  // -p/--pid PID (repeatable): the running processes probed (-x resolved
+  // in their maps and root) and, for the sessions, the only ones traced.
+  std::vector<int> pids;
+  bool target_ns = false;                // the pid came from --target-ns=PID (perf's spelling; probe commands)
 
   // trace / record
   std::vector<std::string> events;       // -e/--event GLOB
@@ -53,6 +57,7 @@ struct CliOptions {
   double duration = 0;                   // --duration S
   std::string filter;                    // --filter EXPR
   bool pid_only = false;                 // --pid-only
+  bool children = false;                 // --children: with -p, the targets' children too (event-fork)
   std::vector<std::string> command_line; // after "--"
   int file_version = 6;                  // --file-version 6|7 (record)
   std::string compression;               // --compression zstd|zlib|none (record, version 7)

@@ -132,6 +132,7 @@ std::string until(const CliOptions &options) {
     const std::string &c = options.command_line.front();
     return "until " + c.substr(c.rfind('/') + 1) + " exits";
   }
+  if (!options.pids.empty()) return std::string("until the processes -p names exit") + (options.duration > 0 ? " or --duration ends" : "");
   return options.duration > 0 ? "until --duration ends" : "Ctrl-C to stop";
 }
 
@@ -144,6 +145,8 @@ Result<int> count_in_session(const CliOptions &options, std::function<Status(Tra
   s.duration_s = options.duration;
   s.pid_only = options.pid_only;
   s.command = options.command_line;
+  s.target_pids.assign(options.pids.begin(), options.pids.end());
+  s.target_children = options.children;
   // --json on stdout is for a program: the command's output goes to stderr.
   s.command_output = options.json ? CommandOutput::ToStderr : CommandOutput::Inherit;
   s.prepare = std::move(prepare);
@@ -164,6 +167,7 @@ Result<int> count_in_session(const CliOptions &options, std::function<Status(Tra
   report_session_notes(*summary);
   if (!options.quiet && summary->command_pid && summary->command.ended)
     std::fprintf(stderr, "kprobe-probe: %s %s\n", summary->command_name.c_str(), summary->command.describe().c_str());
+  if (!options.quiet && summary->targets_exited) std::fprintf(stderr, "kprobe-probe: %s exited\n", summary->targets.c_str());
   return exit_status_of(*summary);
 }
 

@@ -69,6 +69,8 @@ Result<int> run_live_command(const CliOptions &options) {
                  "add some with --add (e.g. kprobe-probe live -x PROG --add FUNC), or try 'kprobe-probe demo'");
   view.filter = options.filter;
   view.command = options.command_line;
+  view.target_pids.assign(options.pids.begin(), options.pids.end());
+  view.target_children = options.children;
   if (options.output_given) view.output = options.output;
   view.debug_files = std::make_shared<dwarf::OpenedFiles>(debug_open_options(options));
   view.sites = event_sites(*defs, view.events, view.debug_files);

@@ -11,13 +11,26 @@
 #include "src/kernel/kprobe_lists.h"
 #include "src/probes/list_format.h"
 #include "src/probes/probe_engine.h"
+#include "src/util/process_root.h"
 
 namespace kpp {
 
 namespace {
 
+// The command print_added() suggests: a trace of the processes -p named,
+// or of a run of the program (a library runs inside programs: then every
+// process meanwhile, as perf's -a).
+std::string suggested_trace(const Plan &plan, bool library, const std::vector<int> &pids, const std::string &event) {
+  std::string command = "kprobe-probe trace";
+  for (int pid : pids) command += " -p " + std::to_string(pid);
+  command += " -e " + event;
+  if (!pids.empty()) return command;
+  bool runs_itself = !plan.target_path().empty() && !library;
+  return command + " -- " + (runs_itself ? plan.target_path() : std::string("sleep 1"));
+}
+
 // "Added new events:" and the lines --list would print for them, as perf does.
-void print_added(const Plan &plan, bool library) {
+void print_added(const Plan &plan, bool library, const std::vector<int> &pids) {
   size_t count = 0;
   for (const PlanEvent &e : plan.events())
     if (e.role == PlanEvent::Role::Probe) count += e.sites.size();
@@ -32,13 +45,13 @@ void print_added(const Plan &plan, bool library) {
       std::fprintf(stderr, "  (event name shortened: '%s' is %zu bytes, the kernel takes at most 63)\n",
                    e.long_event.c_str(), e.long_event.size());
   }
-  // A library runs inside programs: the example runs one (and traces every process meanwhile, as perf's -a).
-  bool runs_itself = !plan.target_path().empty() && !library;
-  std::string run = runs_itself ? plan.target_path() : "sleep 1";
-  std::fprintf(stderr,
-               "\nYou can now use it with kprobe-probe, trace-cmd or perf, such as:\n\n"
-               "\tkprobe-probe trace -e %s -- %s\n\n",
-               last.c_str(), run.c_str());
+  std::fprintf(stderr, "\nYou can now use it with kprobe-probe, trace-cmd or perf, such as:\n\n\t%s\n\n",
+               suggested_trace(plan, library, pids, last).c_str());
+  // Uprobes are per file: say so where it surprises, when a process was named.
+  if (!pids.empty())
+    std::fprintf(stderr, "A uprobe is placed in a file: it fires in every process that runs or maps %s; "
+                         "'trace -p' shows only the processes it names.\n",
+                 plan.target_path().c_str());
 }
 
 // -D prints the plan; --add (and -n, which stops short of writing) plans
@@ -65,8 +78,16 @@ Status add_or_define(const CliOptions &options) {
     if (Status written = install(*planned, *engine, installed); !written) return written;
     installed.keep();
   }
-  if (!options.quiet) print_added(*planned, target->debug && target->debug->is_shared_library());
+  if (!options.quiet) print_added(*planned, target->debug && target->debug->is_shared_library(), options.pids);
   return Ok{};
+}
+
+// A probe made with -p on a container's process: the path it was placed
+// through names that process ("/proc/4242/root/app/server"), and -l says so.
+std::string process_note(const TraceDefinition &def) {
+  ProcessRootPath split = split_process_root(def.path);
+  if (def.kind != TraceDefinition::Kind::Uprobe || !split.pid) return "";
+  return "  [" + split.path + " in the root of pid " + std::to_string(split.pid) + "]";
 }
 
 // perf probe -l's lines: kprobes, then uprobes, each sorted by the
@@ -122,7 +143,8 @@ Status list(const CliOptions &options) {
     if (options.json) {
       std::printf("%s\n", format_list_json(def, point, hits, misses, flags).c_str());
     } else {
-      std::printf("%s%s\n", format_list_line(def, point, true).c_str(), format_list_status(flags, hits, misses).c_str());
+      std::printf("%s%s%s\n", format_list_line(def, point, true).c_str(), format_list_status(flags, hits, misses).c_str(),
+                  process_note(def).c_str());
     }
   }
   return Ok{};

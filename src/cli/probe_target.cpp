@@ -1,5 +1,6 @@
 #include "src/cli/probe_target.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
@@ -13,6 +14,8 @@
 #include "src/kernel/debug_paths.h"
 #include "src/sdt/sdt_probe.h"
 #include "src/spec/probe_spec.h"
+#include "src/stream/target_process.h"
+#include "src/util/same_file.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -149,12 +152,39 @@ void note_debug_sources(dwarf::DebugInfo &debug, const CliOptions &options) {
     std::fprintf(stderr, "kprobe-probe: warning: %s\n", unread.c_str());
 }
 
-// The -x program (or library).
+// The -x program (or library) as a path from here: for -p, the one each
+// process runs or maps (under its root when it is a container's; not
+// resolved further, which would leave the process's root), else -x's own.
+Result<std::string> program_path(const CliOptions &options) {
+  if (options.pids.empty()) {
+    char resolved[PATH_MAX];
+    if (!realpath(options.exec.c_str(), resolved)) return Error("cannot find the program '" + options.exec + "'");
+    return std::string(resolved);
+  }
+  std::string path, first;
+  for (int pid : options.pids) {
+    auto process = TargetProcess::open(pid);
+    if (!process) return std::move(process).error();
+    auto file = options.exec.empty() ? Result<std::string>(process->exe_path()) : mapped_file(*process, options.exec);
+    if (!file) return std::move(file).error();
+    if (path.empty()) {
+      path = *file;
+      first = process->describe();
+    } else if (!same_file(path, *file)) {
+      return Error("the processes run different files: " + first + " " + path + ", " + process->describe() + " " + *file,
+                   "a probe is placed in one file: add it once per file, each with its -p");
+    }
+  }
+  return path;
+}
+
+// The -x program (or library), or -p's.
 Result<ProbeTarget> open_program(const CliOptions &options) {
   ProbeTarget target;
-  char resolved[PATH_MAX];
-  if (!realpath(options.exec.c_str(), resolved)) return Error("cannot find the program '" + options.exec + "'");
-  target.path = resolved;
+  auto path = program_path(options);
+  if (!path) return std::move(path).error();
+  target.path = *path;
+  const char *resolved = target.path.c_str();
   // SDT markers are read from the ELF file itself (src/sdt): no DWARF.
   bool lookups = options.funcs || !options.vars.empty() || !options.lines.empty();
   if (!lookups && sdt::all_sdt_specs(options.definition.empty() ? options.add : options.definition)) return target;
@@ -208,7 +238,7 @@ dwarf::OpenOptions debug_open_options(const CliOptions &options) {
 }
 
 Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf) {
-  if (!options.exec.empty()) return open_program(options);
+  if (!options.exec.empty() || !options.pids.empty()) return open_program(options);
   if (!options.module.empty()) return open_module(options);
   return open_kernel(options, allow_btf);
 }

@@ -17,6 +17,8 @@ SessionOptions session_options_from(const CliOptions &options, CommandOutput com
   s.filter = options.filter;
   s.duration_s = options.duration;
   s.pid_only = options.pid_only;
+  s.target_pids.assign(options.pids.begin(), options.pids.end());
+  s.target_children = options.children;
   s.command = options.command_line;
   s.command_output = command_output;
   s.stack = options.stack;
@@ -66,6 +68,7 @@ void report_session(const SessionSummary &summary, bool quiet) {
   if (summary.interrupted) std::fprintf(stderr, " (interrupted)");
   if (summary.command_pid && summary.command.ended)
     std::fprintf(stderr, "; %s %s", summary.command_name.c_str(), summary.command.describe().c_str());
+  if (summary.targets_exited) std::fprintf(stderr, "; %s exited", summary.targets.c_str());
   std::fprintf(stderr, "\n");
 }
 

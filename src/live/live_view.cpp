@@ -54,9 +54,14 @@ class ModelSink : public EventSink {
 };
 
 // "prog running" / "prog exited 0" / "prog killed by SIGKILL"; empty without a command.
-std::string command_state(const TracedCommand &command) {
-  if (!command.started()) return {};
-  return basename_of(command.name()) + " " + command.end().describe();
+// The header's "kpp_demo running", "kpp_demo exited 0"; for -p, the
+// processes followed ("pid 7 in the container, 41234 on the host (loop)"),
+// and "exited" once none runs.
+std::string command_state(const Session &session) {
+  const TracedCommand &command = session.command();
+  if (command.started()) return basename_of(command.name()) + " " + command.end().describe();
+  if (session.targets().empty()) return {};
+  return session.targets().describe() + (session.targets().all_exited() ? " exited" : "");
 }
 
 // A name for `w` that does not overwrite anything: trace-live-1.dat, -2, ...
@@ -149,7 +154,7 @@ class LiveLoop {
     model_.tick(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count()));
     probes_.refresh(model_);
     model_.set_kernel_histograms(kernel_.read());
-    model_.facts().command = command_state(session_.command());
+    model_.facts().command = command_state(session_);
     next_tick_ = std::max(next_tick_ + kTickInterval, now);
     dirty_ = true;
   }
@@ -204,6 +209,8 @@ Result<LiveViewSummary> run_live_view(const LiveViewOptions &options, ProbeEngin
   session_options.events = options.events;
   session_options.filter = options.filter;
   session_options.command = options.command;
+  session_options.target_pids = options.target_pids;
+  session_options.target_children = options.target_children;
   session_options.command_output = CommandOutput::Null;
   session_options.end_with_command = false;
   session_options.probes = probe_shapes(defs);
@@ -216,6 +223,7 @@ Result<LiveViewSummary> run_live_view(const LiveViewOptions &options, ProbeEngin
   probes.add_rows(model);
   model.facts().instance = (*session)->instance().name();
   model.facts().cpus = (*session)->stream().cpus();
+  model.facts().command = command_state(**session);
 
   Status loop = Ok{};
   LoopStats stats;

@@ -21,6 +21,8 @@ struct LiveViewOptions {
   std::vector<std::string> events;   // "group:event" patterns to enable (at least one)
   std::string filter;                // tracefs filter on every event; empty = none
   std::vector<std::string> command;  // a command to trace (its terminal I/O to /dev/null); empty = none
+  std::vector<pid_t> target_pids;    // -p: only these running processes (SessionOptions::target_pids)
+  bool target_children = false;      // --children
   std::string output;                // also record to this trace.dat; empty = no recording
   EventSites sites;                  // the sites of the events, for their detail
   // The probed programs' debug info, opened once and read for the events'

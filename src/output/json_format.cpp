@@ -75,6 +75,10 @@ std::string format_event_json(const Event &e) {
   append_json_string(out, e.comm);
   out += ",\"pid\":";
   out += std::to_string(e.pid);
+  if (e.ns_pid) {
+    out += ",\"ns_pid\":";
+    out += std::to_string(e.ns_pid);
+  }
   out += ",\"event\":";
   append_json_string(out, e.system + ":" + e.name);
   if (e.probe_ip) {

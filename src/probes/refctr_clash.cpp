@@ -2,17 +2,12 @@
 
 #include <sys/stat.h>
 
+#include "src/util/same_file.h"
 #include "src/util/strings.h"
 
 namespace kpp {
 
 namespace {
-
-bool same_file(const std::string &a, const std::string &b) {
-  struct stat sa {}, sb {};
-  if (stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return a == b;
-  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
 std::string counter_text(const TraceDefinition &def) {
   return def.ref_ctr_offset ? "reference counter " + hex(*def.ref_ctr_offset) : "no reference counter";
@@ -23,8 +18,9 @@ std::string counter_text(const TraceDefinition &def) {
 std::string reference_counter_clash(const TraceDefinition &refused, const std::vector<TraceDefinition> &listed) {
   if (refused.kind != TraceDefinition::Kind::Uprobe) return {};
   for (const TraceDefinition &other : listed) {
+    bool one_file = other.path == refused.path || same_file(other.path, refused.path);
     if (other.kind != TraceDefinition::Kind::Uprobe || other.offset != refused.offset ||
-        other.ref_ctr_offset == refused.ref_ctr_offset || !same_file(other.path, refused.path))
+        other.ref_ctr_offset == refused.ref_ctr_offset || !one_file)
       continue;
     return "the kernel allows one reference counter per probed place (it logs \"Reference counter offset "
            "mismatch\"), and " + other.qualified_name() + " (perhaps another tool's) is already at " +

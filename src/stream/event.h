@@ -55,6 +55,7 @@ struct Event {
   uint64_t time_ns = 0;   // trace clock of the instance (mono by default)
   int cpu = 0;
   int pid = 0;
+  int ns_pid = 0;         // the pid in its own pid namespace (a -p target in a container); 0 otherwise
   std::string comm;       // "<...>" when unknown
   std::string system;     // group, e.g. "probe_prog"
   std::string name;       // event, e.g. "walk_L5"

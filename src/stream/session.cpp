@@ -25,6 +25,8 @@ Status validate(const SessionOptions &o) {
   if (o.pid_only && o.command.empty())
     return Error("--pid-only needs a command", "add -- COMMAND [ARGS...]");
   if (o.duration_s < 0) return Error("--duration must not be negative");
+  if (!o.target_pids.empty() && !o.command.empty())
+    return Error("-p and a command cannot be traced together", "follow running processes (-p) or start one (-- COMMAND)");
   return Ok{};
 }
 
@@ -100,9 +102,19 @@ Result<std::unique_ptr<Session>> Session::start(const SessionOptions &options, s
 Status Session::setup(std::vector<EventSink *> sinks) {
   const SessionOptions &opt = options_;
   signals_ = std::make_unique<StopSignalScope>();
+  // The processes first: one that cannot be followed is refused before
+  // tracefs is touched.
+  if (!opt.target_pids.empty()) {
+    auto targets = TargetSet::open(opt.target_pids, opt.target_children);
+    if (!targets) return std::move(targets).error();
+    targets_ = std::move(*targets);
+    summary_.targets = targets_.describe();
+  }
   auto dir = ensure_tracefs();
   if (!dir) return std::move(dir).error();
   summary_.notes = remove_stale_instances(*dir);
+  if (!targets_.empty())
+    summary_.notes.push_back("traced " + summary_.targets + (opt.target_children ? " and its children" : "") + " only");
   auto inst = TraceInstance::create(opt.instance_name);
   if (!inst) return std::move(inst).error();
   instance_ = std::make_unique<TraceInstance>(std::move(*inst));
@@ -123,6 +135,8 @@ Status Session::setup(std::vector<EventSink *> sinks) {
     if (opt.pid_only)
       if (Status p = instance.set_event_pid(command_.pid()); !p) return p;
   }
+  if (!targets_.empty())
+    if (Status p = targets_.filter(instance); !p) return p;
   if (opt.stream_events)
     if (Status s = open_stream(std::move(sinks)); !s) return s;
   if (tracefs_trace_on(instance.raw()) != 0) return Error("cannot turn tracing on in instance " + instance.name());
@@ -161,7 +175,8 @@ Status Session::enable_events() {
 Status Session::open_stream(std::vector<EventSink *> sinks) {
   bool with_stacks = stacks_.mode != StackMode::Off;
   chain_ = std::make_unique<SinkChain>(
-      SinkChainOptions{std::move(companions_), getpid(), options_.sites, std::move(stacks_)}, std::move(sinks));
+      SinkChainOptions{std::move(companions_), getpid(), options_.sites, std::move(stacks_), targets_.ns_pids()},
+      std::move(sinks));
   auto stream = EventStream::open(*instance_, {chain_.get()}, with_stacks);
   if (!stream) return std::move(stream).error();
   stream_ = std::move(*stream);
@@ -201,6 +216,13 @@ Result<SessionState> Session::step(int max_wait_ms, int wake_fd) {
     return SessionState::Interrupted;
   }
   if (command_.started() && command_.reap(false) && options_.end_with_command) return SessionState::CommandExited;
+  if (!targets_.empty()) {
+    if (targets_.all_exited() && options_.end_with_command) {
+      summary_.targets_exited = true;
+      return SessionState::TargetsExited;
+    }
+    if (Status r = targets_.refresh(*instance_); !r) return std::move(r).error();
+  }
   int wait_ms = max_wait_ms;
   if (options_.duration_s > 0) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
@@ -211,10 +233,10 @@ Result<SessionState> Session::step(int max_wait_ms, int wake_fd) {
     wait_ms = static_cast<int>(std::min<long long>(wait_ms, left));
   }
   if (!stream_) {
-    wait_for_any({command_.wake_fd(), wake_fd}, wait_ms);
+    wait_for_any({command_.wake_fd(), targets_.wake_fd(), wake_fd}, wait_ms);
     return SessionState::Running;
   }
-  auto r = stream_->poll(wait_ms, {command_.wake_fd(), wake_fd});
+  auto r = stream_->poll(wait_ms, {command_.wake_fd(), targets_.wake_fd(), wake_fd});
   if (!r) return std::move(r).error();
   return SessionState::Running;
 }

@@ -26,6 +26,7 @@
 #include "src/stream/event_sink.h"
 #include "src/stream/event_sites.h"
 #include "src/stream/stack_join.h"
+#include "src/stream/target_set.h"
 #include "src/stream/traced_command.h"
 #include "src/util/result.h"
 
@@ -42,8 +43,12 @@ struct SessionOptions {
   double duration_s = 0;             // --duration S; 0 = no limit
   bool pid_only = false;             // --pid-only: only the command and its children
   std::vector<std::string> command;  // -- COMMAND ARGS...; empty = none
+  // -p PID...: only these running processes' events (target_set.h); the
+  // session ends when the last one exits. Not with `command`.
+  std::vector<pid_t> target_pids;
+  bool target_children = false;      // --children: their descendants too
   CommandOutput command_output = CommandOutput::Inherit;
-  bool end_with_command = true;      // the session ends when the command exits (not live)
+  bool end_with_command = true;      // the session ends when the command (or the last -p target) exits (not live)
   std::string instance_name;         // default kprobe-probe-<pid>
   size_t buffer_size_kb = 0;         // per CPU; 0 = kernel default
   int poll_interval_ms = 100;        // how often the buffers are drained (and printers flushed)
@@ -81,12 +86,14 @@ struct SessionSummary {
   pid_t command_pid = 0;
   CommandEnd command;                 // how the command ended
   std::string command_name;           // its file name, for the summary
+  std::string targets;                // the -p processes, "pid 41234 (loop), ..."; empty without -p
+  bool targets_exited = false;        // the session ended because the last of them exited
   double seconds = 0;                 // wall time traced
   uint64_t bytes_read = 0;            // raw ring-buffer bytes
 };
 
 // Why step() says the session should end (Running: go on).
-enum class SessionState { Running, Interrupted, CommandExited, DurationElapsed };
+enum class SessionState { Running, Interrupted, CommandExited, DurationElapsed, TargetsExited };
 
 class Session {
  public:
@@ -109,6 +116,8 @@ class Session {
   TraceInstance &instance();
   const EventStream &stream() const;  // only when SessionOptions::stream_events
   const TracedCommand &command() const { return command_; }
+  // The -p processes (empty without -p).
+  const TargetSet &targets() const { return targets_; }
   // The companions the chain joins.
   const Companions &companions() const;
   // Notes from setup (stale instances removed), for the caller to print now.
@@ -128,6 +137,7 @@ class Session {
   std::unique_ptr<StopSignalScope> signals_;
   std::unique_ptr<TraceInstance> instance_;
   TracedCommand command_;  // after the instance: a failed setup ends it first
+  TargetSet targets_;
   Companions companions_;   // until open_stream() hands them to the chain
   StackJoinOptions stacks_;  // likewise
   std::unique_ptr<SinkChain> chain_;

@@ -4,6 +4,7 @@ namespace kpp {
 
 SinkChain::SinkChain(SinkChainOptions options, std::vector<EventSink *> sinks)
     : own_pid_(options.own_pid),
+      ns_pids_(std::move(options.ns_pids)),
       recognise_(!options.companions),
       sites_(std::move(options.sites)),
       join_(std::move(options.companions).value_or(Companions{}), std::move(sinks)),
@@ -16,9 +17,13 @@ Status SinkChain::on_start(const StreamInfo &info) {
 
 Status SinkChain::on_event(const Event &event) {
   if (own_pid_ && event.pid == own_pid_) return Ok{};
-  if (sites_.empty()) return stacks_.on_event(event);
+  pid_t ns_pid = 0;
+  if (ns_pids_)
+    if (auto inner = ns_pids_->find(event.pid); inner != ns_pids_->end()) ns_pid = inner->second;
+  if (sites_.empty() && !ns_pid) return stacks_.on_event(event);
   sited_ = event;
-  sited_.site = sites_.site_of(event);
+  if (!sites_.empty()) sited_.site = sites_.site_of(event);
+  sited_.ns_pid = ns_pid;
   return stacks_.on_event(sited_);
 }
 

@@ -15,6 +15,8 @@
 
 #include <sys/types.h>
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -33,6 +35,9 @@ struct SinkChainOptions {
   pid_t own_pid = 0;  // events of this pid are dropped; 0: none (a replayed file)
   EventSites sites;   // empty: events carry no site
   StackJoinOptions stacks;  // mode Off: no stacks
+  // -p targets in another pid namespace: host tid -> tid there, put on
+  // each event as Event::ns_pid (the session adds threads as they start).
+  std::shared_ptr<const std::map<pid_t, pid_t>> ns_pids;
 };
 
 class SinkChain : public EventSink {
@@ -55,6 +60,7 @@ class SinkChain : public EventSink {
 
  private:
   pid_t own_pid_;
+  std::shared_ptr<const std::map<pid_t, pid_t>> ns_pids_;
   bool recognise_;
   EventSites sites_;
   Event sited_;  // reused: the event with its site

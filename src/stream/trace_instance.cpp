@@ -204,13 +204,17 @@ Status TraceInstance::set_filter(const std::string &expr) {
   return Ok{};
 }
 
-Status TraceInstance::set_event_pid(pid_t pid) {
+Status TraceInstance::set_event_pid(pid_t pid) { return set_event_pids({pid}, true, false); }
+
+Status TraceInstance::set_event_pids(const std::vector<pid_t> &pids, bool follow_forks, bool append) {
   if (!inst_) return Error("trace instance is closed");
-  if (tracefs_option_enable(inst_, TRACEFS_OPTION_EVENT_FORK) != 0)
+  if (follow_forks && tracefs_option_enable(inst_, TRACEFS_OPTION_EVENT_FORK) != 0)
     return Error("cannot enable the event-fork option in instance " + name_);
-  std::string text = std::to_string(pid);
-  if (tracefs_instance_file_write(inst_, "set_event_pid", text.c_str()) < 0)
-    return Error("cannot write set_event_pid in instance " + name_ + ": " + std::strerror(errno));
+  std::string text;
+  for (pid_t pid : pids) text += (text.empty() ? "" : " ") + std::to_string(pid);
+  int written = append ? tracefs_instance_file_append(inst_, "set_event_pid", (" " + text).c_str())
+                       : tracefs_instance_file_write(inst_, "set_event_pid", text.c_str());
+  if (written < 0) return Error("cannot write set_event_pid in instance " + name_ + ": " + std::strerror(errno));
   return Ok{};
 }
 

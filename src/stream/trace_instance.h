@@ -71,6 +71,10 @@ class TraceInstance {
 
   // Limits events to `pid` and, because of event-fork, its descendants.
   Status set_event_pid(pid_t pid);
+  // Limits events to the tasks `pids` (thread ids: the kernel's filter
+  // is per task), added to those already set when `append`; with
+  // `follow_forks` (event-fork), every task they fork joins them.
+  Status set_event_pids(const std::vector<pid_t> &pids, bool follow_forks, bool append);
 
   // Per-CPU buffer size in KiB.
   Status set_buffer_size_kb(size_t kb);

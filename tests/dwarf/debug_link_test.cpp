@@ -211,6 +211,31 @@ TEST(DebugLinkParts, ParsesTheSection) {
   EXPECT_FALSE(kpp::dwarf::parse_debug_link("no terminator", true));
 }
 
+// A program reached through a process's root (-p on a container's process):
+// the container's own places first, whatever ROOT is, then ours; the
+// program's directory is the one inside that root (not resolved from here).
+TEST(DebugLinkParts, AProcessRootIsSearchedFirst) {
+  kpp::dwarf::DebugLink link{"server.debug", 7};
+  auto candidates =
+      kpp::dwarf::separate_debug_candidates("/proc/4242/root/app/bin/server", "abcdef", link, "/srv/debug");
+  std::vector<std::string> paths;
+  for (const auto &c : candidates) paths.push_back(c.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{
+                       "/proc/4242/root/usr/lib/debug/.build-id/ab/cdef.debug",
+                       "/proc/4242/root/app/bin/server.debug",
+                       "/proc/4242/root/app/bin/.debug/server.debug",
+                       "/proc/4242/root/usr/lib/debug/app/bin/server.debug",
+                       "/srv/debug/.build-id/ab/cdef.debug",
+                       "/app/bin/server.debug",
+                       "/app/bin/.debug/server.debug",
+                       "/srv/debug/app/bin/server.debug",
+                   }));
+  // Not a process's root: as before.
+  auto plain = kpp::dwarf::separate_debug_candidates("/proc/self/exe", "abcdef", std::nullopt, "/srv/debug");
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].path, "/srv/debug/.build-id/ab/cdef.debug");
+}
+
 TEST(DebugLinkParts, RootFromTheEnvironment) {
   unsetenv("KPP_DEBUG_ROOT");
   EXPECT_EQ(kpp::dwarf::debug_root(), "/usr/lib/debug");

@@ -364,8 +364,10 @@ def main():
             return why is None
 
         def commands(target, no_cache):
+            # -F, -L and -V one per run: the tool refuses them together, as perf probe does.
+            lookup = [args.tool] + (["--no-cache"] if no_cache else []) + ["-x", target]
             return [[args.tool, "--no-cache", "-x", target, "-D", "main $vars", "-D", "add:1 $vars"],
-                    [args.tool] + (["--no-cache"] if no_cache else []) + ["-x", target, "-F", "-L", "main", "-V", "add"]]
+                    lookup + ["-F"], lookup + ["-L", "main"], lookup + ["-V", "add"]]
 
         digest = hashlib.sha256()  # of every input made: equal digests, equal runs
         replayed = 0

@@ -1,0 +1,83 @@
+#include "src/stream/target_set.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "src/stream/trace_instance.h"
+#include "src/util/strings.h"
+
+namespace kpp {
+
+namespace {
+
+// A thread's id in its own pid namespace (NSpid's last), 0 when unknown.
+pid_t ns_tid(pid_t pid, pid_t tid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.compare(0, 6, "NSpid:") == 0) {
+      size_t tab = line.find_last_of(" \t");
+      return tab == std::string::npos ? 0 : std::atoi(line.c_str() + tab + 1);
+    }
+  return 0;
+}
+
+}  // namespace
+
+Result<TargetSet> TargetSet::open(const std::vector<pid_t> &pids, bool children) {
+  TargetSet set;
+  set.children_ = children;
+  for (pid_t pid : pids) {
+    auto process = TargetProcess::open(pid);
+    if (!process) return std::move(process).error();
+    set.processes_.push_back(std::move(*process));
+  }
+  return set;
+}
+
+std::vector<pid_t> TargetSet::new_threads() {
+  std::vector<pid_t> added;
+  for (const TargetProcess &p : processes_) {
+    if (!p.alive()) continue;
+    for (pid_t tid : p.threads()) {
+      if (!written_.insert(tid).second) continue;
+      added.push_back(tid);
+      if (p.ns_pid())
+        if (pid_t inner = ns_tid(p.pid(), tid)) (*ns_pids_)[tid] = inner;
+    }
+  }
+  return added;
+}
+
+Status TargetSet::filter(TraceInstance &instance) {
+  std::vector<pid_t> threads = new_threads();
+  if (threads.empty()) return Error("the processes -p names have all exited: " + describe());
+  return instance.set_event_pids(threads, children_, false);
+}
+
+Status TargetSet::refresh(TraceInstance &instance) {
+  if (children_) return Ok{};
+  std::vector<pid_t> threads = new_threads();
+  if (threads.empty()) return Ok{};
+  return instance.set_event_pids(threads, false, true);
+}
+
+bool TargetSet::all_exited() const {
+  for (const TargetProcess &p : processes_)
+    if (p.alive()) return false;
+  return !processes_.empty();
+}
+
+int TargetSet::wake_fd() const {
+  for (const TargetProcess &p : processes_)
+    if (p.alive()) return p.pidfd();
+  return -1;
+}
+
+std::string TargetSet::describe() const {
+  std::vector<std::string> each;
+  for (const TargetProcess &p : processes_) each.push_back(p.describe());
+  return join(each);
+}
+
+}  // namespace kpp

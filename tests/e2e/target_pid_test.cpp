@@ -1,0 +1,335 @@
+// -p PID end to end: processes the TEST starts (never the tool), probed
+// and traced by pid. Expected values come from what the test gave the
+// fixture (its tag, its allocation size) and from the kernel (/proc's
+// NSpid), never from the tool. The command-line checks follow perf's own
+// tests of perf probe (tools/perf/tests/shell/base_probe/
+// test_invalid_options.sh), read as a list of what must be refused.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/common/run_command.h"
+#include "tests/export/background_process.h"
+#include "uprobe_support.h"
+
+namespace {
+
+using namespace uprobe_test;
+namespace fs = std::filesystem;
+
+const std::string fixture = std::string(KPP_E2E_FIXTURE_DIR) + "/pid_fixture";
+const std::string fixture_source = KPP_PID_FIXTURE_SOURCE;
+
+// A program the test starts: its output in a file of its own, stopped
+// (SIGTERM, then SIGKILL) when it goes out of scope.
+class Started : public background_process {
+ public:
+  explicit Started(const std::vector<std::string> &argv) : Started(argv, log_prefix()) {}
+  ~Started() {
+    stop();
+    unlink((prefix_ + ".out").c_str());
+    unlink((prefix_ + ".err").c_str());
+  }
+
+ private:
+  Started(const std::vector<std::string> &argv, const std::string &prefix)
+      : background_process(argv, prefix), prefix_(prefix) {}
+  static std::string log_prefix() {
+    static int count = 0;
+    return "/tmp/kpp-pid-test-" + std::to_string(getpid()) + "-" + std::to_string(++count);
+  }
+  std::string prefix_;
+};
+
+// kprobe-probe (uprobe_test::kpp; the name alone would also be the namespace).
+run_result tool(std::vector<std::string> args, const run_options &opt = {}) { return uprobe_test::kpp(std::move(args), opt); }
+
+std::string str(pid_t pid) { return std::to_string(pid); }
+
+// Waits until `pid` runs `exe` (its exec done), at most 5 s.
+bool runs(pid_t pid, const std::string &comm) {
+  for (int i = 0; i < 250; ++i) {
+    std::string c = read_file("/proc/" + str(pid) + "/comm");
+    if (c == comm + "\n") return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// A value of a JSON event line's top level ("pid", "ns_pid").
+std::string top_level(const std::string &line, const std::string &key) {
+  auto v = parse_json(line);
+  const json_value *f = v ? v->get(key) : nullptr;
+  return f ? f->scalar() : "";
+}
+
+// The JSON event lines of GROUP on stdout.
+std::vector<std::string> event_lines(const std::string &out, const std::string &group) {
+  std::vector<std::string> lines;
+  for (const std::string &line : split_lines(out))
+    if (contains(line, "\"event\":\"" + group + ":")) lines.push_back(line);
+  return lines;
+}
+
+// --- the command line, as perf's tests expect of perf probe ---------------
+
+TEST(TargetPidCli, SwitchesWithoutTheirValueSaySo) {
+  for (const char *opt : {"-a", "-d", "-L", "-V", "-p"}) {
+    run_result r = tool({opt});
+    EXPECT_EQ(r.status, 1) << opt << "\n" << describe(r);
+    EXPECT_TRUE(contains(r.err, std::string("switch '") + opt + "' needs a value")) << describe(r);
+  }
+}
+
+TEST(TargetPidCli, MutuallyExclusiveSwitchesAreRefusedNamingBoth) {
+  // perf's pairs; the group's probes would be touched if any ran.
+  const std::vector<std::vector<std::string>> pairs = {
+      {"-a", "xxx", "-d", "kpp_never_group:xxx"}, {"-a", "xxx", "-L", "foo"}, {"-a", "xxx", "-V", "foo"},
+      {"-a", "xxx", "-l"}, {"-a", "xxx", "-F"}, {"-d", "kpp_never_group:xxx", "-L", "foo"},
+      {"-d", "kpp_never_group:xxx", "-V", "foo"}, {"-d", "kpp_never_group:xxx", "-l"},
+      {"-d", "kpp_never_group:xxx", "-F"}, {"-L", "foo", "-V", "bar"}, {"-L", "foo", "-l"}, {"-L", "foo", "-F"},
+      {"-V", "foo", "-l"}, {"-V", "foo", "-F"}, {"-l", "-F"},
+      // -p where it does not apply
+      {"-p", "1", "-d", "kpp_never_group:xxx"}, {"-p", "1", "-l"}, {"-p", "1", "-k", "/vmlinux", "-a", "f"}};
+  const std::regex refused("switch '.+' cannot be used with switch '.+'");
+  for (const auto &args : pairs) {
+    run_result r = tool(args);
+    std::string line;
+    for (const std::string &a : args) line += " " + a;
+    EXPECT_EQ(r.status, 1) << line << "\n" << describe(r);
+    EXPECT_TRUE(std::regex_search(r.err, refused)) << line << "\n" << describe(r);
+    EXPECT_FALSE(contains(r.err, "Removed") || contains(r.err, "Added")) << line << ": something ran\n" << describe(r);
+  }
+}
+
+TEST(TargetPidCli, BadPidsAreRefusedNamingThePidAndWhy) {
+  run_result word = tool({"-p", "abc", "-D", "work"});
+  EXPECT_EQ(word.status, 1);
+  EXPECT_TRUE(contains(word.err, "-p: expected a process id, got 'abc'")) << describe(word);
+
+  // A pid no process has: the one of a child reaped just now (pids are not reused at once).
+  pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  waitpid(gone, nullptr, 0);
+  run_result none = tool({"-p", str(gone), "-D", "work"});
+  EXPECT_EQ(none.status, 1);
+  EXPECT_TRUE(contains(none.err, "-p " + str(gone) + ": no such process")) << describe(none);
+
+  // A zombie: a child that exited and that this test has not reaped yet.
+  pid_t zombie = fork();
+  if (zombie == 0) _exit(0);
+  for (int i = 0; i < 100 && !contains(read_file("/proc/" + str(zombie) + "/stat"), ") Z "); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  run_result z = tool({"-p", str(zombie), "-D", "work"});
+  waitpid(zombie, nullptr, 0);
+  EXPECT_EQ(z.status, 1);
+  EXPECT_TRUE(contains(z.err, "-p " + str(zombie) + ": ") && contains(z.err, "zombie")) << describe(z);
+
+  // kthreadd (pid 2 when the kernel made it, which /proc/2/stat's flags say).
+  if (contains(read_file("/proc/2/comm"), "kthreadd")) {
+    run_result k = tool({"-p", "2", "-D", "work"});
+    EXPECT_EQ(k.status, 1);
+    EXPECT_TRUE(contains(k.err, "-p 2: 'kthreadd' is a kernel thread")) << describe(k);
+  }
+
+  // A thread id is not a process: the message names the process.
+  pid_t tid = 0;
+  bool done = false;
+  std::thread thread([&] {
+    tid = static_cast<pid_t>(syscall(SYS_gettid));
+    while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  });
+  while (!__atomic_load_n(&tid, __ATOMIC_ACQUIRE)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  run_result t = tool({"-p", str(tid), "-D", "work"});
+  __atomic_store_n(&done, true, __ATOMIC_RELEASE);
+  thread.join();
+  EXPECT_EQ(t.status, 1);
+  EXPECT_TRUE(contains(t.err, "a thread of process " + str(getpid()) + ", not a process")) << describe(t);
+}
+
+// --- real probes on real processes ---------------------------------------
+
+class TargetPid : public UprobeGroupTest {
+ protected:
+  TargetPid() : UprobeGroupTest("kpptest_pid") {}
+};
+
+TEST_F(TargetPid, TraceShowsOnlyItsTargetsHits) {
+  Started a({fixture, "1", "100"});
+  Started b({fixture, "2", "200"});
+  ASSERT_TRUE(runs(a.pid(), "pid_fixture") && runs(b.pid(), "pid_fixture"));
+  run_result add = tool({"-p", str(a.pid()), "--add", ev("work") + "work tag"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  // The suggestion is the matching trace -p, and the per-file nature is said.
+  EXPECT_TRUE(contains(add.err, "kprobe-probe trace -p " + str(a.pid()) + " -e " + group_ + ":work")) << add.err;
+  EXPECT_TRUE(contains(add.err, "fires in every process that runs or maps")) << add.err;
+  // The probe is on the file: both processes hit it; the session keeps A's.
+  run_result r = tool({"trace", "-p", str(a.pid()), "-e", group_ + ":work", "--json", "--duration", "1"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  std::vector<std::string> lines = event_lines(r.out, group_);
+  EXPECT_GE(lines.size(), 10u) << describe(r);  // 50 rounds a second
+  for (const std::string &line : lines) {
+    EXPECT_EQ(top_level(line, "pid"), str(a.pid())) << line;
+    EXPECT_TRUE(contains(line, "\"tag\":1")) << line;
+  }
+  // Without -p the same session shows both.
+  run_result all = tool({"trace", "-e", group_ + ":work", "--json", "--duration", "1"});
+  ASSERT_EQ(all.status, 0) << describe(all);
+  std::set<std::string> pids;
+  for (const std::string &line : event_lines(all.out, group_)) pids.insert(top_level(line, "pid"));
+  EXPECT_TRUE(pids.count(str(a.pid())) && pids.count(str(b.pid()))) << describe(all);
+}
+
+TEST_F(TargetPid, LibcMallocOfOneProcessReadsItsSizes) {
+  // libc6-dbg gives malloc's parameter its name.
+  if (tool({"-x", "/lib/x86_64-linux-gnu/libc.so.6", "-D", "__libc_malloc bytes"}).status != 0)
+    GTEST_SKIP() << "libc without DWARF here (scripts/install-deps.sh --tests installs libc6-dbg)";
+  Started a({fixture, "1", "12345"});
+  Started b({fixture, "2", "54321"});
+  ASSERT_TRUE(runs(a.pid(), "pid_fixture") && runs(b.pid(), "pid_fixture"));
+  run_result add = tool({"-p", str(a.pid()), "-x", "libc.so.6", "--add", ev("malloc") + "malloc bytes"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  // The library as the process maps it.
+  std::vector<std::string> defined = group_lines(group_);
+  ASSERT_EQ(defined.size(), 1u);
+  EXPECT_TRUE(contains(defined[0], "/libc.so.6:0x")) << defined[0];
+  run_result r = tool({"trace", "-p", str(a.pid()), "-e", group_ + ":malloc", "--json", "--duration", "1"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  size_t ours = 0;
+  for (const std::string &line : event_lines(r.out, group_)) {
+    EXPECT_EQ(top_level(line, "pid"), str(a.pid())) << line;
+    EXPECT_FALSE(contains(line, "\"bytes\":54321")) << "B's allocation: " << line;
+    ours += contains(line, "\"bytes\":12345");
+  }
+  EXPECT_GE(ours, 10u) << describe(r);
+  // A library it does not map is refused, naming what it maps.
+  run_result missing = tool({"-p", str(a.pid()), "-x", "libkpp_never*", "-D", "f"});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_TRUE(contains(missing.err, "maps no such file") && contains(missing.err, "libc.so.6")) << describe(missing);
+}
+
+TEST_F(TargetPid, TraceEndsWhenTheTargetExits) {
+  run_result add = tool({"-x", fixture, "--add", ev("work") + "work round"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  Started a({fixture, "1", "100", "75"});  // 75 rounds of 20 ms: 1.5 s
+  ASSERT_TRUE(runs(a.pid(), "pid_fixture"));
+  pid_t target = a.pid();
+  run_options guard;
+  guard.signal = SIGKILL;
+  guard.signal_after_s = 20;
+  auto started = std::chrono::steady_clock::now();
+  // The test reaps it in a thread, as a parent does: a zombie has exited too.
+  std::thread reaper([&] { a.wait_for([&] { return a.exited(); }, 10); });
+  run_result r = tool({"trace", "-p", str(target), "-e", group_ + ":work", "--json"}, guard);
+  reaper.join();
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_EQ(r.status, 0) << describe(r);
+  EXPECT_LT(took, 10.0);
+  EXPECT_TRUE(contains(r.err, "pid " + str(target) + " (pid_fixture) exited")) << describe(r);
+  // Its last round is among the events.
+  EXPECT_TRUE(contains(r.out, "\"round\":74")) << describe(r);
+}
+
+// A process in its own mount and pid namespaces, chrooted into a tree the
+// test builds: its binary is stripped, its DWARF is only in the tree's
+// /usr/lib/debug/.build-id.
+class Container {
+ public:
+  explicit Container(const std::string &fixture_path) {
+    root_ = fs::temp_directory_path() / ("kpp-container-" + str(getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "app");
+    std::string exe = (root_ / "app/pid_fixture").string();
+    std::string build_id = note_build_id(fixture_path);
+    if (build_id.size() < 3) return;
+    fs::path debug = root_ / "usr/lib/debug/.build-id" / build_id.substr(0, 2) / (build_id.substr(2) + ".debug");
+    fs::create_directories(debug.parent_path());
+    auto made = ::kpp::test::run_command("objcopy --only-keep-debug " + fixture_path + " " + debug.string() +
+                                       " && strip --strip-debug -o " + exe + " " + fixture_path);
+    if (made.status != 0) return;
+    // Its loader and libc, where the program looks for them.
+    for (const char *lib : {"/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/libc.so.6"}) {
+      fs::create_directories(root_ / fs::path(lib).relative_path().parent_path());
+      fs::copy_file(fs::canonical(lib), root_ / fs::path(lib).relative_path());
+    }
+    ready_ = true;
+  }
+  ~Container() {
+    // unshare's child is the namespace's init: ending unshare does not end it.
+    if (program_ > 0) kill(program_, SIGKILL);
+    outer_.reset();
+    fs::remove_all(root_);
+  }
+  bool ready() const { return ready_; }
+  // Starts it; the host pid of the program (unshare's child, which chroot becomes).
+  pid_t start(const std::string &tag) {
+    outer_ = std::make_unique<Started>(std::vector<std::string>{"/usr/bin/unshare", "-m", "-p", "-f", "--mount-proc",
+                                                                "/usr/sbin/chroot", root_.string(), "/app/pid_fixture",
+                                                                tag, "100"});
+    for (int i = 0; i < 250; ++i) {
+      pid_t child = first_child(outer_->pid());
+      if (child && runs(child, "pid_fixture")) return program_ = child;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return 0;
+  }
+
+ private:
+  static std::string note_build_id(const std::string &path) {
+    auto r = ::kpp::test::run_command("readelf -n " + path + " | sed -n 's/.*Build ID: *//p'");
+    std::string id = r.out;
+    while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+    return id;
+  }
+  fs::path root_;
+  bool ready_ = false;
+  std::unique_ptr<Started> outer_;
+  pid_t program_ = 0;
+};
+
+TEST_F(TargetPid, ContainerProcessProbedBySourceLineWithBothPids) {
+  if (access("/usr/bin/unshare", X_OK) != 0 || access("/usr/sbin/chroot", X_OK) != 0)
+    GTEST_SKIP() << "unshare or chroot missing (util-linux, coreutils)";
+  Container container(fixture);
+  ASSERT_TRUE(container.ready()) << "cannot build the container's tree";
+  pid_t host = container.start("7");
+  ASSERT_GT(host, 0) << "the container's program did not start";
+  // The kernel's own answer: NSpid's last field.
+  std::string status = read_file("/proc/" + str(host) + "/status");
+  std::smatch nspid;
+  ASSERT_TRUE(std::regex_search(status, nspid, std::regex("NSpid:\\s+\\d+\\s+(\\d+)")));
+  std::string inner = nspid[1];
+  // By source line: only the tree's debug file can say where work:2 is.
+  int line = line_of(fixture_source, "work:2, the line") - line_of(fixture_source, "long work(");
+  run_result add = tool({"-v", "-p", str(host), "--add", ev("work") + "work:" + std::to_string(line) + " tag"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  EXPECT_TRUE(contains(add.err, "/proc/" + str(host) + "/root/usr/lib/debug/.build-id/")) << add.err;
+  std::vector<std::string> defined = group_lines(group_);
+  ASSERT_EQ(defined.size(), 1u);
+  EXPECT_TRUE(contains(defined[0], "/proc/" + str(host) + "/root/app/pid_fixture:0x")) << defined[0];
+  run_result r = tool({"trace", "-p", str(host), "-e", group_ + ":work", "--json", "--duration", "1"});
+  ASSERT_EQ(r.status, 0) << describe(r);
+  std::vector<std::string> lines = event_lines(r.out, group_);
+  EXPECT_GE(lines.size(), 10u) << describe(r);
+  for (const std::string &event : lines) {
+    EXPECT_EQ(top_level(event, "pid"), str(host)) << event;
+    EXPECT_EQ(top_level(event, "ns_pid"), inner) << event;
+    EXPECT_TRUE(contains(event, "\"tag\":7")) << event;
+  }
+  EXPECT_TRUE(contains(r.err, "pid " + inner + " in the container, " + str(host) + " on the host (pid_fixture)"))
+      << describe(r);
+}
+
+}  // namespace
