@@ -2,6 +2,10 @@
 
 #include <llvm/Object/ObjectFile.h>
 
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
@@ -116,7 +120,9 @@ std::string ask_server(const std::string &server, const Wanted &wanted, const As
   cancelled = got.kind == DownloadOutcome::Kind::Cancelled;
   not_found = got.kind == DownloadOutcome::Kind::NotFound;
   if (got.kind != DownloadOutcome::Kind::Done) return got.reason;
-  if (got.content_type.starts_with("text/html")) return "an HTML page (Content-Type " + got.content_type + "), not a file";
+  std::string type = got.content_type;
+  for (char &c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (type.starts_with("text/html")) return "an HTML page (Content-Type " + got.content_type + "), not a file";
   return why_not_the_answer(pending.proc_path(), wanted);
 }
 

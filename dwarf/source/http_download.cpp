@@ -118,7 +118,8 @@ std::string status_text(long status) {
 }
 
 // Why a transfer that libcurl ended with `code` failed.
-std::string failure_reason(CURLcode code, const Body &body, const DownloadLimits &limits, const char *detail) {
+std::string failure_reason(CURLcode code, const Body &body, const DownloadLimits &limits, long redirects,
+                           const char *detail) {
   switch (code) {
     case CURLE_WRITE_ERROR:
       if (body.too_large)
@@ -127,7 +128,9 @@ std::string failure_reason(CURLcode code, const Body &body, const DownloadLimits
     case CURLE_FILESIZE_EXCEEDED:
       return "announced as larger than " + std::to_string(limits.max_bytes) + " bytes (DEBUGINFOD_MAXSIZE)";
     case CURLE_TOO_MANY_REDIRECTS: return "more than " + std::to_string(limits.max_redirects) + " redirects";
-    case CURLE_UNSUPPORTED_PROTOCOL: return "a redirect to another protocol than http or https, refused";
+    case CURLE_UNSUPPORTED_PROTOCOL:
+      return redirects ? "a redirect to another protocol than http or https, refused"
+                       : "not an http or https URL (no other is asked)";
     case CURLE_BAD_CONTENT_ENCODING: return "a damaged compressed answer";
     case CURLE_OPERATION_TIMEDOUT: return "no connection within " + seconds(limits.first_bytes) + " (DEBUGINFOD_TIMEOUT)";
     default: break;
@@ -181,6 +184,28 @@ std::string over_a_bound(const Body &body, const DownloadLimits &limits, Clock::
   return "";
 }
 
+// What a transfer that libcurl finished came to.
+DownloadOutcome outcome_of(const Handles &h, const Body &body, const DownloadLimits &limits, const char *error_buffer) {
+  const CurlApi &api = h.api;
+  DownloadOutcome out;
+  int left = 0;
+  CURLMsg *message = api.multi_info_read(h.multi, &left);
+  CURLcode code = message && message->msg == CURLMSG_DONE ? message->data.result : CURLE_GOT_NOTHING;
+  out.bytes = body.written;
+  api.getinfo(h.easy, CURLINFO_RESPONSE_CODE, &out.http_status);
+  if (char *type = nullptr; api.getinfo(h.easy, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK && type) out.content_type = type;
+  if (code != CURLE_OK) {
+    long redirects = 0;
+    api.getinfo(h.easy, CURLINFO_REDIRECT_COUNT, &redirects);
+    out.reason = failure_reason(code, body, limits, redirects, error_buffer);
+    return out;
+  }
+  if (out.http_status == 200) out.kind = DownloadOutcome::Kind::Done;
+  else if (out.http_status == 404) out.kind = DownloadOutcome::Kind::NotFound;
+  out.reason = out.http_status == 404 ? "not on the server" : status_text(out.http_status);
+  return out;
+}
+
 }  // namespace
 
 DownloadOutcome http_download(const std::string &url, int fd, const DownloadLimits &limits,
@@ -228,20 +253,7 @@ DownloadOutcome http_download(const std::string &url, int fd, const DownloadLimi
     }
     api->multi_poll(h.multi, nullptr, 0, kPollMs, nullptr);
   }
-  int left = 0;
-  CURLMsg *message = api->multi_info_read(h.multi, &left);
-  CURLcode code = message && message->msg == CURLMSG_DONE ? message->data.result : CURLE_GOT_NOTHING;
-  out.bytes = body.written;
-  api->getinfo(h.easy, CURLINFO_RESPONSE_CODE, &out.http_status);
-  if (char *type = nullptr; api->getinfo(h.easy, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK && type) out.content_type = type;
-  if (code != CURLE_OK) {
-    out.reason = failure_reason(code, body, limits, error_buffer);
-    return out;
-  }
-  if (out.http_status == 200) out.kind = DownloadOutcome::Kind::Done;
-  else if (out.http_status == 404) out.kind = DownloadOutcome::Kind::NotFound;
-  out.reason = out.http_status == 404 ? "not on the server" : status_text(out.http_status);
-  return out;
+  return outcome_of(h, body, limits, error_buffer);
 }
 
 }  // namespace kpp::dwarf

@@ -201,6 +201,10 @@ TEST_F(DebuginfodFaults, HttpErrorsAreReportedAsWhatTheyAre) {
   EXPECT_NE(r.err.find(url("status/403") + ": HTTP 403 (Forbidden)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(url("status/404") + ": not on the server"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("not on the servers"), std::string::npos) << r.err;
+  // elfutils' client reads file:// URLs; ours asks http and https servers only.
+  run_result file = define("file://" + tmp_ + "/served");
+  EXPECT_EQ(file.status, 1) << describe(file);
+  EXPECT_NE(file.err.find("not an http or https URL (no other is asked)"), std::string::npos) << file.err;
 }
 
 TEST_F(DebuginfodFaults, WrongAnswersAreRefusedAndTheNextServerIsAsked) {
