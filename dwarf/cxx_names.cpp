@@ -9,6 +9,7 @@
 #include <llvm/Demangle/Demangle.h>
 
 #include "dwarf/debug_info.h"
+#include "dwarf/lang/rust_names.h"
 #include "dwarf/names.h"
 
 namespace kpp::dwarf {
@@ -82,14 +83,48 @@ CxxQuery parse_cxx_query(std::string_view name) {
     text.resize(open);
   }
   q.scopes = split_scopes(text);
+  // "names::price::h021f572b3b89d46a": legacy Rust's spelling with the hash.
+  if (q.scopes.size() > 1 && is_rust_hash(q.scopes.back())) {
+    q.rust_hash = q.scopes.back();
+    q.scopes.pop_back();
+    printed.resize(printed.size() - std::min(printed.size(), q.rust_hash.size() + 2));
+  }
   q.base = q.scopes.back();
   q.scopes.pop_back();
   q.printed = std::move(printed);
   return q;
 }
 
+namespace {
+// v0's inherent impl "<names::Shop>::add" is legacy's "names::Shop::add"
+// (a trait impl, "<names::Shop as names::Describe>::describe", stays).
+std::string without_impl_brackets(const std::string &path) {
+  if (!path.starts_with('<')) return path;
+  int depth = 0;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '<') ++depth;
+    if (path[i] == '>' && --depth == 0) {
+      std::string inner = path.substr(1, i - 1);
+      if (inner.find(" as ") != std::string::npos || path.compare(i + 1, 2, "::") != 0) return path;
+      return inner + path.substr(i + 1);
+    }
+  }
+  return path;
+}
+
+// "names::largest::<i32>" -> "names::largest<i32>", spaces dropped.
+DemangledFunction rust_function(RustName name) {
+  std::string qualified = without_spaces(without_impl_brackets(name.path));
+  for (size_t at; (at = qualified.find("::<")) != std::string::npos;) qualified.erase(at, 2);
+  return DemangledFunction{std::move(qualified), {}, std::move(name.hash)};
+}
+}  // namespace
+
+bool is_mangled(std::string_view symbol) { return symbol.starts_with("_Z") || symbol.starts_with("_R"); }
+
 std::optional<DemangledFunction> demangle_function(std::string_view mangled) {
   std::string name(source_name_of_symbol(mangled));  // "_ZN1a1fEv.isra.0" -> "_ZN1a1fEv"
+  if (std::optional<RustName> rust = demangle_rust(name)) return rust_function(std::move(*rust));
   if (!name.starts_with("_Z")) return std::nullopt;
   llvm::ItaniumPartialDemangler demangler;
   if (demangler.partialDemangle(name.c_str()) || !demangler.isFunction()) return std::nullopt;
@@ -101,8 +136,9 @@ std::optional<DemangledFunction> demangle_function(std::string_view mangled) {
 }
 
 std::string demangle_for_display(const std::string &symbol) {
-  if (!symbol.starts_with("_Z")) return symbol;
-  return llvm::demangle(symbol);
+  if (!is_mangled(symbol)) return symbol;
+  if (std::optional<RustName> rust = demangle_rust(source_name_of_symbol(symbol))) return rust->path;
+  return symbol.starts_with("_Z") ? llvm::demangle(symbol) : symbol;
 }
 
 bool cxx_name_matches(const CxxQuery &query, const DemangledFunction &have) {
@@ -115,6 +151,7 @@ bool cxx_name_matches(const CxxQuery &query, const DemangledFunction &have) {
   size_t offset = parts.size() - 1 - query.scopes.size();
   for (size_t i = 0; i < query.scopes.size(); ++i)
     if (parts[offset + i] != query.scopes[i]) return false;
+  if (!query.rust_hash.empty() && query.rust_hash != have.rust_hash) return false;
   return query.params.empty() || query.params == have.params;
 }
 

@@ -18,6 +18,7 @@ struct CxxQuery {
   std::string base;                 // "method", "max<int>"
   std::string params;               // "(int)" when a parameter list was given (a trailing "const" dropped)
   std::string printed;              // the whole name as typed, printed_key()'s form
+  std::string rust_hash;            // "h021f572b3b89d46a" when the name ended with legacy Rust's hash
 };
 
 // Whether `name` asks for the C++ matcher: it has `::`, template arguments
@@ -26,15 +27,22 @@ bool is_cxx_query(std::string_view name);
 CxxQuery parse_cxx_query(std::string_view name);
 
 // A demangled function name: "shapes::Box::area" and "(int)", whitespace
-// dropped. Clone suffixes (".isra.0", ".cold") are ignored.
+// dropped. Clone suffixes (".isra.0", ".cold") are ignored. Rust symbols
+// (legacy and v0) too: "names::largest<i32>" (the turbofish's "::" dropped,
+// as C++ writes template arguments), no parameters, legacy's hash apart.
 struct DemangledFunction {
   std::string qualified;
   std::string params;
+  std::string rust_hash;
 };
 std::optional<DemangledFunction> demangle_function(std::string_view mangled);
 
-// The demangled text a person reads ("shapes::Box::area(int) const"), or
-// `symbol` itself when it is not an Itanium mangled name. A clone suffix
+// Whether `symbol` is mangled: Itanium C++ or legacy Rust ("_Z"), Rust v0 ("_R").
+bool is_mangled(std::string_view symbol);
+
+// The demangled text a person reads ("shapes::Box::area(int) const", Rust's
+// "names::price" without legacy's hash, as rustfilt and perf print it), or
+// `symbol` itself when it is not a mangled name. A clone suffix
 // stays visible: "f(int) [clone .isra.0]" reads as perf and c++filt print it.
 std::string demangle_for_display(const std::string &symbol);
 
@@ -42,7 +50,7 @@ std::string demangle_for_display(const std::string &symbol);
 // the last components of the qualified name (so `Box::area` finds
 // `shapes::Box::area`); a base without template arguments also matches
 // every instance (`biggest` finds `biggest<int>` and `biggest<double>`);
-// a parameter list, when given, must be equal.
+// a parameter list, when given, must be equal; a Rust hash too.
 bool cxx_name_matches(const CxxQuery &query, const DemangledFunction &have);
 
 // A name as -F prints it, compared whole: without white space and quotes

@@ -286,6 +286,30 @@ class DebugInfo {
   // What is_instruction_start() goes by, for messages: "the line table", or
   // "the line table and the disassembler" (builds with KPP_X86_DISASSEMBLER).
   virtual std::string instruction_oracle() { return "the line table"; }
+  // Go code (dwarf/lang/go_functions.cpp). Whether `fn` is Go's: its unit
+  // was made by Go's compiler ("Go cmd/compile"), or no DWARF covers it in
+  // a Go program (the runtime's assembly, a program built with -ldflags=-s
+  // -w). Go's runtime reads and rewrites return addresses on a goroutine's
+  // stack, so a uretprobe there can kill the program: its returns are
+  // probed on its return instructions instead.
+  virtual bool is_go_function(const Function &fn) {
+    (void)fn;
+    return false;
+  }
+  // The addresses of `fn`'s return instructions, by the disassembler; an
+  // error that says why when they cannot all be known (no disassembler,
+  // code that does not decode, a tail call that leaves without one).
+  virtual Result<std::vector<uint64_t>> return_instructions(const Function &fn) {
+    return Error("no instruction decoder reads " + fn.name + "'s code");
+  }
+  // `fn`'s results (Go's "~r0" or named results, DW_AT_variable_parameter),
+  // in order, each with where Go's register ABI puts it at a return
+  // instruction, or why it cannot be read there. Empty without DWARF.
+  virtual std::vector<Variable> go_results(const Function &fn) {
+    (void)fn;
+    return {};
+  }
+
   // The link-time addresses of those of `names` that are symbols of any type
   // (section markers such as __noinstr_text_start included).
   virtual std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) {

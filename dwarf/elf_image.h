@@ -102,6 +102,19 @@ class ElfImage {
   // whether an instruction starts at `address`; nullopt without a
   // disassembler, without code bytes there, or when decoding stops first.
   std::optional<bool> starts_instruction(uint64_t from, uint64_t end, uint64_t address);
+  // The return instructions and outward jumps of the code [begin, end)
+  // (instruction_decoder.h); nullopt without a disassembler or code bytes there.
+  std::optional<InstructionDecoder::Exits> exits_of(uint64_t begin, uint64_t end);
+  // The bytes of the section named `name` and its link-time address; nullopt
+  // when the file has none with contents (SHT_NOBITS, a debug file's).
+  struct SectionBytes {
+    uint64_t address = 0;
+    std::string_view bytes;
+  };
+  std::optional<SectionBytes> section_named(std::string_view name) const;
+  // Whether the file is a Go program: it has Go's runtime tables (.gopclntab,
+  // .go.buildinfo), which even `go build -ldflags=-s -w` keeps.
+  bool is_go_program();
 
   // Gives back the pages of the file's mapping read so far (mapped_object.h).
   void drop_mapped_pages() const { drop_pages(mapping_, mapping_); }
@@ -132,6 +145,7 @@ class ElfImage {
     uint64_t start = 0, size = 0, slot = 0;
   };
   std::optional<std::vector<GotEntry>> got_entries_;
+  std::optional<bool> is_go_program_;
   bool decoder_made_ = false;
   std::unique_ptr<InstructionDecoder> decoder_;  // null: no disassembler for this machine
 };

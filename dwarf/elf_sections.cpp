@@ -88,6 +88,36 @@ std::optional<bool> ElfImage::starts_instruction(uint64_t from, uint64_t end, ui
   return decoder()->starts_instruction(*code, from, address);
 }
 
+std::optional<InstructionDecoder::Exits> ElfImage::exits_of(uint64_t begin, uint64_t end) {
+  if (!decoder() || end <= begin) return std::nullopt;
+  auto code = code_bytes(begin, end);
+  if (!code) return std::nullopt;
+  return decoder()->exits(*code, begin);
+}
+
+std::optional<ElfImage::SectionBytes> ElfImage::section_named(std::string_view name) const {
+  for (const object::SectionRef &section : binary_.getBinary()->sections()) {
+    auto section_name = section.getName();
+    if (!section_name) {
+      consumeError(section_name.takeError());
+      continue;
+    }
+    if (std::string_view(section_name->data(), section_name->size()) != name || section.isVirtual()) continue;
+    auto contents = section.getContents();
+    if (!contents) {
+      consumeError(contents.takeError());
+      return std::nullopt;
+    }
+    return SectionBytes{section.getAddress(), std::string_view(contents->data(), contents->size())};
+  }
+  return std::nullopt;
+}
+
+bool ElfImage::is_go_program() {
+  if (!is_go_program_) is_go_program_ = section_named(".gopclntab").has_value() || section_named(".go.buildinfo").has_value();
+  return *is_go_program_;
+}
+
 std::optional<std::string_view> ElfImage::code_bytes(uint64_t begin, uint64_t end) const {
   for (const object::SectionRef &section : binary_.getBinary()->sections()) {
     if (section.isVirtual() || !section.isText()) continue;

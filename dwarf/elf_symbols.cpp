@@ -72,7 +72,7 @@ const std::vector<std::string> &ElfImage::printed_symbols() {
     printed_symbols_->reserve(symbols_.functions().size());
     for (const ElfSymbol &sym : symbols_.functions()) {
       std::string source(source_name_of_symbol(sym.name));
-      printed_symbols_->push_back(source.starts_with("_Z") ? demangle_for_display(source) : std::string());
+      printed_symbols_->push_back(is_mangled(source) ? demangle_for_display(source) : std::string());
     }
   }
   return *printed_symbols_;

@@ -105,6 +105,14 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   if (auto sym = symbolize(*low); sym && sym->second == 0 && !fn.inlined) fn.symbol = sym->first;
   fn.die_offset = handle_of(die);
   fn.optimized = producer_says_optimized(die) || has_optimized_variables(die);
+  // Go (1.19) gives its functions no DW_AT_decl_line: the line of the
+  // entry's row is the `func` line, what FUNC:RLN counts from.
+  if (fn.decl_line == 0 && !fn.inlined)
+    for (const LineRow &row : rows_of(fn))
+      if (row.address == fn.entry && row.line > 0) {
+        fn.decl_line = row.line;
+        break;
+      }
   return fn;
 }
 
@@ -267,6 +275,10 @@ Function LlvmDebugInfo::function_of_symbol(const ElfSymbol &sym, const std::stri
 std::vector<Function> LlvmDebugInfo::function_symbols(const std::string &name) {
   std::vector<Function> found;
   for (const ElfSymbol &sym : image_.symbols().functions_named(name)) found.push_back(function_of_symbol(sym, name));
+  // A Go program without symbols: Go's own table names its functions.
+  if (const GoFunctionTable *table = found.empty() ? go_table() : nullptr)
+    for (const GoFunction &go : table->named(name))
+      found.push_back(function_of_symbol(ElfSymbol{go.name, {}, go.entry, go.end - go.entry, 0, true}, name));
   return found;
 }
 
@@ -299,8 +311,9 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
   const std::vector<ElfSymbol> &functions = image_.symbols().functions();
   std::set<uint64_t> bare_entries;
   for (size_t i = 0; i < functions.size(); ++i) {
-    if (!(demangled[i] && cxx_name_matches(query, *demangled[i])) && !printed_name_matches(query.printed, printed[i]))
-      continue;
+    // A Rust hash asked for is checked by cxx_name_matches alone.
+    bool printed_ok = query.rust_hash.empty() && printed_name_matches(query.printed, printed[i]);
+    if (!(demangled[i] && cxx_name_matches(query, *demangled[i])) && !printed_ok) continue;
     DWARFDie die = enclosing_subprogram(dies_at(functions[i].address).FunctionDIE);
     if (die.isValid()) add(die, true);
     // No DWARF for it (a thunk gcc writes without a DIE): the symbol alone, as in no-DWARF mode.
@@ -328,6 +341,8 @@ std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &nam
     else
       names.emplace(source_name_of_symbol(functions[i].name));
   }
+  if (const GoFunctionTable *table = go_table())
+    for (const GoFunction &go : table->functions()) names.emplace(go.name);
   // The name refused is no suggestion (a name whose symbol exists but was not found).
   names.erase(name);
   return closest_names(name, std::vector<std::string>(names.begin(), names.end()), max);
@@ -335,7 +350,18 @@ std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &nam
 
 uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
   // An inlined copy has no prologue: its entry_pc is where its parameters are set.
-  if (fn.optimized || fn.inlined) return fn.entry;
+  if (fn.inlined) return fn.entry;
+  // Go's prologue checks the stack's room and, when it must grow, has the
+  // runtime copy the stack and start the function again from its entry: a
+  // probe there would count that call twice. Go marks where the prologue
+  // ends (prologue_end), optimized or not, and the arguments are still in
+  // their registers there.
+  if (has_dwarf() && is_go_function(fn)) {
+    for (const LineRow &row : rows_of(fn))
+      if (row.prologue_end && row.address >= fn.entry) return row.address;
+    return fn.entry;
+  }
+  if (fn.optimized) return fn.entry;
   // The prologue ends where the line table starts its second statement:
   // clang marks it prologue_end, gcc starts a new row there (on the same
   // line when the whole function is on one line).

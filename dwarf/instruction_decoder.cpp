@@ -6,6 +6,8 @@
 #include <llvm/MC/MCContext.h>
 #include <llvm/MC/MCDisassembler/MCDisassembler.h>
 #include <llvm/MC/MCInst.h>
+#include <llvm/MC/MCInstrAnalysis.h>
+#include <llvm/MC/MCInstrInfo.h>
 #include <llvm/MC/MCRegisterInfo.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/MCTargetOptions.h>
@@ -39,7 +41,10 @@ class McDecoder final : public InstructionDecoder {
     if (!d->asm_info_ || !d->subtarget_) return nullptr;
     d->context_ = std::make_unique<llvm::MCContext>(triple, d->asm_info_.get(), d->registers_.get(), d->subtarget_.get());
     d->disassembler_.reset(target->createMCDisassembler(*d->subtarget_, *d->context_));
-    if (!d->disassembler_) return nullptr;
+    d->instructions_.reset(target->createMCInstrInfo());
+    if (!d->disassembler_ || !d->instructions_) return nullptr;
+    d->analysis_.reset(target->createMCInstrAnalysis(d->instructions_.get()));
+    if (!d->analysis_) return nullptr;
     return d;
   }
 
@@ -57,6 +62,31 @@ class McDecoder final : public InstructionDecoder {
     return at == want;
   }
 
+  Exits exits(std::string_view code, uint64_t code_address) override {
+    Exits found;
+    llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>(code.data()), code.size());
+    for (uint64_t at = 0; at < bytes.size();) {
+      llvm::MCInst inst;
+      uint64_t size = 0;
+      auto status = disassembler_->getInstruction(inst, size, bytes.slice(at), code_address + at, llvm::nulls());
+      if (status != llvm::MCDisassembler::Success || size == 0) {
+        found.undecodable = code_address + at;
+        break;
+      }
+      const llvm::MCInstrDesc &desc = instructions_->get(inst.getOpcode());
+      uint64_t target = 0;
+      if (desc.isReturn()) {
+        found.returns.push_back(code_address + at);
+      } else if (desc.isBranch() && !found.jumps_out &&
+                 analysis_->evaluateBranch(inst, code_address + at, size, target) &&
+                 (target < code_address || target >= code_address + bytes.size())) {
+        found.jumps_out = code_address + at;
+      }
+      at += size;
+    }
+    return found;
+  }
+
  private:
   McDecoder() = default;
   std::unique_ptr<llvm::MCRegisterInfo> registers_;
@@ -64,6 +94,8 @@ class McDecoder final : public InstructionDecoder {
   std::unique_ptr<llvm::MCSubtargetInfo> subtarget_;
   std::unique_ptr<llvm::MCContext> context_;
   std::unique_ptr<llvm::MCDisassembler> disassembler_;
+  std::unique_ptr<llvm::MCInstrInfo> instructions_;
+  std::unique_ptr<llvm::MCInstrAnalysis> analysis_;
 };
 
 }  // namespace

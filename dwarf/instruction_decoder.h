@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace kpp::dwarf {
 
@@ -23,6 +24,16 @@ class InstructionDecoder {
   // `code_address`), whether an instruction starts at `address`; nullopt
   // when the bytes do not decode before reaching it.
   virtual std::optional<bool> starts_instruction(std::string_view code, uint64_t code_address, uint64_t address) = 0;
+
+  // The instructions of `code` (at `code_address`) that leave it: where a
+  // probe sees every return of a function without a uretprobe (Go's runtime
+  // reads and rewrites return addresses: dwarf/lang/go_returns.cpp).
+  struct Exits {
+    std::vector<uint64_t> returns;        // each return instruction's address
+    std::optional<uint64_t> jumps_out;    // the first direct jump whose target is outside `code` (a tail call)
+    std::optional<uint64_t> undecodable;  // where decoding stopped short of the end, if it did
+  };
+  virtual Exits exits(std::string_view code, uint64_t code_address) = 0;
 };
 
 }  // namespace kpp::dwarf

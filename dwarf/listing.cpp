@@ -9,14 +9,17 @@ namespace kpp::dwarf {
 std::string LlvmDebugInfo::function_list() {
   // Views sorted and made unique first: a vmlinux has ~60k function symbols.
   std::vector<std::string_view> sources = image_.symbols().function_source_names();
+  if (const GoFunctionTable *table = go_table())  // a Go program linked without symbols
+    for (const GoFunction &go : table->functions()) sources.push_back(go.name);
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
   std::vector<std::string> names;
   names.reserve(sources.size());
   bool demangled = false;
   for (std::string_view source : sources) {
-    // "_ZNK6shapes3Box4areaEi.isra.0" -> "shapes::Box::area(int) const", as perf -F prints it.
-    bool mangled = open_options_.demangle && source.starts_with("_Z");
+    // "_ZNK6shapes3Box4areaEi.isra.0" -> "shapes::Box::area(int) const", Rust's
+    // "_ZN5names5price17h021f572b3b89d46aE" -> "names::price", as perf -F prints them.
+    bool mangled = open_options_.demangle && is_mangled(source);
     names.push_back(mangled ? demangle_for_display(std::string(source)) : std::string(source));
     demangled |= mangled;
   }

@@ -23,6 +23,7 @@
 #include "dwarf/elf_image.h"
 #include "dwarf/function_index.h"
 #include "dwarf/index_cache.h"
+#include "dwarf/lang/go_pclntab.h"
 #include "dwarf/mapped_object.h"
 #include "dwarf/name_index.h"
 #include "dwarf/name_search.h"
@@ -79,11 +80,14 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   std::vector<CodeFrame> frames_at(uint64_t address) override;
   bool is_instruction_start(const Function &fn, uint64_t address) override;
   std::string instruction_oracle() override;
+  bool is_go_function(const Function &fn) override;  // dwarf/lang/go_functions.cpp
+  Result<std::vector<uint64_t>> return_instructions(const Function &fn) override;
+  std::vector<Variable> go_results(const Function &fn) override;
 
   // Questions of the ELF file alone: its image answers them.
   std::optional<uint64_t> address_of_file_offset(uint64_t at) override { return image_.address_of_file_offset(at); }
   Result<uint64_t> file_offset(uint64_t address) override { return image_.file_offset(address); }
-  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t at) override { return image_.symbolize(at); }
+  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t at) override;  // dwarf/lang/go_table.cpp
   std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override {
     return image_.symbol_addresses(names);
   }
@@ -253,6 +257,14 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   };
   std::optional<std::vector<UnitRange>> relocatable_units_;  // sorted by begin; made on first use
   TypeRef type_of(llvm::DWARFDie die);
+  // A Go program without function symbols (linked with -ldflags=-s -w):
+  // Go's own function table, read on first use (dwarf/lang/go_table.cpp);
+  // null for other files, or when the table is damaged (go_table_error_ says how).
+  const GoFunctionTable *go_table();
+  std::optional<GoFunctionTable> go_table_;
+  bool go_table_read_ = false;
+  std::string go_table_error_;
+  std::optional<Place> go_result_place(llvm::DWARFDie die, size_t &next_int, size_t &next_float, std::string &why);
   // Calls `visit` on each named member of an aggregate, with the offset of
   // the aggregate (base class, anonymous member) that holds it, until it
   // returns true (then so does this).

@@ -1,14 +1,60 @@
 #include "dwarf/names.h"
 
 #include <algorithm>
+#include <span>
 
 namespace kpp::dwarf {
 
+namespace {
+
+// The words gcc and LLVM append to a function they cloned, split or
+// privatized: ".isra.0", ".constprop.1", ".part.0", ".cold", ".cold.3",
+// ".llvm.1234", ".lto_priv.0", ".localalias", clang's ".__uniq.123". Those
+// that always carry their number come first: without it the word is a Go
+// name's ("main.part" is a function named part).
+constexpr std::string_view numbered_words[] = {"isra", "constprop", "part", "llvm", "lto_priv", "clone", "specialized", "__uniq"};
+constexpr std::string_view plain_words[] = {"cold", "hot", "localalias", "unlikely"};
+
+bool is_word_of(std::string_view w, std::span<const std::string_view> words) {
+  return std::find(words.begin(), words.end(), w) != words.end();
+}
+
+bool is_number(std::string_view w) {
+  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Whether `tail`, what follows a '.', is only clone words and their numbers.
+// A number alone ("f.0", gcc's copy of a nested or static function) counts
+// only after a name with no other '.': Go's nested closures end so too
+// ("main.main.func1.1"), and are no C name.
+bool is_clone_suffix(std::string_view tail, bool after_plain_name) {
+  std::vector<std::string_view> words;
+  for (size_t at = 0; at <= tail.size();) {
+    size_t dot = std::min(tail.find('.', at), tail.size());
+    words.push_back(tail.substr(at, dot - at));
+    at = dot + 1;
+  }
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (is_word_of(words[i], numbered_words)) {
+      if (i + 1 == words.size() || !is_number(words[i + 1])) return false;
+      ++i;
+    } else if (!is_word_of(words[i], plain_words) && !(is_number(words[i]) && (i > 0 || after_plain_name))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string_view source_name_of_symbol(std::string_view symbol) {
-  // C identifiers have no '.', so everything from the first '.' on was added
-  // by the compiler (or is a version, "@GLIBC_2.2.5").
-  size_t cut = symbol.find_first_of(".@", 1);
-  return cut == std::string_view::npos ? symbol : symbol.substr(0, cut);
+  // A version ("memcpy@GLIBC_2.2.5") is no part of the name.
+  if (size_t at = symbol.find('@', 1); at != std::string_view::npos) symbol = symbol.substr(0, at);
+  // From the first '.' that starts a compiler's suffix on: Go's names
+  // ("main.Price", "main.(*Shop).Restock") have dots of their own.
+  for (size_t dot = symbol.find('.', 1); dot != std::string_view::npos; dot = symbol.find('.', dot + 1))
+    if (is_clone_suffix(symbol.substr(dot + 1), symbol.find('.') == dot)) return symbol.substr(0, dot);
+  return symbol;
 }
 
 bool path_ends_with(const std::string &path, const std::string &suffix) {

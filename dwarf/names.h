@@ -9,7 +9,9 @@
 namespace kpp::dwarf {
 
 // The source name behind a compiler-made symbol: "walk.isra.0" -> "walk",
-// "f.constprop.1", "f.part.0", "f.cold", "f.llvm.123" -> "f".
+// "f.constprop.1", "f.part.0", "f.cold", "f.llvm.123" -> "f",
+// "memcpy@GLIBC_2.2.5" -> "memcpy". Only gcc's and LLVM's suffixes are cut:
+// a Go name keeps its dots ("main.Price", "main.main.func1").
 std::string_view source_name_of_symbol(std::string_view symbol);
 
 // Whether `path` is `suffix` or ends with "/" + `suffix` ("a/b/prog.c" ends with "prog.c", not "og.c").

@@ -144,6 +144,10 @@ _kprobe_probe() {
     -m | --module)
       _kprobe_probe_reply "$cur" < <(cut -d' ' -f1 /proc/modules 2>/dev/null)
       return ;;
+    -p | --pid | --target-ns)
+      # Running processes: their pids (a TAB may list them; -p itself never scans /proc).
+      _kprobe_probe_reply "$cur" < <(ps -e -o pid= 2>/dev/null | tr -d ' ')
+      return ;;
     --compression)
       _kprobe_probe_reply "$cur" < <(printf '%s\n' zstd zlib none)
       return ;;

@@ -88,6 +88,7 @@ class Resolver {
   Result<std::vector<FetchArg>> retval(const ProbeArg &arg, const std::string &name) {
     if (!site_.is_return)
       return Error("$retval is only available in a return probe", "probe '" + site_.function.name + "%return'");
+    if (site_.at_return_instruction) return go_retval(arg, name);
     // Without DWARF there is no type to give it: the kernel's default (u64), as perf probe leaves it.
     if (!site_.debug.has_dwarf() || (!arg.type.empty() && !is_bare_integer_type(arg.type)))
       return std::vector<FetchArg>{{name, "$retval", arg.type}};
@@ -106,6 +107,45 @@ class Resolver {
     return std::vector<FetchArg>{{name, "$retval", *type}};
   }
 
+  // $retval at a Go function's return instruction: its first result, where
+  // Go's ABI puts it (without DWARF, the first result register, untyped:
+  // Go's first integer result register is the C ABI's return register).
+  Result<std::vector<FetchArg>> go_retval(const ProbeArg &arg, const std::string &name) {
+    if (!site_.debug.has_dwarf()) {
+      auto sized = sized_type(arg.type, 8, "$retval");
+      if (!sized) return std::move(sized).error();
+      return std::vector<FetchArg>{{name, std::string(site_.formatter.regs.return_reg), *sized}};
+    }
+    std::vector<dwarf::Variable> results = site_.debug.go_results(site_.function);
+    if (results.empty())
+      return Error(site_.function.name + " returns nothing: it has no $retval", "probe it without $retval");
+    std::vector<FetchArg> terms;
+    auto value = result_value(results.front(), "$retval");
+    if (!value) return std::move(value).error();
+    auto fetch = typed_fetch(*value, arg.type, terms);
+    if (!fetch) return std::move(fetch).error();
+    return named(name, std::move(*fetch), std::move(terms));
+  }
+
+  Result<Value> result_value(const dwarf::Variable &result, const std::string &expr) {
+    if (!result.place)
+      return Error("cannot read the result '" + result.name + "' of " + site_.function.name + ": " + result.unavailable_why);
+    return Value{*result.place, result.type, std::nullopt, expr};
+  }
+
+  // A Go function's result by name at its return instruction ("~r0", or
+  // the name the source gives it); the other variables are gone there.
+  Result<Value> go_result(const std::string &name) {
+    std::vector<dwarf::Variable> results = site_.debug.go_results(site_.function);
+    std::vector<std::string> names;
+    for (const dwarf::Variable &r : results) {
+      if (r.name == name) return result_value(r, name);
+      names.push_back(r.name);
+    }
+    return Error("a return probe reads the results of " + site_.function.name + " and $retval, not '" + name + "'",
+                 names.empty() ? "it has no results" : "its results: " + join(names));
+  }
+
   // A variable (or @SYM) by name, through its member and index chain.
   Result<std::vector<FetchArg>> named_value(const ProbeArg &arg, const std::string &name) {
     if (!site_.debug.has_dwarf()) {
@@ -115,10 +155,12 @@ class Resolver {
       if (!fetch) return std::move(fetch).error();
       return std::vector<FetchArg>{{name, *fetch, arg.type}};
     }
-    if (site_.is_return)
-      return Error("a return probe cannot read the variable '" + arg.base + "': the function's frame is gone",
-                   "use $retval, or probe a line before the return");
-    auto value = lookup(arg.base);
+    // perf's words; a Go function's results are read at its returns (go_result).
+    if (site_.is_return && !site_.at_return_instruction)
+      return Error("You can't specify local variable for kretprobe.",
+                   "a %return probe sees only $retval, registers and globals; probe the entry for locals");
+    auto value = site_.at_return_instruction && arg.kind == ProbeArg::Kind::Variable ? go_result(arg.base)
+                                                                                      : lookup(arg.base);
     if (!value) return std::move(value).error();
     for (const ArgAccess &step : arg.chain) {
       auto next = access(*value, step);
@@ -155,7 +197,8 @@ class Resolver {
       case RawFetch::Base::Retval:
         if (!site_.is_return)
           return Error("$retval is only available in a return probe", "probe '" + site_.function.name + "%return'");
-        base = "$retval";
+        // At a return instruction (Go): the first result register, as above.
+        base = site_.at_return_instruction ? std::string(site_.formatter.regs.return_reg) : "$retval";
         break;
       case RawFetch::Base::Arg: {
         auto argument = argument_fetch(fetch->number);

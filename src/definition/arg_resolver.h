@@ -18,6 +18,9 @@ struct ArgSite {
   bool is_return = false;
   const FetchFormatter &formatter;
   std::string where;         // "walk:5 (walk+0x1e)", for messages
+  // A return probed on a return instruction (Go: never a uretprobe):
+  // $retval and the results are read from where Go's ABI puts them there.
+  bool at_return_instruction = false;
 };
 
 // Every argument of `spec` as fetch-args at `site`, named as perf names them.

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <cstdio>
 
+#include "dwarf/lang/rust_names.h"
 #include "dwarf/names.h"
 #include "src/definition/probe_builder.h"
 
@@ -20,9 +21,13 @@ bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) 
 // The base name from the function: C symbols are cut at their first '.'
 // ("walk.isra.0" -> "walk"); anything else that is not a C identifier
 // character becomes '_' so that C++ or Go names still make valid events
-// ("shapes::twice(long)" -> "shapes_twice_long"), as newer perf does.
+// ("shapes::twice(long)" -> "shapes_twice_long", Go's "main.(*Shop).Restock"
+// -> "main_Shop_Restock"), as newer perf does.
 std::string event_base(const std::string &function) {
   std::string name(dwarf::source_name_of_symbol(function));
+  // Rust's legacy spelling with the hash names the function the hash does: its event is the name's.
+  if (size_t at = name.rfind("::"); at != std::string::npos && dwarf::is_rust_hash(std::string_view(name).substr(at + 2)))
+    name.resize(at);
   std::string out;
   for (char c : name) {
     if (is_ident_char(c)) out += c;

@@ -46,6 +46,7 @@ struct Site {
   const dwarf::Function *function;
   uint64_t address;
   std::string point;  // perf syntax, for --list and messages
+  bool at_return_instruction = false;  // a Go function's return, probed where it happens (no uretprobe)
 };
 
 class Builder {
@@ -108,7 +109,8 @@ class Builder {
     if (p.is_return && p.file.empty() && returns_only_retval()) {
       functions_ = debug_.function_symbols(p.function);
       for (const dwarf::Function &fn : functions_)
-        if (!spec_.args.empty() && !debug_.scalar_return_type(fn)) functions_.clear();  // LLVM's path, then
+        if ((!spec_.args.empty() && !debug_.scalar_return_type(fn)) || debug_.is_go_function(fn))
+          functions_.clear();  // LLVM's path, then (Go's results are parameters of its DIE)
     }
     if (functions_.empty())
       functions_ = debug_.find_functions(p.function, p.file, bodies_only ? dwarf::InlineCopies::Exclude : inline_copies());
@@ -228,6 +230,7 @@ class Builder {
     if (p.is_return) {
       // An inlined copy has no return instruction of its own to probe.
       if (fn.inlined) return std::vector<Site>{};
+      if (debug_.is_go_function(fn)) return go_return_sites(fn);
       return std::vector<Site>{{&fn, fn.entry, fn.name + file_suffix(fn) + "%return"}};
     }
     if (p.offset) {
@@ -268,6 +271,21 @@ class Builder {
                   near.empty() ? "list the lines with code with 'kprobe-probe -L " + fn.name + "'"
                                : "lines with code near it: " + join(near));
     }
+    return sites;
+  }
+
+  // FUNC%return on Go code: a probe on each return instruction, never a
+  // uretprobe, whose trampoline address in place of the return address
+  // kills a Go program when its runtime walks or moves the stack.
+  Result<std::vector<Site>> go_return_sites(const dwarf::Function &fn) {
+    auto returns = debug_.return_instructions(fn);
+    if (!returns)
+      return fail("refusing a return probe on the Go function " + fn.name +
+                      ": a uretprobe would kill the program when Go's runtime walks or moves the stack, and " +
+                      returns.error().message,
+                  "probe a line before its return ('kprobe-probe -L " + fn.name + "' lists them)");
+    std::vector<Site> sites;
+    for (uint64_t address : *returns) sites.push_back({&fn, address, fn.name + file_suffix(fn) + "%return", true});
     return sites;
   }
 
@@ -356,6 +374,10 @@ class Builder {
     entry.maxactive.reset();
     entry.event = std::string(companion_entry_suffix);
     uint64_t address = site.function->frame_entry;
+    if (debug_.is_go_function(*site.function))
+      return fail("refusing to read entry values at " + site.point + ": their probes pair at the Go function's return "
+                      "by a uretprobe, which would kill the program when Go's runtime walks or moves the stack",
+                  "read the values at the entry ('" + site.function->name + "') in a probe of their own");
     // That entry comes from the DWARF: as a site is, it is checked against
     // the binary before a probe goes there. A function of the symbol table
     // starts at it (an instruction start), unless -f.
@@ -393,7 +415,7 @@ class Builder {
     probe.point = site.point;
     probe.function = *site.function;
     TraceDefinition &def = probe.definition;
-    def.is_return = spec_.point.is_return;
+    def.is_return = spec_.point.is_return && !site.at_return_instruction;
     FetchFormatter formatter{*regs_, debug_};
     if (!options_.target_path.empty()) {
       auto offset = debug_.file_offset(site.address);
@@ -422,7 +444,8 @@ class Builder {
     std::string where = site.point;
     if (auto sym = debug_.symbolize(site.address))
       where += " (" + debug_.display_symbol(sym->first) + "+" + hex(sym->second) + ")";
-    ArgSite arg_site{debug_, *site.function, site.address, def.is_return, formatter, where};
+    ArgSite arg_site{debug_, *site.function, site.address, spec_.point.is_return, formatter, where,
+                     site.at_return_instruction};
     auto args = resolve_args(spec_, arg_site);
     if (!args) return std::move(args).error();
     std::vector<FetchArg> at_entry;
@@ -472,7 +495,27 @@ std::vector<KernelSite> all_kernel_sites(std::vector<ResolvedSpec> &specs) {
   return sites;
 }
 
+namespace {
+
+// "main.Price:3" reads as perf reads it, SRC:ALN (a '.' before the ':'):
+// when no source file is named so but a function is (Go's "pkg.Func"),
+// it is that function's line, FUNC:RLN.
+std::optional<ProbeSpec> as_function_line(const ProbeSpec &spec, dwarf::DebugInfo &debug) {
+  const ProbePoint &p = spec.point;
+  if (p.file.empty() || !p.function.empty() || p.line == 0 || !p.lazy_pattern.empty() || !debug.has_dwarf() ||
+      !debug.find_source_file(p.file).empty() || debug.function_symbols(p.file).empty())
+    return std::nullopt;
+  ProbeSpec function_line = spec;
+  function_line.point.function = p.file;
+  function_line.point.file.clear();
+  return function_line;
+}
+
+}  // namespace
+
 Result<ResolvedSpec> build_probe(const ProbeSpec &spec, dwarf::DebugInfo &debug, const BuildOptions &options) {
+  if (std::optional<ProbeSpec> function_line = as_function_line(spec, debug))
+    return Builder(*function_line, debug, options).run();
   return Builder(spec, debug, options).run();
 }
 

@@ -62,6 +62,9 @@ Result<LineRange> parse_line_range(std::string_view text) {
   size_t colon = line_colon(text);
   std::string_view head = text.substr(0, colon);
   if (head.empty()) return at(text, 0, 1, "a line range starts with a function or a source file");
+  // A lazy pattern chooses probe places; -L lists lines (perf refuses it too).
+  if (size_t semicolon = text.find(';'); semicolon != std::string_view::npos)
+    return at(text, semicolon, text.size(), "a lazy pattern (;PTN) places probes: -L takes FUNC[:RLN[+N|-RLN2]] or SRC:ALN");
   // As in probe specs: a word with a '.' and no '@' is a file.
   bool is_file = head.find('.') != std::string_view::npos && head.find('@') == std::string_view::npos;
   if (is_file) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "src/util/json_string.h"
+#include "src/util/process_root.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -61,6 +62,9 @@ std::string format_list_json(const TraceDefinition &def, const std::string &poin
                     ",\"type\":\"" + (uprobe ? "uprobe" : "kprobe") + "\",\"return\":" +
                     (def.is_return ? "true" : "false") + ",\"point\":" + json_quote(point);
   if (uprobe) out += ",\"target\":" + json_quote(def.path) + ",\"offset\":" + std::to_string(def.offset);
+  // Placed through a process's root (-p on a container's process): that process and the path in it.
+  if (ProcessRootPath through = split_process_root(def.path); uprobe && through.pid)
+    out += ",\"process_root_of\":" + std::to_string(through.pid) + ",\"path_in_process\":" + json_quote(through.path);
   else out += ",\"symbol\":" + json_quote(def.symbol) + ",\"offset\":" + std::to_string(def.offset);
   out += ",\"args\":[";
   for (size_t i = 0; i < def.args.size(); ++i) {

@@ -118,6 +118,9 @@ Status parse_body(std::string_view spec, std::string_view body, size_t col, Prob
   }
   arg.kind = body[0] == '@' ? ProbeArg::Kind::Symbol : ProbeArg::Kind::Variable;
   n = ident_length(body, base_at);
+  // Go's unnamed results: "~r0", "~r1" (as Go's DWARF names them).
+  if (n == 0 && arg.kind == ProbeArg::Kind::Variable && body[0] == '~' && ident_length(body, 1) > 0)
+    n = 1 + ident_length(body, 1);
   if (n == 0) {
     if (arg.kind == ProbeArg::Kind::Symbol)
       return spec_error(spec, col, col + 1, "symbol name expected after '@'", "write a global as @jiffies");
@@ -131,7 +134,7 @@ Status parse_body(std::string_view spec, std::string_view body, size_t col, Prob
 
 }  // namespace
 
-Result<ProbeArg> parse_arg_token(std::string_view spec, size_t begin, size_t end, bool is_return) {
+Result<ProbeArg> parse_arg_token(std::string_view spec, size_t begin, size_t end) {
   ProbeArg arg;
   std::string_view token = spec.substr(begin, end - begin);
   arg.text = std::string(token);
@@ -164,9 +167,6 @@ Result<ProbeArg> parse_arg_token(std::string_view spec, size_t begin, size_t end
   std::string_view body = token.substr(body_at, body_end - body_at);
   if (auto st = parse_body(spec, body, begin + body_at, arg); !st) return std::move(st).error();
 
-  if (arg.kind == ProbeArg::Kind::Variable && is_return)
-    return spec_error(spec, begin + body_at, begin + body_end, "You can't specify local variable for kretprobe.",
-                      "a %return probe sees only $retval, registers and globals; probe the entry for locals");
   bool expands = arg.kind == ProbeArg::Kind::Params || arg.kind == ProbeArg::Kind::Vars;
   if (expands && !arg.name.empty())
     return spec_error(spec, begin, begin + body_at - 1,

@@ -61,7 +61,7 @@ Result<ProbeSpec> parse_probe_spec(std::string_view text) {
   if (auto st = spec_detail::parse_point_token(text, tokens[0].begin, tokens[0].end, spec); !st)
     return std::move(st).error();
   for (size_t i = 1; i < tokens.size(); ++i) {
-    auto arg = spec_detail::parse_arg_token(text, tokens[i].begin, tokens[i].end, spec.point.is_return);
+    auto arg = spec_detail::parse_arg_token(text, tokens[i].begin, tokens[i].end);
     if (!arg) return std::move(arg).error();
     spec.args.push_back(std::move(arg).value());
   }
@@ -74,11 +74,12 @@ std::string default_arg_name(const ProbeArg &arg) {
   // The last member of a chain; indexes are skipped (`var->array[0]` -> `array`).
   for (auto it = arg.chain.rbegin(); it != arg.chain.rend(); ++it)
     if (it->kind != ArgAccess::Kind::Index) return it->member;
-  if (!arg.chain.empty()) return arg.base;
-  if (arg.type.empty()) return arg.base;
+  // Go's unnamed results ("~r0") name the field without the '~' the kernel refuses ("r0").
+  std::string base = arg.base.starts_with('~') ? arg.base.substr(1) : arg.base;
+  if (!arg.chain.empty() || arg.type.empty()) return base;
   // perf names `flags:x32` `flags_x32`. Characters a field name can't hold
   // (from `b4@2/32` or `u8[4]`) become '_' too, so the kernel takes the name.
-  std::string name = arg.base + "_" + arg.type;
+  std::string name = base + "_" + arg.type;
   for (char &c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
   return name;

@@ -21,8 +21,9 @@ inline constexpr size_t kMaxProbeArgs = 128;
 // out.group, out.event and out.point; errors point into `spec`.
 Status parse_point_token(std::string_view spec, size_t begin, size_t end, ProbeSpec &out);
 
-// Parses spec[begin, end) as one ARG. `is_return` is the point's %return:
-// perf refuses local variables there. Errors point into `spec`.
-Result<ProbeArg> parse_arg_token(std::string_view spec, size_t begin, size_t end, bool is_return);
+// Parses spec[begin, end) as one ARG. Errors point into `spec`. A variable
+// after %return is left to the resolver: a Go function's results are read
+// by name at its returns; elsewhere it refuses them as perf does.
+Result<ProbeArg> parse_arg_token(std::string_view spec, size_t begin, size_t end);
 
 }  // namespace kpp::spec_detail

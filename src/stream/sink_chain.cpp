@@ -5,6 +5,7 @@ namespace kpp {
 SinkChain::SinkChain(SinkChainOptions options, std::vector<EventSink *> sinks)
     : own_pid_(options.own_pid),
       ns_pids_(std::move(options.ns_pids)),
+      tasks_(options.threads_only ? std::optional<TaskFilter>(TaskFilter{}) : std::nullopt),
       recognise_(!options.companions),
       sites_(std::move(options.sites)),
       join_(std::move(options.companions).value_or(Companions{}), std::move(sinks)),
@@ -17,6 +18,7 @@ Status SinkChain::on_start(const StreamInfo &info) {
 
 Status SinkChain::on_event(const Event &event) {
   if (own_pid_ && event.pid == own_pid_) return Ok{};
+  if (tasks_ && !tasks_->pass(event)) return Ok{};
   pid_t ns_pid = 0;
   if (ns_pids_)
     if (auto inner = ns_pids_->find(event.pid); inner != ns_pids_->end()) ns_pid = inner->second;

@@ -1,12 +1,13 @@
 // SinkChain: the one road every shown event takes, whatever the command
 // (trace, record, live, demo, report):
 //
-//   stream/trace.dat -> own-pid filter -> site -> stack join -> companion join -> sinks
+//   stream/trace.dat -> own-pid filter -> task filter -> site, ns pid -> stack join -> companion join -> sinks
 //
 // (Value fixups -- a signed bitfield, DWARF's additions -- are finished by
 // the EventDecoder before the chain, so every sink sees final values.)
 // The own-pid filter drops events of the tool's own process: a probe on the
-// read path would otherwise show our own buffer reads. The companion join
+// read path would otherwise show our own buffer reads. The task filter
+// (task_filter.h, -p without --children) drops the targets' child processes. The companion join
 // (entry_value_join.h) folds entry-value companions into their probe; the
 // site (event_sites.h) says which copy of a probe fired. The stack join
 // (stack_join.h) puts the kernel's stack events back on their event.
@@ -25,6 +26,7 @@
 #include "src/stream/event_sink.h"
 #include "src/stream/event_sites.h"
 #include "src/stream/stack_join.h"
+#include "src/stream/task_filter.h"
 
 namespace kpp {
 
@@ -38,6 +40,8 @@ struct SinkChainOptions {
   // -p targets in another pid namespace: host tid -> tid there, put on
   // each event as Event::ns_pid (the session adds threads as they start).
   std::shared_ptr<const std::map<pid_t, pid_t>> ns_pids;
+  // -p without --children: drop the targets' child processes (task_filter.h).
+  bool threads_only = false;
 };
 
 class SinkChain : public EventSink {
@@ -61,6 +65,7 @@ class SinkChain : public EventSink {
  private:
   pid_t own_pid_;
   std::shared_ptr<const std::map<pid_t, pid_t>> ns_pids_;
+  std::optional<TaskFilter> tasks_;
   bool recognise_;
   EventSites sites_;
   Event sited_;  // reused: the event with its site

@@ -1,5 +1,6 @@
 #include "src/stream/target_set.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -24,9 +25,8 @@ pid_t ns_tid(pid_t pid, pid_t tid) {
 
 }  // namespace
 
-Result<TargetSet> TargetSet::open(const std::vector<pid_t> &pids, bool children) {
+Result<TargetSet> TargetSet::open(const std::vector<pid_t> &pids) {
   TargetSet set;
-  set.children_ = children;
   for (pid_t pid : pids) {
     auto process = TargetProcess::open(pid);
     if (!process) return std::move(process).error();
@@ -49,14 +49,20 @@ std::vector<pid_t> TargetSet::new_threads() {
   return added;
 }
 
-Status TargetSet::filter(TraceInstance &instance) {
+Status TargetSet::filter(TraceInstance &instance, bool follow_forks) {
+  follow_forks_ = follow_forks;
   std::vector<pid_t> threads = new_threads();
   if (threads.empty()) return Error("the processes -p names have all exited: " + describe());
-  return instance.set_event_pids(threads, children_, false);
+  return instance.set_event_pids(threads, follow_forks, false);
 }
 
 Status TargetSet::refresh(TraceInstance &instance) {
-  if (children_) return Ok{};
+  if (follow_forks_) {
+    // The kernel follows the threads; only a container's need their ids there (ns_pids).
+    bool contained = std::any_of(processes_.begin(), processes_.end(), [](const TargetProcess &p) { return p.ns_pid(); });
+    if (contained) (void)new_threads();
+    return Ok{};
+  }
   std::vector<pid_t> threads = new_threads();
   if (threads.empty()) return Ok{};
   return instance.set_event_pids(threads, false, true);

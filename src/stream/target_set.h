@@ -1,10 +1,11 @@
 // The processes a session follows (-p PID...): held by their pidfds
 // (target_process.h), their events kept in the kernel by the instance's
 // set_event_pid (the kernel's pid filter takes thread ids, so each
-// thread is written, and threads started later are added as the session
-// runs; with `children`, the kernel's event-fork adds every task they
-// fork, threads and child processes alike). The session ends when the
-// last of them exits.
+// thread is written; with event-fork, the kernel adds every task they
+// fork, threads and child processes alike, and a session that wants
+// threads only drops the processes, task_filter.h; without it, threads
+// started later are added as the session runs). The session ends when
+// the last of them exits.
 #pragma once
 
 #include <sys/types.h>
@@ -30,15 +31,15 @@ using NsPidMap = std::map<pid_t, pid_t>;
 class TargetSet {
  public:
   // Opens every pid (TargetProcess::open's errors, the first one).
-  static Result<TargetSet> open(const std::vector<pid_t> &pids, bool children);
+  static Result<TargetSet> open(const std::vector<pid_t> &pids);
 
   bool empty() const { return processes_.empty(); }
   const std::vector<TargetProcess> &processes() const { return processes_; }
 
-  // Limits `instance`'s events to the targets' threads (and their
-  // descendants with `children`).
-  Status filter(TraceInstance &instance);
-  // Adds the threads started since (not with `children`: event-fork adds them).
+  // Limits `instance`'s events to the targets' threads and, with
+  // `follow_forks` (event-fork), every task they fork from then on.
+  Status filter(TraceInstance &instance, bool follow_forks);
+  // Adds the threads started since (not with `follow_forks`: the kernel adds them).
   Status refresh(TraceInstance &instance);
 
   bool all_exited() const;
@@ -53,7 +54,7 @@ class TargetSet {
   std::vector<pid_t> new_threads();
 
   std::vector<TargetProcess> processes_;
-  bool children_ = false;
+  bool follow_forks_ = false;
   std::set<pid_t> written_;
   std::shared_ptr<NsPidMap> ns_pids_ = std::make_shared<NsPidMap>();
 };

@@ -158,6 +158,16 @@ Status TraceInstance::add_trigger(const EventId &event, const std::string &trigg
   return Ok{};
 }
 
+Status TraceInstance::write_event_file(const EventId &event, const std::string &file, const std::string &text) {
+  if (!inst_) return Error("trace instance is closed");
+  if (text.find_first_of("\n\r") != std::string::npos) return Error("a command must be one line");
+  if (tracefs_event_file_append(inst_, event.system.c_str(), event.name.c_str(), file.c_str(), text.c_str()) < 0)
+    return Error("the kernel refused '" + text + "' in " + file + " of " + event.system + ":" + event.name + ": " +
+                     std::strerror(errno),
+                 "see " + tracing_dir_ + "/error_log");
+  return Ok{};
+}
+
 Result<std::string> TraceInstance::read_event_file(const EventId &event, const std::string &file) const {
   if (!inst_) return Error("trace instance is closed");
   int size = 0;

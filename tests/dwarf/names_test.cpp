@@ -28,6 +28,18 @@ TEST(SourceNameOfSymbol, CutsSymbolVersions) {
   EXPECT_EQ(source_name_of_symbol("memcpy@@GLIBC_2.14"), "memcpy");
 }
 
+TEST(SourceNameOfSymbol, KeepsGoNames) {
+  // What `go tool nm` prints is the name: none of its '.' starts a compiler's
+  // suffix ("part" of gcc's always has its number).
+  for (std::string_view go : {"main.Price", "main.(*Shop).Restock", "main.Max[go.shape.int_0]", "main.main.func1",
+                              "main.main.func1.1", "runtime.memmove.abi0", "main.part"})
+    EXPECT_EQ(source_name_of_symbol(go), go);
+  // A C name's number is cut after a plain name; Rust's ".llvm.N" too.
+  EXPECT_EQ(source_name_of_symbol("inner.0"), "inner");
+  EXPECT_EQ(source_name_of_symbol("_ZN5names5price17h021f572b3b89d46aE.llvm.2292929102706952096"),
+            "_ZN5names5price17h021f572b3b89d46aE");
+}
+
 TEST(SourceNameOfSymbol, KeepsPlainNames) {
   EXPECT_EQ(source_name_of_symbol("walk"), "walk");
   EXPECT_EQ(source_name_of_symbol("do_sys_open"), "do_sys_open");

@@ -22,6 +22,7 @@
 
 #include "tests/common/run_command.h"
 #include "tests/export/background_process.h"
+#include "tests/export/http_client.h"
 #include "uprobe_support.h"
 
 namespace {
@@ -114,6 +115,24 @@ TEST(TargetPidCli, MutuallyExclusiveSwitchesAreRefusedNamingBoth) {
   }
 }
 
+// perf's test_line_semantics.sh: these -L forms are taken, those refused.
+TEST(TargetPidCli, LineRangesAsPerfsTestsExpect) {
+  std::string line = std::to_string(line_of(fixture_source, "work:1, the line"));
+  for (const std::string &good : {std::string("work"), std::string("work:1"), std::string("work:0-2"),
+                                  std::string("work:1+1"), std::string("work@pid_fixture.c"),
+                                  std::string("work@pid_fixture.c:1"), "pid_fixture.c:" + line,
+                                  "pid_fixture.c:" + line + "+1", "pid_fixture.c:" + line + "-" + line}) {
+    run_result r = tool({"-x", fixture, "-L", good});
+    EXPECT_EQ(r.status, 0) << good << "\n" << describe(r);
+  }
+  for (const char *bad : {"work:foo", "work:1-foo", "work:1+foo", "work;lazy*pattern"}) {
+    run_result r = tool({"-x", fixture, "-L", bad});
+    EXPECT_EQ(r.status, 1) << bad << "\n" << describe(r);
+    EXPECT_TRUE(contains(r.err, "^")) << "the caret under what is wrong: " << describe(r);
+  }
+  EXPECT_TRUE(contains(tool({"-x", fixture, "-L", "work;lazy*pattern"}).err, "lazy pattern"));
+}
+
 TEST(TargetPidCli, BadPidsAreRefusedNamingThePidAndWhy) {
   run_result word = tool({"-p", "abc", "-D", "work"});
   EXPECT_EQ(word.status, 1);
@@ -136,6 +155,17 @@ TEST(TargetPidCli, BadPidsAreRefusedNamingThePidAndWhy) {
   waitpid(zombie, nullptr, 0);
   EXPECT_EQ(z.status, 1);
   EXPECT_TRUE(contains(z.err, "-p " + str(zombie) + ": ") && contains(z.err, "zombie")) << describe(z);
+
+  // Another user's process: reading its files needs ptrace access, as gdb -p does.
+  Started mine({fixture, "1", "100"});
+  ASSERT_TRUE(runs(mine.pid(), "pid_fixture"));
+  run_options nobody;
+  nobody.uid = 65534;
+  run_result denied = tool({"-p", str(mine.pid()), "-D", "work"}, nobody);
+  EXPECT_EQ(denied.status, 1);
+  EXPECT_TRUE(contains(denied.err, "-p " + str(mine.pid()) + ": cannot read its root: permission denied") &&
+              contains(denied.err, "CAP_SYS_PTRACE"))
+      << describe(denied);
 
   // kthreadd (pid 2 when the kernel made it, which /proc/2/stat's flags say).
   if (contains(read_file("/proc/2/comm"), "kthreadd")) {
@@ -311,14 +341,27 @@ TEST_F(TargetPid, ContainerProcessProbedBySourceLineWithBothPids) {
   std::smatch nspid;
   ASSERT_TRUE(std::regex_search(status, nspid, std::regex("NSpid:\\s+\\d+\\s+(\\d+)")));
   std::string inner = nspid[1];
-  // By source line: only the tree's debug file can say where work:2 is.
-  int line = line_of(fixture_source, "work:2, the line") - line_of(fixture_source, "long work(");
+  // By source line: only the tree's debug file can say where work:1 is.
+  int line = line_of(fixture_source, "work:1, the line") - line_of(fixture_source, "long work(");
   run_result add = tool({"-v", "-p", str(host), "--add", ev("work") + "work:" + std::to_string(line) + " tag"});
   ASSERT_EQ(add.status, 0) << describe(add);
   EXPECT_TRUE(contains(add.err, "/proc/" + str(host) + "/root/usr/lib/debug/.build-id/")) << add.err;
   std::vector<std::string> defined = group_lines(group_);
   ASSERT_EQ(defined.size(), 1u);
   EXPECT_TRUE(contains(defined[0], "/proc/" + str(host) + "/root/app/pid_fixture:0x")) << defined[0];
+  // perf's spelling: -x PATH in the mount namespace of --target-ns's process.
+  run_result perf_form = tool({"--target-ns=" + str(host), "-x", "/app/pid_fixture", "-D", "work tag"});
+  EXPECT_EQ(perf_form.status, 0) << describe(perf_form);
+  EXPECT_TRUE(contains(perf_form.out, " /proc/" + str(host) + "/root/app/pid_fixture:0x")) << describe(perf_form);
+  run_result session_form = tool({"trace", "--target-ns=" + str(host), "-e", group_ + ":work"});
+  EXPECT_EQ(session_form.status, 1);
+  EXPECT_TRUE(contains(session_form.err, "--target-ns does not apply to 'trace'")) << describe(session_form);
+  // -l names the process the probe was made for and the path in it.
+  run_result listed = tool({"-l", group_ + ":*"});
+  EXPECT_TRUE(contains(listed.out, "[/app/pid_fixture in the root of pid " + str(host) + "]")) << describe(listed);
+  run_result listed_json = tool({"-l", group_ + ":*", "--json"});
+  EXPECT_TRUE(contains(listed_json.out, "\"process_root_of\":" + str(host) + ",\"path_in_process\":\"/app/pid_fixture\""))
+      << describe(listed_json);
   run_result r = tool({"trace", "-p", str(host), "-e", group_ + ":work", "--json", "--duration", "1"});
   ASSERT_EQ(r.status, 0) << describe(r);
   std::vector<std::string> lines = event_lines(r.out, group_);
@@ -330,6 +373,103 @@ TEST_F(TargetPid, ContainerProcessProbedBySourceLineWithBothPids) {
   }
   EXPECT_TRUE(contains(r.err, "pid " + inner + " in the container, " + str(host) + " on the host (pid_fixture)"))
       << describe(r);
+}
+
+}  // namespace
+
+namespace {
+
+// Whether the trace run `pid` has its tracefs instance set up and tracing
+// on: a new instance has tracing on until the run turns it off to set up,
+// and the pids are written after that, so both must be there.
+bool tracing(pid_t pid) {
+  std::string instance = tracing_dir() + "/instances/kprobe-probe-" + str(pid);
+  return !read_file(instance + "/set_event_pid").empty() && read_file(instance + "/tracing_on") == "1\n";
+}
+
+// A real server from Debian's packages (python3.11's http.server, its
+// DWARF from python3.11-dbg), started by the test on 127.0.0.1 beside a
+// second one, probed by pid while it serves requests the test sends: the
+// accept in its main thread and the shutdown each request's own thread
+// makes (ThreadingHTTPServer) are counted per request, the other
+// server's not at all.
+TEST_F(TargetPid, PythonHttpServerCountedPerRequest) {
+  const std::string python = "/usr/bin/python3.11";
+  if (access(python.c_str(), X_OK) != 0) GTEST_SKIP() << "no python3.11";
+  if (tool({"-x", python, "-D", "sock_shutdown"}).status != 0)
+    GTEST_SKIP() << "python3.11 without DWARF here (scripts/install-deps.sh --tests installs python3.11-dbg)";
+  uint16_t port_a = free_port(), port_b = free_port();
+  std::string dir = fs::temp_directory_path() / ("kpp-http-" + str(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir + "/index.html") << "hello\n";
+  Started a({python, "-m", "http.server", "--bind", "127.0.0.1", "--directory", dir, std::to_string(port_a)});
+  Started b({python, "-m", "http.server", "--bind", "127.0.0.1", "--directory", dir, std::to_string(port_b)});
+  auto serving = [](uint16_t port) {
+    for (int i = 0; i < 250; ++i) {
+      if (http_get(port, "/").status == 200) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  };
+  ASSERT_TRUE(serving(port_a) && serving(port_b));
+  run_result add = tool({"-p", str(a.pid()), "--add", ev("accept") + "sock_accept", "--add", ev("shutdown") + "sock_shutdown"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  Started trace({kpp_bin, "trace", "-p", str(a.pid()), "-e", group_ + ":*", "--json"});
+  for (int i = 0; i < 500 && !tracing(trace.pid()); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(tracing(trace.pid())) << trace.err();
+  const int requests = 7;
+  for (int i = 0; i < requests; ++i) {
+    EXPECT_EQ(http_get(port_a, "/index.html").status, 200);
+    EXPECT_EQ(http_get(port_b, "/index.html").status, 200);  // the same probes fire there: not shown
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a poll or more
+  EXPECT_EQ(trace.stop(SIGINT), 0) << trace.err();
+  int accepts = 0, shutdowns = 0;
+  std::set<std::string> shutdown_threads;
+  for (const std::string &line : event_lines(trace.out(), group_)) {
+    if (contains(line, ":accept\"")) {
+      ++accepts;
+      EXPECT_EQ(top_level(line, "pid"), str(a.pid())) << "accept runs in the main thread: " << line;
+    }
+    if (contains(line, ":shutdown\"")) {
+      ++shutdowns;
+      shutdown_threads.insert(top_level(line, "pid"));
+    }
+  }
+  EXPECT_EQ(accepts, requests) << trace.out() << trace.err();
+  EXPECT_EQ(shutdowns, requests) << trace.out() << trace.err();
+  // Each request in a thread of its own, none the main thread.
+  EXPECT_EQ(shutdown_threads.size(), static_cast<size_t>(requests));
+  EXPECT_FALSE(shutdown_threads.count(str(a.pid())));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+// Without --children, the processes a target forks are not shown (their
+// work(101, ...)); with it, they are.
+TEST_F(TargetPid, ChildrenOnlyWithTheFlag) {
+  Started a({fixture, "1", "100", "0", "fork"});
+  ASSERT_TRUE(runs(a.pid(), "pid_fixture"));
+  run_result add = tool({"-p", str(a.pid()), "--add", ev("work") + "work tag"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  auto tags = [&](const std::vector<std::string> &extra) {
+    std::vector<std::string> args{"trace", "-p", str(a.pid()), "-e", group_ + ":work", "--json", "--duration", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    run_result r = tool(args);
+    EXPECT_EQ(r.status, 0) << describe(r);
+    std::map<std::string, int> seen;
+    for (const std::string &line : event_lines(r.out, group_)) ++seen[contains(line, "\"tag\":101") ? "child" : "own"];
+    return seen;
+  };
+  std::map<std::string, int> own = tags({});
+  EXPECT_GE(own["own"], 10);
+  EXPECT_EQ(own["child"], 0);
+  std::map<std::string, int> all = tags({"--children"});
+  EXPECT_GE(all["own"], 10);
+  EXPECT_GE(all["child"], 10);
 }
 
 }  // namespace

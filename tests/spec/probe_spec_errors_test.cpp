@@ -115,8 +115,6 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"f %ax->x", "'%ax' can't be followed by '->x'", {5, 8}},
         ErrorCase{"f %", "register name expected after '%'", {2, 3}},
         ErrorCase{"f @", "symbol name expected after '@'", {2, 3}},
-        ErrorCase{"f%return x", "You can't specify local variable for kretprobe.", {9, 10}},
-        ErrorCase{"f%return n=p->x:u8", "You can't specify local variable for kretprobe.", {11, 15}},
         ErrorCase{"f =x", "argument name is empty before '='", {2, 3}},
         ErrorCase{"f 1a=x", "'1a' is bad for an argument name: it must follow the C symbol-naming rule", {2, 4}},
         ErrorCase{"f n=", "the argument has no variable", {4, 5}},
@@ -186,11 +184,6 @@ INSTANTIATE_TEST_SUITE_P(
                   "kprobe-probe: error: unknown type 'u7': integer types are 8, 16, 32 or 64 bits wide\n"
                   "  walk:5 p->name:string n:u7\n"
                   "                          ^~\n"},
-        ShownCase{"do_task%return id",
-                  "kprobe-probe: error: You can't specify local variable for kretprobe.\n"
-                  "  do_task%return id\n"
-                  "                 ^~\n"
-                  "  hint: a %return probe sees only $retval, registers and globals; probe the entry for locals\n"},
         ShownCase{"probe:my-read=vfs_read",
                   "kprobe-probe: error: 'my-read' is bad for an event name: it must follow the C symbol-naming rule\n"
                   "  probe:my-read=vfs_read\n"

@@ -4,7 +4,9 @@
 // server, and removes what it added also when it fails. Needs root, tmux
 // and uprobes; skipped otherwise.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -228,6 +230,30 @@ TEST_F(LiveScreen, QuitLeavesNoInstanceAndNoProbe) {
   EXPECT_NE(slurp(dir_ + "/stderr").find("6 events, 0 lost"), std::string::npos) << slurp(dir_ + "/stderr");
 }
 
+// live -p: the header names the process it follows (the test's own
+// `sleep`), and says when it has exited; the view stays.
+TEST_F(LiveScreen, PidIsNamedInTheHeaderUntilItExits) {
+  pid_t sleeper = fork();
+  if (sleeper == 0) {
+    execl("/bin/sleep", "sleep", "60", static_cast<char *>(nullptr));
+    _exit(127);
+  }
+  std::string pid = std::to_string(sleeper);
+  wait_for([&] { return slurp("/proc/" + pid + "/comm") == "sleep\n"; }, 2000);
+  start("live -p " + pid + " -x libc.so.6 --add '" + group_ + ":w=clock_nanosleep'", 120);
+  bool named = wait_for([&] { return screen().find("pid " + pid + " (sleep)") != std::string::npos; }, 10000);
+  std::string before = screen();
+  kill(sleeper, SIGKILL);
+  waitpid(sleeper, nullptr, 0);
+  ASSERT_TRUE(named) << before << slurp(dir_ + "/stderr");
+  EXPECT_TRUE(wait_for([&] { return screen().find("pid " + pid + " (sleep) exited") != std::string::npos; }, 5000))
+      << screen();
+  EXPECT_TRUE(alive());
+  keys("q");
+  ASSERT_TRUE(wait_for([&] { return !alive(); }, 5000));
+  EXPECT_EQ(slurp(dir_ + "/rc"), "0\n") << slurp(dir_ + "/stderr");
+}
+
 TEST_F(LiveScreen, KeepLeavesTheProbes) {
   start("live --keep" + live_demo_args().substr(4));  // "live -x ..." -> "live --keep -x ..."
   ASSERT_TRUE(shows("enabled", "6")) << screen();
@@ -264,6 +290,24 @@ TEST_F(LiveScreen, ACrashGivesTheTerminalBackAndSaysSo) {
   std::string modes = slurp(dir_ + "/stty");
   EXPECT_TRUE(std::regex_search(modes, std::regex("(^|\\s)icanon(\\s|$)"))) << modes;
   EXPECT_TRUE(std::regex_search(modes, std::regex("(^|\\s)echo(\\s|$)"))) << modes;
+}
+
+// The worker killed (SIGKILL, as by the OOM killer) in the view: the process
+// you started leaves the alternate screen and shows the cursor again (tmux's
+// own view of the pane: alternate_on, cursor_flag), as endwin() would have.
+TEST_F(LiveScreen, AWorkerKilledLeavesTheAlternateScreenAndShowsTheCursor) {
+  start(live_demo_args(), 80, 24, "", "sleep 60");
+  ASSERT_TRUE(shows("enabled", "6")) << screen();
+  std::string flags = tmux_ + "display -p -t live '#{alternate_on} #{cursor_flag}'";
+  EXPECT_EQ(run(flags), "1 0\n") << "the view is not on the alternate screen with the cursor hidden";
+  std::string worker = run("for p in $(pgrep -f '" + group_ + ":w=walk'); do "
+                           "[ \"$(cat /proc/$(awk '{print $4}' /proc/$p/stat)/comm)\" = kprobe-probe ] && echo $p; done");
+  ASSERT_FALSE(worker.empty()) << "no working process found";
+  run("kill -KILL " + worker);
+  ASSERT_TRUE(wait_for([&] { return !slurp(dir_ + "/rc").empty(); }, 5000)) << slurp(dir_ + "/stderr");
+  EXPECT_EQ(slurp(dir_ + "/rc"), "137\n") << slurp(dir_ + "/stderr");
+  EXPECT_EQ(run(flags), "0 1\n") << "the terminal was left on the alternate screen or without its cursor";
+  EXPECT_FALSE(exists(tracing + "/instances/" + instance_));
 }
 
 // Entry and return probes of one function pair from their definitions,

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Return probes on Go never crash the program (tests/lang/go/deep.go): Deep
+recurses with big frames (the goroutine's stack is copied to grow) and runs
+the collector at the bottom (every frame's return address is walked), under
+an entry probe and a return probe. The program must exit 0, and each probe
+must have been hit once per call and return, as the program counts them
+itself. A uretprobe on the same function (what perf probe installs) must
+kill it: the control, which shows the stress is one. Needs root and uprobes; skips (77) otherwise.
+Usage: go_returns_test.py KPP FIXTURES"""
+import os
+import re
+import subprocess
+import sys
+
+KPP, FIX = sys.argv[1], sys.argv[2]
+TRACING = "/sys/kernel/tracing"
+failures = []
+
+
+def check(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def skip(why):
+    print("SKIP: " + why)
+    sys.exit(77)
+
+
+def run(*args, **kw):
+    return subprocess.run(list(args), capture_output=True, text=True, **kw)
+
+
+if os.geteuid() != 0:
+    skip("needs root (uprobes)")
+if not os.path.exists(TRACING + "/uprobe_events"):
+    skip("no uprobe_events in " + TRACING)
+
+
+def hits(binary, events):
+    """event -> hits summed over its probe points, from uprobe_profile ("PATH EVENT HITS" lines)."""
+    out = {}
+    with open(TRACING + "/uprobe_profile") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3 and parts[0] == binary and parts[1] in events:
+                out[parts[1]] = out.get(parts[1], 0) + int(parts[2])
+    return out
+
+
+def set_enabled(group, on):
+    path = f"{TRACING}/events/{group}/enable"
+    if os.path.exists(path):
+        with open(path, "w") as f:
+            f.write("1" if on else "0")
+
+
+def remove(group):
+    set_enabled(group, False)
+    run(KPP, "-q", "-d", group + ":*")
+
+
+def probe_deep(name, rounds=3, depth=300):
+    binary = os.path.join(FIX, name)
+    if not os.path.exists(binary):
+        print(f"SKIP: {name} was not built (golang-go missing)")
+        return
+    group = f"kpp28go_{os.getpid()}"
+    try:
+        entry, ret = f"deep{os.getpid()}", f"deep{os.getpid()}_ret"
+        add = run(KPP, "-x", binary, "-a", f"{group}:{entry}=main.Deep %ax", "-a", f"{group}:{ret}=main.Deep%return $retval")
+        check(add.returncode == 0, f"{name}: add main.Deep and main.Deep%return ({add.stderr.strip()[:300]})")
+        if add.returncode != 0:
+            return
+        listed = run(KPP, "-x", binary, "-D", "main.Deep%return")
+        check(listed.returncode == 0 and listed.stdout.startswith("p:") and "r:" not in listed.stdout,
+              f"{name}: main.Deep%return is uprobes on return instructions, no uretprobe:\n{listed.stdout.strip()}")
+        set_enabled(group, True)
+        prog = run(binary, str(rounds), str(depth), timeout=120)
+        set_enabled(group, False)
+        check(prog.returncode == 0, f"{name}: exits 0 under the probes (exit {prog.returncode}: {prog.stderr.strip()[:300]})")
+        m = re.search(r"returns (\d+)", prog.stdout)
+        counted = int(m.group(1)) if m else -1
+        h = hits(binary, (entry, ret))
+        check(counted == rounds * (depth + 1), f"{name}: the program counted {counted} returns")
+        check(h.get(ret, -1) == counted, f"{name}: main.Deep%return hit {h.get(ret)} times, the program's returns: {counted}")
+        if "stripped" in name:
+            # No line table to find where Go's prologue ends: a call whose stack grew is entered twice.
+            check(h.get(entry, -1) >= counted, f"{name}: main.Deep hit {h.get(entry)} times (at least its {counted} calls)")
+        else:
+            check(h.get(entry, -1) == counted, f"{name}: main.Deep hit {h.get(entry)} times, the program's calls: {counted}")
+    finally:
+        remove(group)
+        with open(TRACING + "/uprobe_events") as f:
+            check(group not in f.read(), f"{name}: every probe of {group} removed")
+
+
+def write_events(line):
+    """Appends one definition to uprobe_events (tracefs takes no seek: no Python "a" mode)."""
+    fd = os.open(TRACING + "/uprobe_events", os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
+
+
+def control_uretprobe(name):
+    """What a uretprobe does to the same program (perf probe's r: definition at
+    the entry): the stress must kill it, or it proves nothing above."""
+    binary = os.path.join(FIX, name)
+    if not os.path.exists(binary):
+        return
+    d = run(KPP, "-x", binary, "-D", "main.Deep+0")
+    m = re.search(r" (\S+:0x[0-9a-f]+)", d.stdout)
+    check(m is not None, f"control: the entry's definition ({d.stdout.strip() or d.stderr.strip()})")
+    if not m:
+        return
+    group = f"kpp28ctl_{os.getpid()}"
+    try:
+        write_events(f"r:{group}/deep {m.group(1)}\n")
+        set_enabled(group, True)
+        prog = run(binary, "3", "300", timeout=120)
+        first = (prog.stderr.strip().splitlines() or [""])[0][:160]
+        check(prog.returncode != 0, f"control: a uretprobe on main.Deep kills {name} (exit {prog.returncode}: {first})")
+    finally:
+        set_enabled(group, False)
+        try:
+            write_events(f"-:{group}/deep\n")
+        except OSError:
+            pass
+
+
+for fixture in ("go_deep", "go_deep_noopt", "go_deep_stripped"):
+    probe_deep(fixture)
+control_uretprobe("go_deep")
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
