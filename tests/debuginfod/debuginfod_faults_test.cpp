@@ -301,6 +301,16 @@ class StackFrames : public DebuginfodFaults {
     for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
     return n;
   }
+
+  // The same trace with the debug file here (no network at all): what the
+  // machine takes for it, start-up and clean-up included, beside the 3 s
+  // the trace may take.
+  double bound() {
+    run_result local = kpp("", {"KPP_DEBUG_ROOT=" + tmp_ + "/debug-root"},
+                           {"trace", "--stack", "-e", group_ + ":*", "--duration", "2", "--",
+                            fixture_dir + "/stack.stripped"});
+    return std::max(3.0, local.total_s + 0.5);
+  }
   std::string group_;
 };
 
@@ -308,24 +318,27 @@ TEST_F(StackFrames, AStallingServerNeitherDelaysTheTraceNorLosesEvents) {
   // Nothing set: the download's own timeout (10 s) is far beyond the trace.
   run_result r = trace(url("stall"));
   EXPECT_EQ(r.status, 128 + SIGTERM) << describe(r);  // the fixture's, ended by the trace's end
-  EXPECT_LE(r.total_s, 3.0) << describe(r);
+  double limit = bound();
+  EXPECT_LE(r.total_s, limit) << describe(r);
   EXPECT_EQ(r.err.find("lost"), std::string::npos) << r.err;
-  // An event every 2 ms for 2 s: each one shown, with its frame (unnamed:
+  // An event every 2 ms for 2 s: each one shown, with its frames (unnamed:
   // the program has no symbols and its debug file never came).
   int events = count(r.out, group_ + ":tot");
   EXPECT_GT(events, 300) << describe(r);
   EXPECT_NE(r.err.find(std::to_string(events) + " events"), std::string::npos) << r.err;
-  EXPECT_EQ(count(r.out, "stack.stripped]"), events) << r.out.substr(0, 2000);
+  EXPECT_GE(count(r.out, "stack.stripped]"), events) << r.out.substr(0, 2000);
+  EXPECT_EQ(count(r.out, " total+"), 0) << r.out.substr(0, 2000);
   // The download was stopped at the end: nothing kept, nothing remembered.
   EXPECT_TRUE(files_under(cache()).empty()) << files_under(cache()).front().first;
-  std::printf("against a stalling server: %d events in %.2f s, none lost\n", events, r.total_s);
+  std::printf("against a stalling server: %d events in %.2f s, none lost (the same trace without a server: bound %.2f s)\n",
+              events, r.total_s, limit);
 }
 
 TEST_F(StackFrames, FramesWaitForTheirSymbolsWhileTheEventsKeepComing) {
   // The debug file comes after 1 s: the events of that second wait for it.
   run_result r = trace(url("slow/1/stack.debug"));
   EXPECT_EQ(r.status, 128 + SIGTERM) << describe(r);
-  EXPECT_LE(r.total_s, 3.0) << describe(r);
+  EXPECT_LE(r.total_s, bound()) << describe(r);
   EXPECT_EQ(r.err.find("lost"), std::string::npos) << r.err;
   int events = count(r.out, group_ + ":tot");
   EXPECT_GT(events, 300) << describe(r);
