@@ -59,6 +59,9 @@ struct Variable {
   // Where, inside the scope that declares it, the variable can be read
   // (its location-list entries, or the whole scope); empty for globals.
   std::vector<AddressRange> available;
+  // A parameter kept in a frame slot that the function's prologue fills
+  // (one DW_OP_fbreg location): valid only from probe_entry() on.
+  bool prologue_slot = false;
 };
 
 // A code address described in source terms, for --list.
@@ -199,6 +202,12 @@ class DebugInfo {
   // offset and, for bitfields, bit position; nullopt when there is none.
   virtual std::optional<Member> member(TypeRef aggregate, const std::string &name) = 0;
   virtual std::vector<std::string> member_names(TypeRef aggregate) = 0;
+  // Every member named `name`, in member() order: base classes can each
+  // have one (std::tuple's _M_head_impl, libstdc++'s unique_ptr).
+  virtual std::vector<Member> members_named(TypeRef aggregate, const std::string &name) {
+    if (auto m = member(aggregate, name)) return {*m};
+    return {};
+  }
 
   // The names of the functions with code (from the symbol table, compiler
   // suffixes cut), sorted and unique, for -F.
@@ -301,6 +310,12 @@ class DebugInfo {
   // code that does not decode, a tail call that leaves without one).
   virtual Result<std::vector<uint64_t>> return_instructions(const Function &fn) {
     return Error("no instruction decoder reads " + fn.name + "'s code");
+  }
+  // Whether a return instruction is at `address`: where a Go function's
+  // FUNC%return puts its probes (latency pairs take such a probe for a return).
+  virtual bool returns_at(uint64_t address) {
+    (void)address;
+    return false;
   }
   // `fn`'s results (Go's "~r0" or named results, DW_AT_variable_parameter),
   // in order, each with where Go's register ABI puts it at a return

@@ -24,6 +24,8 @@ test_pkgs+=(systemtap-sdt-dev python3.11 python3.11-dbg libstdc++6-12-dbg)
 test_pkgs+=(dwz)
 # Go and Rust fixtures (tests/lang/lang_fixtures.cmake): Debian's Go 1.19 and rustc 1.63.
 test_pkgs+=(golang-go rustc)
+# The values oracle (tests/lang/values) reads Rust values with rustc's own gdb printers.
+test_pkgs+=(rust-gdb)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--tests" ] && want+=("${test_pkgs[@]}")

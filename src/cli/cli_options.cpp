@@ -46,6 +46,9 @@ enum ExportLongOnly { opt_listen = 1600, opt_hist, opt_listen_name };
 // Options of running processes (-p is short).
 enum TargetLongOnly { opt_target_ns = 2000, opt_children };
 
+// Options of values.
+enum ValueLongOnly { opt_max_items = 2100 };
+
 const option long_options[] = {
     {"add", required_argument, nullptr, 'a'},
     {"del", required_argument, nullptr, 'd'},
@@ -63,6 +66,7 @@ const option long_options[] = {
     {"event", required_argument, nullptr, 'e'},
     {"output", required_argument, nullptr, 'o'},
     {"max-probes", required_argument, nullptr, opt_max_probes},
+    {"max-items", required_argument, nullptr, opt_max_items},
     {"no-inlines", no_argument, nullptr, opt_no_inlines},
     {"funcs", optional_argument, nullptr, 'F'},
     {"sdt", no_argument, nullptr, opt_sdt},
@@ -127,7 +131,7 @@ bool option_applies(CliOptions::Command c, int opt) {
   static const std::vector<int> live{'e', 'o', opt_filter, opt_keep, 'a', 'x', 'k', 'm', 's', 'f', opt_max_probes,
                                      opt_no_inlines, opt_no_cache, opt_maxactive, opt_demangle, opt_no_demangle,
                                      opt_demangle_kernel, opt_prefix_map, opt_fprobe, opt_stack, opt_user_stack,
-                                     opt_stack_window, 'p', opt_children};
+                                     opt_stack_window, 'p', opt_children, opt_max_items};
   auto has = [&](const std::vector<int> &v) { return std::find(v.begin(), v.end(), opt) != v.end(); };
   if (has(common)) return true;
   switch (c) {
@@ -243,12 +247,19 @@ Status set_exec(CliOptions &o, const char *arg) {
   return Ok{};
 }
 
-Status set_maxactive(CliOptions &o, const char *arg) {
+// `arg` as a whole decimal number from 1 to `max`, else an error naming `option`.
+Result<unsigned> number_up_to(const char *option, const char *arg, long max) {
   char *end = nullptr;
   long v = std::strtol(arg, &end, 10);
-  if (*end || v <= 0 || v > 4096)
-    return Error(std::string("--maxactive: expected a number from 1 to 4096, got '") + arg + "'");
-  o.maxactive = static_cast<unsigned>(v);
+  if (*end || v <= 0 || v > max)
+    return Error(std::string(option) + ": expected a number from 1 to " + std::to_string(max) + ", got '" + arg + "'");
+  return static_cast<unsigned>(v);
+}
+
+Status set_maxactive(CliOptions &o, const char *arg) {
+  auto v = number_up_to("--maxactive", arg, 4096);
+  if (!v) return std::move(v).error();
+  o.maxactive = *v;
   return Ok{};
 }
 
@@ -305,6 +316,14 @@ Status set_max_probes(CliOptions &o, const char *arg) {
   long v = std::strtol(arg, &end, 10);
   if (*end || v <= 0) return Error(std::string("--max-probes: expected a positive number, got '") + arg + "'");
   o.max_probes = static_cast<size_t>(v);
+  return Ok{};
+}
+
+Status set_max_items(CliOptions &o, const char *arg) {
+  // 64: the kernel's MAX_ARRAY_LEN, the longest array one fetch-arg reads.
+  auto v = number_up_to("--max-items", arg, 64);
+  if (!v) return std::move(v).error();
+  o.max_items = *v;
   return Ok{};
 }
 
@@ -390,6 +409,7 @@ Status apply_option(CliOptions &o, int c, const OptionWords &words) {
     case opt_file_version: return set_file_version(o, optarg);
     case opt_compression: return set_compression(o, optarg);
     case opt_max_probes: return set_max_probes(o, optarg);
+    case opt_max_items: return set_max_items(o, optarg);
     case opt_duration: return set_duration(o, optarg);
     case 'p': return add_pid(o, optarg, "-p");
     case opt_target_ns: return add_pid(o, optarg, "--target-ns");
@@ -522,6 +542,7 @@ const char *options_text() {
   -q, --quiet            print only errors
   -v, --verbose          say more (trace: each line ends with the probe's address and site)
       --max-probes N     at most N sites per probe (default 128)
+      --max-items N      the first N elements of a slice, Vec or std::vector (default 8, at most 64)
       --no-inlines       probe out-of-line bodies only, not inlined copies
       --no-cache         neither read nor write the index cache (~/.cache/kprobe-probe)
   -o, --output FILE      (record) the trace.dat to write (default trace.dat); (trace) where the lines go

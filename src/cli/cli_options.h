@@ -38,6 +38,7 @@ struct CliOptions {
   bool quiet = false;                    // -q/--quiet
   int verbose = 0;                       // -v/--verbose
   size_t max_probes = 128;               // --max-probes
+  unsigned max_items = 8;                // --max-items: elements of a sequence fetched
   bool no_inlines = false;               // --no-inlines
   bool no_cache = false;                 // --no-cache
   bool fprobe = false;                   // --fprobe (kernel): fprobe events instead of kprobes

@@ -158,7 +158,7 @@ void DwarfUnwinder::evict() {
     it = it->second->used <= cut ? processes_.erase(it) : std::next(it);
 }
 
-DwarfUnwinder::Process &DwarfUnwinder::process(int pid) {
+DwarfUnwinder::Process &DwarfUnwinder::process(int pid, bool read_proc) {
   std::lock_guard lock(mutex_);
   auto it = processes_.find(pid);
   if (it == processes_.end()) {
@@ -167,7 +167,7 @@ DwarfUnwinder::Process &DwarfUnwinder::process(int pid) {
   }
   Process &p = *it->second;
   p.used = ++clock_;
-  if (!p.known)
+  if (!p.known && read_proc)
     if (auto now = maps_now(pid)) {
       p.maps = std::move(*now);
       p.known = true;
@@ -193,7 +193,7 @@ void DwarfUnwinder::on_change(const ProcessChange &change) {
       maps = parent->second->maps;
       known = parent->second->known;
     }
-    Process &child = process(change.pid);
+    Process &child = process(change.pid, false);
     std::lock_guard lock(mutex_);
     if (child.known && !child.maps.empty()) return;
     child.maps = std::move(maps);
@@ -201,7 +201,9 @@ void DwarfUnwinder::on_change(const ProcessChange &change) {
     ++child.changes;
     return;
   }
-  Process &p = process(change.pid);
+  // Every process of the system that maps code is seen here: /proc is
+  // read only for those whose stacks are unwound.
+  Process &p = process(change.pid, false);
   std::lock_guard lock(mutex_);
   if (change.kind == ProcessChange::Exec) {
     p.maps.clear();
@@ -261,7 +263,7 @@ std::vector<uint64_t> DwarfUnwinder::unwind(const UserStackSample &sample) {
   std::vector<uint64_t> ips;
   uint64_t pc = sample.reg(kPerfIp);
   if (!pc) return ips;
-  Dwfl *dwfl = dwfl_of(sample.pid, process(sample.pid));
+  Dwfl *dwfl = dwfl_of(sample.pid, process(sample.pid, true));
   if (!dwfl) return {pc};
   current_ = &sample;
   Walk walk{&ips, this};

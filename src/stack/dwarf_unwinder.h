@@ -56,8 +56,9 @@ class DwarfUnwinder : public UserStackUnwinder {
 
  private:
   struct Process;
-  // The process `pid` (its maps from /proc when none are known yet).
-  Process &process(int pid);
+  // The process `pid`; with `read_proc`, its maps from /proc when they are
+  // not all known yet.
+  Process &process(int pid, bool read_proc);
   // The process's Dwfl with its files reported (null when it has none).
   Dwfl *dwfl_of(int pid, Process &p);
   void evict();

@@ -143,13 +143,16 @@ Status Session::setup(std::vector<EventSink *> sinks) {
     // between two polls is not missed) and drops their child processes
     // (task_filter.h); hist, which streams nothing, has their threads,
     // added as they start.
+    // (With threads only, event-fork comes once tracing is on: see follow_forks.)
     threads_only_ = !opt.target_children && opt.stream_events &&
                     instance.enable(std::string(TaskFilter::kSystem) + ":" + TaskFilter::kEvent).has_value();
-    if (Status p = targets_.filter(instance, opt.target_children || threads_only_); !p) return p;
+    if (Status p = targets_.filter(instance, opt.target_children); !p) return p;
   }
   if (opt.stream_events)
     if (Status s = open_stream(std::move(sinks)); !s) return s;
   if (tracefs_trace_on(instance.raw()) != 0) return Error("cannot turn tracing on in instance " + instance.name());
+  if (threads_only_)
+    if (Status f = targets_.follow_forks(instance); !f) return f;
   started_ = Clock::now();
   deadline_ = started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration_s));
   if (command_.started())

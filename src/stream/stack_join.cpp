@@ -110,7 +110,9 @@ Status StackJoin::on_event(const Event &event) {
     try_dwarf(h);
   }
   last_on_cpu_[event.cpu] = h.serial;
-  while (count_ > kMaxHeld) {
+  // DWARF stacks come from a thread that unwinds behind the stream: a burst
+  // of hits may wait a while for it (a held event is ~200 bytes).
+  while (count_ > (options_.dwarf ? kMaxHeldForDwarf : kMaxHeld)) {
     try_dwarf(held(0), true);
     held(0).forced = true;
     if (Status st = release_ready(); !st) return st;

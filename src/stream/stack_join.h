@@ -89,6 +89,7 @@ struct StackJoinOptions {
 class StackJoin : public EventSink {
  public:
   static constexpr size_t kMaxHeld = 4096;
+  static constexpr size_t kMaxHeldForDwarf = 1 << 16;
   // `downstream` is not owned.
   StackJoin(StackJoinOptions options, EventSink *downstream);
 

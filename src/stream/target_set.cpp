@@ -68,6 +68,11 @@ Status TargetSet::refresh(TraceInstance &instance) {
   return instance.set_event_pids(threads, false, true);
 }
 
+Status TargetSet::follow_forks(TraceInstance &instance) {
+  follow_forks_ = true;
+  return instance.set_event_pids(new_threads(), true, true);
+}
+
 bool TargetSet::all_exited() const {
   for (const TargetProcess &p : processes_)
     if (p.alive()) return false;

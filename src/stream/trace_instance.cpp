@@ -220,6 +220,7 @@ Status TraceInstance::set_event_pids(const std::vector<pid_t> &pids, bool follow
   if (!inst_) return Error("trace instance is closed");
   if (follow_forks && tracefs_option_enable(inst_, TRACEFS_OPTION_EVENT_FORK) != 0)
     return Error("cannot enable the event-fork option in instance " + name_);
+  if (pids.empty() && append) return Ok{};
   std::string text;
   for (pid_t pid : pids) text += (text.empty() ? "" : " ") + std::to_string(pid);
   int written = append ? tracefs_instance_file_append(inst_, "set_event_pid", (" " + text).c_str())

@@ -1,5 +1,6 @@
 #include "src/hist/hist_table.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -115,6 +116,33 @@ HistRequest string_request(std::vector<std::string> by = {"name"}) {
   HistRequest r = request_of(by);
   for (HistKey &k : r.keys) k.string = true;
   return r;
+}
+
+// The kernel's own text of the attack (6.1, in the guest): the forged path is
+// one row, sh's, with its 2 opens; the newline path and the 60-byte path are
+// rows; 11 rows of 12 hits, as the Totals say.
+TEST(HistTable, TheKernelsTextOfAForgedPathIsOneRowEach) {
+  HistRequest req = request_of({"name", "common_pid.execname"});
+  req.keys[0].string = true;
+  auto t = parse_hist(hist_samples::kForgedPathHist, req);
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_EQ(t->rows.size(), 11u);
+  EXPECT_EQ(t->total_hits, 12u);
+  const HistRow &forged = t->rows[0];
+  EXPECT_EQ(forged.keys[0], "x } hitcount:      31337\n{ name: /etc/shadow");
+  EXPECT_EQ(forged.keys[1], "sh");
+  EXPECT_EQ(forged.pids[1], 100u);
+  EXPECT_EQ(forged.hits, 2u);
+  auto has = [&](const std::string &key) {
+    return std::any_of(t->rows.begin(), t->rows.end(), [&](const HistRow &r) { return r.keys[0] == key; });
+  };
+  EXPECT_TRUE(has("\n"));
+  EXPECT_TRUE(has(std::string(59, '0') + "7"));
+  EXPECT_FALSE(has("/etc/shadow"));
+  EXPECT_FALSE(has("x"));
+  std::string json = format_hist_json(*t, req);
+  EXPECT_EQ(json.substr(0, json.find('\n')),
+            "{\"key\":{\"name\":\"x } hitcount:      31337\\n{ name: /etc/shadow\",\"common_pid\":\"sh\"},\"hits\":2}");
 }
 
 // The attack: a probed string that prints as the end of its row and a
