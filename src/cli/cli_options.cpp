@@ -41,7 +41,7 @@ enum NameLongOnly { opt_demangle = 1400, opt_no_demangle, opt_demangle_kernel, o
 enum StackLongOnly { opt_stack = 1900, opt_user_stack, opt_stack_window, opt_folded };
 
 // Options of export.
-enum ExportLongOnly { opt_listen = 1600, opt_hist };
+enum ExportLongOnly { opt_listen = 1600, opt_hist, opt_listen_name };
 
 // Options of running processes (-p is short).
 enum TargetLongOnly { opt_target_ns = 2000, opt_children };
@@ -92,6 +92,7 @@ const option long_options[] = {
     {"demangle-kernel", no_argument, nullptr, opt_demangle_kernel},
     {"prefix-map", required_argument, nullptr, opt_prefix_map},
     {"listen", required_argument, nullptr, opt_listen},
+    {"listen-name", no_argument, nullptr, opt_listen_name},
     {"hist", required_argument, nullptr, opt_hist},
     {"by", required_argument, nullptr, opt_by},
     {"sum", required_argument, nullptr, opt_sum},
@@ -392,6 +393,7 @@ Status apply_option(CliOptions &o, int c, const OptionWords &words) {
     case opt_prefix_map: return add_prefix_map(o, optarg);
     case opt_no_inlines: o.no_inlines = true; break;
     case opt_listen: o.listen = optarg; break;
+    case opt_listen_name: o.listen_name = true; break;
     case opt_hist: o.hist.push_back(optarg); break;
     case 'F': o.funcs = optional_pattern(words, o.command); break;
     case opt_sdt: o.sdt = true; break;
@@ -556,7 +558,8 @@ const char *options_text() {
       --stack-window BYTES   (with --stack) bytes of user stack copied per event for DWARF (default 8K)
       --folded           (trace --stack, report) print folded stacks "f1;f2;f3 COUNT" for flame graphs
       --keep             (live) leave the probes it added when it quits
-      --listen [HOST:]PORT  (export) where to serve /metrics; HOST defaults to 127.0.0.1
+      --listen [HOST:]PORT  (export) where to serve /metrics; HOST: a numeric address, default 127.0.0.1
+      --listen-name      (export) HOST may be a host name (looked up in DNS)
       --hist ARG         (export) a log2 histogram of argument ARG (repeatable)
       --version          print the version and exit
   -h, --help             this text; the manual: man kprobe-probe (Documentation/kprobe-probe.txt)

@@ -82,6 +82,7 @@ struct CliOptions {
 
   // export
   std::string listen;                    // --listen [HOST:]PORT (HOST defaults to 127.0.0.1)
+  bool listen_name = false;              // --listen-name: HOST may be a name (else numeric only)
   std::vector<std::string> hist;         // --hist ARG: log2 histograms of these fields
 };
 
