@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """kprobe-probe vs perf probe on the user-space binaries people probe (issue 17):
 python3.11 (LTO, DWARF by build-id from python3.11-dbg), glibc (libc6-dbg) and
-libstdc++'s -O0 debug build (libstdc++6-12-dbg). The same specs through both
+libstdc++'s -O0 debug build (libstdc++6-12-dbg); and a Go and a Rust program
+the build makes (tests/lang: go_names, rust_names_O1; issue 28). The same specs through both
 tools in one run, medians of wall time and peak RSS; ours cold (--no-cache)
 and warm (the cache an earlier run wrote). Definitions are compared with
 perf's wherever perf succeeds, and ours cold with ours warm always; a
@@ -52,6 +53,20 @@ SPECS = [
 ]
 
 
+def lang_specs(build):
+    """Go and Rust programs the build made (tests/lang, issue 28): -F and -D on
+    each, ours beside perf's in the same run."""
+    fixtures = os.path.join(build, "tests/lang/fixtures")
+    go, rust = os.path.join(fixtures, "go_names"), os.path.join(fixtures, "rust_names_O1")
+    return [
+        (go, "-F", "F", []),
+        (go, "entry main.Price", "D", ["main.Price"]),
+        (go, "entry main.(*Shop).Restock", "D", ["main.(*Shop).Restock"]),
+        (rust, "-F", "F", []),
+        (rust, "entry names::price", "D", ["names::price"]),
+    ]
+
+
 def short(binary):
     return os.path.basename(binary).split(".so")[0]
 
@@ -74,7 +89,7 @@ def verdict(what, perf, cold, warm):
 
 def compare(args, ours, env_warm, env_cold):
     rows, ratios, failed = [], [], []
-    for binary, label, what, spec_args in SPECS:
+    for binary, label, what, spec_args in SPECS + lang_specs(args.build):
         name = f"{short(binary)} {label}"
         if args.only and not re.search(args.only, name):
             continue

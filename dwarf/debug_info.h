@@ -303,6 +303,12 @@ class DebugInfo {
   virtual Result<std::vector<uint64_t>> return_instructions(const Function &fn) {
     return Error("no instruction decoder reads " + fn.name + "'s code");
   }
+  // Whether a return instruction is at `address`: where a Go function's
+  // FUNC%return puts its probes (latency pairs take such a probe for a return).
+  virtual bool returns_at(uint64_t address) {
+    (void)address;
+    return false;
+  }
   // `fn`'s results (Go's "~r0" or named results, DW_AT_variable_parameter),
   // in order, each with where Go's register ABI puts it at a return
   // instruction, or why it cannot be read there. Empty without DWARF.

@@ -5,11 +5,12 @@ set -euo pipefail
 
 build_pkgs=(cmake g++ make pkg-config llvm-19-dev zlib1g-dev libzstd-dev libdeflate-dev
             libtracefs-dev libtraceevent-dev libtracecmd-dev libncurses-dev
-            asciidoc-base xmlto docbook-xml docbook-xsl dpkg-dev libmicrohttpd-dev libdebuginfod-dev)
+            asciidoc-base xmlto docbook-xml docbook-xsl dpkg-dev libmicrohttpd-dev libdebuginfod-dev libdw-dev)
 # asciidoc-base, xmlto and the DocBook DTD/stylesheets build the man page as perf's
 # (validated); dpkg-dev's dpkg-shlibdeps gives the .deb's runtime dependencies;
 # libmicrohttpd serves `export`'s metrics, libdebuginfod fetches debug files; libdeflate
-# inflates compressed debug sections twice as fast as zlib (dwarf/elf/inflated_image.cpp).
+# inflates compressed debug sections twice as fast as zlib (dwarf/elf/inflated_image.cpp);
+# elfutils' libdw (libdwfl) unwinds --stack's user stacks from .eh_frame (src/stack/dwarf_unwinder.cpp).
 # llvm-19 has llvm-dwp (the split-DWARF .dwp fixtures); binutils has dwp.
 test_pkgs=(libgtest-dev trace-cmd gdb clang libclang-rt-14-dev tmux python3 llvm-19 binutils
            qemu-system-x86 busybox-static cpio e2fsprogs kmod linux-perf time

@@ -2,10 +2,6 @@
 
 namespace kpp::tui {
 
-namespace {
-uint64_t key_of(size_t pair, int tid) { return (static_cast<uint64_t>(pair) << 32) | static_cast<uint32_t>(tid); }
-}  // namespace
-
 size_t LatencyPairs::add_pair(std::string label, size_t entry, size_t ret) {
   LatencyPair p;
   p.label = std::move(label);
@@ -15,15 +11,15 @@ size_t LatencyPairs::add_pair(std::string label, size_t entry, size_t ret) {
   return pairs_.size() - 1;
 }
 
-void LatencyPairs::on_entry(size_t pair, int tid, uint64_t time_ns) {
-  auto &stack = open_[key_of(pair, tid)];
+void LatencyPairs::on_entry(size_t pair, uint64_t owner, uint64_t time_ns) {
+  auto &stack = open_[PairOwner{pair, owner}];
   if (stack.size() >= kMaxDepth) stack.erase(stack.begin());
   stack.push_back(time_ns);
 }
 
-void LatencyPairs::on_return(size_t pair, int tid, uint64_t time_ns) {
+void LatencyPairs::on_return(size_t pair, uint64_t owner, uint64_t time_ns) {
   LatencyPair &p = pairs_[pair];
-  auto it = open_.find(key_of(pair, tid));
+  auto it = open_.find(PairOwner{pair, owner});
   if (it == open_.end() || it->second.empty()) {
     ++p.unmatched;
     return;

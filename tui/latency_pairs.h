@@ -1,7 +1,8 @@
 // LatencyPairs: entry/return probe pairs and their latency histograms.
-// A return is matched with the latest unmatched entry of the same thread
-// (a stack per thread, so recursion pairs inner calls first), as
-// funclatency does; a return with no entry on its thread is "unmatched".
+// A return is matched with the latest unmatched entry of the same owner, its
+// thread or, for Go, its goroutine (src/stream/pair_owner.h) (a stack per
+// owner, so recursion pairs inner calls first), as funclatency does; a
+// return with no entry of its owner is "unmatched".
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/stream/pair_owner.h"
 #include "tui/log2_histogram.h"
 
 namespace kpp::tui {
@@ -26,19 +28,20 @@ struct LatencyPair {
 
 class LatencyPairs {
  public:
-  // Entries deeper than this on one thread drop their oldest (a missed
+  // Entries deeper than this of one owner drop their oldest (a missed
   // return must not grow memory forever).
   static constexpr size_t kMaxDepth = 256;
 
   size_t add_pair(std::string label, size_t entry, size_t ret);
-  void on_entry(size_t pair, int tid, uint64_t time_ns);
-  void on_return(size_t pair, int tid, uint64_t time_ns);
+  // `owner`: pair_owner() of the event.
+  void on_entry(size_t pair, uint64_t owner, uint64_t time_ns);
+  void on_return(size_t pair, uint64_t owner, uint64_t time_ns);
 
   const std::vector<LatencyPair> &pairs() const { return pairs_; }
 
  private:
   std::vector<LatencyPair> pairs_;
-  std::unordered_map<uint64_t, std::vector<uint64_t>> open_;  // (pair << 32 | tid) -> entry times
+  std::unordered_map<PairOwner, std::vector<uint64_t>, PairOwnerHash> open_;  // -> entry times
 };
 
 }  // namespace kpp::tui

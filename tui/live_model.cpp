@@ -89,8 +89,8 @@ void LiveModel::on_event(const Event &e) {
   ProbeRow &row = probes_[row_for(e)];
   ++row.hits;
   log_.push(e);
-  if (row.pair_entry >= 0) pairs_.on_entry(static_cast<size_t>(row.pair_entry), e.pid, e.time_ns);
-  if (row.pair_return >= 0) pairs_.on_return(static_cast<size_t>(row.pair_return), e.pid, e.time_ns);
+  if (row.pair_entry >= 0) pairs_.on_entry(static_cast<size_t>(row.pair_entry), pair_owner(e), e.time_ns);
+  if (row.pair_return >= 0) pairs_.on_return(static_cast<size_t>(row.pair_return), pair_owner(e), e.time_ns);
   for (size_t f = 0; f < e.fields.size(); ++f) {
     if (f >= row.args.size() || row.args[f].name != e.fields[f].name) {
       // A probe's fields do not change; a mismatch means a redefined event.

@@ -10,7 +10,11 @@
 #define NCURSES_WIDECHAR 1
 #include <ncursesw/curses.h>
 
+#include "src/util/crash_note.h"
+
 namespace kpp::tui {
+
+using kpp::note_terminal_restore;
 
 namespace {
 
@@ -37,6 +41,18 @@ bool no_color_requested() {
   return v && *v;
 }
 
+// What endwin() and curs_set(1) would send: leave the alternate screen, show
+// the cursor. Noted for the supervisor, which sends it if this process dies
+// without restoring the terminal (src/util/crash_note.h).
+std::string leave_sequence() {
+  std::string bytes;
+  for (const char *cap : {"sgr0", "rmcup", "cnorm"}) {
+    const char *s = tigetstr(cap);
+    if (s && s != reinterpret_cast<const char *>(-1)) bytes += s;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Terminal>> Terminal::open() {
@@ -60,6 +76,7 @@ Result<std::unique_ptr<Terminal>> Terminal::open() {
   nodelay(stdscr, TRUE);
   set_escdelay(25);
   curs_set(0);
+  note_terminal_restore(leave_sequence());
   t->unicode_ = std::strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
   t->color_ = !no_color_requested() && has_colors();
   if (t->color_) {
@@ -82,6 +99,7 @@ void Terminal::restore() {
   active_ = false;
   curs_set(1);
   endwin();
+  note_terminal_restore("");
   delscreen(static_cast<SCREEN *>(screen_));
   screen_ = nullptr;
 }

@@ -105,6 +105,8 @@ class ElfImage {
   // The return instructions and outward jumps of the code [begin, end)
   // (instruction_decoder.h); nullopt without a disassembler or code bytes there.
   std::optional<InstructionDecoder::Exits> exits_of(uint64_t begin, uint64_t end);
+  // Whether a return instruction is at `address` (false without a disassembler).
+  bool returns_at(uint64_t address);
   // The bytes of the section named `name` and its link-time address; nullopt
   // when the file has none with contents (SHT_NOBITS, a debug file's).
   struct SectionBytes {

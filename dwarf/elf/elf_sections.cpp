@@ -95,6 +95,14 @@ std::optional<InstructionDecoder::Exits> ElfImage::exits_of(uint64_t begin, uint
   return decoder()->exits(*code, begin);
 }
 
+bool ElfImage::returns_at(uint64_t address) {
+  // One instruction is at most 15 bytes; fewer where the code section ends.
+  for (uint64_t size = 15; size > 0; --size)
+    if (std::optional<InstructionDecoder::Exits> exits = exits_of(address, address + size))
+      return !exits->returns.empty() && exits->returns.front() == address;
+  return false;
+}
+
 std::optional<ElfImage::SectionBytes> ElfImage::section_named(std::string_view name) const {
   for (const object::SectionRef &section : binary_.getBinary()->sections()) {
     auto section_name = section.getName();

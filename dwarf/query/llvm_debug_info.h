@@ -83,6 +83,7 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   bool is_go_function(const Function &fn) override;  // dwarf/lang/go_functions.cpp
   Result<std::vector<uint64_t>> return_instructions(const Function &fn) override;
   std::vector<Variable> go_results(const Function &fn) override;
+  bool returns_at(uint64_t address) override { return image_.returns_at(address); }
 
   // Questions of the ELF file alone: its image answers them.
   std::optional<uint64_t> address_of_file_offset(uint64_t at) override { return image_.address_of_file_offset(at); }

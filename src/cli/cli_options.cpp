@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "src/stream/filter_expression.h"
+
 namespace kpp {
 
 namespace {
@@ -36,7 +38,7 @@ enum HistLongOnly { opt_by = 1500, opt_sum, opt_latency };
 enum NameLongOnly { opt_demangle = 1400, opt_no_demangle, opt_demangle_kernel, opt_prefix_map };
 
 // Options of stacks.
-enum StackLongOnly { opt_stack = 1900 };
+enum StackLongOnly { opt_stack = 1900, opt_user_stack, opt_stack_window, opt_folded };
 
 // Options of export.
 enum ExportLongOnly { opt_listen = 1600, opt_hist };
@@ -91,6 +93,9 @@ const option long_options[] = {
     {"sum", required_argument, nullptr, opt_sum},
     {"latency", required_argument, nullptr, opt_latency},
     {"stack", no_argument, nullptr, opt_stack},
+    {"user-stack", required_argument, nullptr, opt_user_stack},
+    {"stack-window", required_argument, nullptr, opt_stack_window},
+    {"folded", no_argument, nullptr, opt_folded},
     {"pid", required_argument, nullptr, 'p'},
     {"target-ns", required_argument, nullptr, opt_target_ns},
     {"children", no_argument, nullptr, opt_children},
@@ -112,16 +117,16 @@ const char *command_name(CliOptions::Command c) {
 
 bool option_applies(CliOptions::Command c, int opt) {
   static const std::vector<int> common{'q', 'v', 'h', opt_version};
-  static const std::vector<int> trace{'e', 'o', opt_json, opt_duration, opt_filter, opt_pid_only, opt_stack,
-                                      'p', opt_children};
-  static const std::vector<int> record{'e', 'o', opt_duration, opt_filter, opt_pid_only, opt_file_version,
-                                       opt_compression, opt_stack, 'p', opt_children};
-  static const std::vector<int> report{opt_json};
+  static const std::vector<int> trace{'e',       'o',       opt_json,       opt_duration,     opt_filter, opt_pid_only,
+                                      opt_stack, opt_user_stack, opt_stack_window, opt_folded,      'p',        opt_children};
+  static const std::vector<int> record{'e',       'o',            opt_duration,     opt_filter, opt_pid_only, opt_file_version,
+                                       opt_compression, opt_stack, opt_user_stack, opt_stack_window, 'p',        opt_children};
+  static const std::vector<int> report{opt_json, opt_folded};
   // live --add takes the probe options too.
   static const std::vector<int> live{'e', 'o', opt_filter, opt_keep, 'a', 'x', 'k', 'm', 's', 'f', opt_max_probes,
                                      opt_no_inlines, opt_no_cache, opt_maxactive, opt_demangle, opt_no_demangle,
-                                     opt_demangle_kernel, opt_prefix_map, opt_fprobe, opt_stack,
-                                     'p', opt_children};
+                                     opt_demangle_kernel, opt_prefix_map, opt_fprobe, opt_stack, opt_user_stack,
+                                     opt_stack_window, 'p', opt_children};
   auto has = [&](const std::vector<int> &v) { return std::find(v.begin(), v.end(), opt) != v.end(); };
   if (has(common)) return true;
   switch (c) {
@@ -137,6 +142,18 @@ std::string option_text(int opt) {
   for (const option *o = long_options; o->name; ++o)
     if (o->val == opt) return std::string("--") + o->name;
   return std::string("-") + static_cast<char>(opt);
+}
+
+// The options that shape --stack do nothing without it.
+Status check_stack_options(const CliOptions &o) {
+  const char *lone = o.user_stack_given ? "--user-stack" : o.stack_window_given ? "--stack-window" : nullptr;
+  if (lone && !o.stack) return Error(std::string(lone) + " shapes --stack's user stacks: add --stack");
+  if (o.stack_window_given && o.user_stack_fp) return Error("--stack-window is the window DWARF unwinding reads: not with --user-stack=fp");
+  if (o.command == CliOptions::Command::Record && o.user_stack_given && !o.user_stack_fp)
+    return Error("record --stack keeps the kernel's frame-pointer user stacks in the trace.dat; --user-stack=dwarf is for trace and live");
+  if (o.folded && o.command == CliOptions::Command::Trace && !o.stack) return Error("--folded counts stacks: add --stack");
+  if (o.folded && o.json) return Error("--folded and --json are two output forms: choose one");
+  return Ok{};
 }
 
 Status check_option_scope(CliOptions::Command c, const std::vector<int> &seen) {
@@ -234,6 +251,31 @@ Status set_maxactive(CliOptions &o, const char *arg) {
   return Ok{};
 }
 
+Status set_user_stack(CliOptions &o, const char *arg) {
+  if (std::strcmp(arg, "dwarf") == 0) o.user_stack_fp = false;
+  else if (std::strcmp(arg, "fp") == 0) o.user_stack_fp = true;
+  else return Error(std::string("--user-stack: expected dwarf or fp, got '") + arg + "'");
+  o.user_stack_given = true;
+  return Ok{};
+}
+
+// BYTES, or NK for N KiB: a multiple of 8 that perf can sample (it caps a
+// sample at 64 KiB, registers and headers included).
+Status set_stack_window(CliOptions &o, const char *arg) {
+  char *end = nullptr;
+  unsigned long long v = std::strtoull(arg, &end, 10);
+  if (end != arg && (*end == 'K' || *end == 'k') && end[1] == 0) {
+    v *= 1024;
+    ++end;
+  }
+  if (end == arg || *end || v < 8 || v > 65016 || v % 8)
+    return Error(std::string("--stack-window: expected a number of bytes from 8 to 65016, a multiple of 8 (or NK), got '") +
+                 arg + "'");
+  o.stack_window = static_cast<size_t>(v);
+  o.stack_window_given = true;
+  return Ok{};
+}
+
 Status add_prefix_map(CliOptions &o, const char *arg) {
   const char *eq = std::strchr(arg, '=');
   if (!eq || eq == arg)
@@ -315,6 +357,9 @@ Status apply_option(CliOptions &o, int c, const OptionWords &words) {
     case 'o': o.output = optarg; o.output_given = true; break;
     case opt_keep: o.keep = true; break;
     case opt_stack: o.stack = true; break;
+    case opt_user_stack: return set_user_stack(o, optarg);
+    case opt_stack_window: return set_stack_window(o, optarg);
+    case opt_folded: o.folded = true; break;
     case opt_by: o.hist_by.push_back(optarg); break;
     case opt_sum: o.hist_sum.push_back(optarg); break;
     case opt_latency: o.hist_latency = optarg; break;
@@ -336,7 +381,7 @@ Status apply_option(CliOptions &o, int c, const OptionWords &words) {
     case opt_externs: o.externs = true; break;
     case opt_range: o.range = true; break;
     case opt_pid_only: o.pid_only = true; break;
-    case opt_filter: o.filter = optarg; break;
+    case opt_filter: o.filter = optarg; return check_filter_expression(o.filter);
     case opt_version: o.command = CliOptions::Command::Version; break;
     case opt_no_cache: o.no_cache = true; break;
     case opt_fprobe: o.fprobe = true; break;
@@ -402,6 +447,7 @@ Result<CliOptions> parse_cli(int argc, char **argv) {
     if (Status applied = apply_option(o, c, words); !applied) return std::move(applied).error();
   }
   if (Status scope = check_option_scope(o.command, seen); !scope) return std::move(scope).error();
+  if (Status st = check_stack_options(o); !st) return std::move(st).error();
   std::vector<std::string> rest(words.ptrs.begin() + optind, words.ptrs.begin() + words.count());
   bool after_dashes = optind > 1 && std::strcmp(words[optind - 1], "--") == 0;
   if (Status operands = take_operands(o, rest, after_dashes); !operands) return std::move(operands).error();
@@ -485,6 +531,9 @@ const char *options_text() {
       --filter EXPR      (trace) tracefs event filter
       --pid-only         (trace, hist) only the traced command and its children
       --stack            (trace, record, live) each event's kernel stack (uprobes: user stack)
+      --user-stack dwarf|fp  (with --stack) unwind user stacks from DWARF CFI (default) or frame pointers
+      --stack-window BYTES   (with --stack) bytes of user stack copied per event for DWARF (default 8K)
+      --folded           (trace --stack, report) print folded stacks "f1;f2;f3 COUNT" for flame graphs
       --keep             (live) leave the probes it added when it quits
       --listen [HOST:]PORT  (export) where to serve /metrics; HOST defaults to 127.0.0.1
       --hist ARG         (export) a log2 histogram of argument ARG (repeatable)

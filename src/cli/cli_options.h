@@ -62,6 +62,11 @@ struct CliOptions {
   int file_version = 6;                  // --file-version 6|7 (record)
   std::string compression;               // --compression zstd|zlib|none (record, version 7)
   bool stack = false;                    // --stack (trace, record, live): kernel and user stacks
+  bool user_stack_fp = false;            // --user-stack=fp: frame pointers (default dwarf)
+  bool user_stack_given = false;
+  size_t stack_window = 8192;            // --stack-window BYTES: user stack copied for DWARF unwinding
+  bool stack_window_given = false;
+  bool folded = false;                   // --folded (trace --stack, report): folded stacks and counts
 
   // hist
   std::vector<std::string> hist_by;      // --by FIELD[.MOD] (repeatable)

@@ -4,17 +4,22 @@
 // instance go on every exit path (the session's teardown removes them).
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <functional>
+#include <thread>
 
 #include "src/cli/commands.h"
 #include "src/cli/session_report.h"
+#include "src/hist/event_fields.h"
+#include "src/hist/hist_parse.h"
 #include "src/hist/hist_request.h"
 #include "src/hist/hist_table.h"
 #include "src/hist/latency.h"
 #include "src/hist/synthetic_event.h"
 #include "src/probes/probe_engine.h"
 #include "src/stream/session.h"
+#include "src/stream/stale_instances.h"
 #include "src/stream/trace_instance.h"
 
 namespace kpp {
@@ -84,10 +89,24 @@ struct Counted {
   HistRequest request;
 };
 
-Status print_table(const TraceInstance &instance, const Counted &counted, bool json) {
-  auto text = instance.read_event_file(counted.event, "hist");
-  if (!text) return std::move(text).error();
-  auto table = parse_hist(*text, counted.request);
+// The table, paused first so that its rows and its Totals are of one moment
+// (an event another CPU was counting as the pause came may still land: a
+// table that does not add up is read again, a few times).
+Result<HistTable> read_table(TraceInstance &instance, const Counted &counted) {
+  if (Status s = instance.write_event_file(counted.event, "trigger", hist_pause_trigger(hist_trigger(counted.request)));
+      !s)
+    return std::move(s).error();
+  for (int attempt = 0;; ++attempt) {
+    auto text = instance.read_event_file(counted.event, "hist");
+    if (!text) return std::move(text).error();
+    auto table = parse_hist(*text, counted.request, HistSnapshot::Still);
+    if (table || attempt == 2) return table;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+Status print_table(TraceInstance &instance, const Counted &counted, bool json) {
+  auto table = read_table(instance, counted);
   if (!table) return std::move(table).error();
   merge_by_comm(*table, counted.request);
   std::string out = json ? format_hist_json(*table, counted.request) : format_hist_text(*table, counted.request);
@@ -101,10 +120,14 @@ Status print_table(const TraceInstance &instance, const Counted &counted, bool j
 std::function<Status(TraceInstance &)> count_event(const CliOptions &options, HistRequest request, Counted &counted) {
   std::string own = "common_pid != " + std::to_string(getpid());
   request.filter = request.filter.empty() ? own : "(" + request.filter + ") && " + own;
-  return [&options, request, &counted](TraceInstance &instance) -> Status {
+  return [&options, request, &counted](TraceInstance &instance) mutable -> Status {
     auto event = one_event(instance, options.events.front());
     if (!event) return std::move(event).error();
     if (Status s = check_hist_support(instance, *event); !s) return s;
+    // Which fields are strings: read as such, never summed.
+    auto format = instance.read_event_file(*event, "format");
+    if (!format) return std::move(format).error();
+    if (Status s = apply_event_fields(request, *format); !s) return s;
     if (Status s = instance.add_trigger(*event, hist_trigger(request)); !s) return s;
     counted = Counted{*event, request};
     return Ok{};
@@ -176,7 +199,7 @@ Result<int> run_latency(const CliOptions &options) {
   if (!events) return std::move(events).error();
   // Declared before the session: its triggers go first, then the event.
   SyntheticEvent synthetic;
-  LatencyTriggers t = latency_triggers(events->first, std::to_string(getpid()));
+  LatencyTriggers t = latency_triggers(events->first, this_runs_synthetic_event_name());
   if (Status s = synthetic.add(t.synthetic_definition); !s) return std::move(s).error();
   Counted counted;
   std::string what = events->first.system + ":" + events->first.name + " -> " + events->second.system + ":" +

@@ -75,7 +75,12 @@ Result<int> run_live_command(const CliOptions &options) {
   view.debug_files = std::make_shared<dwarf::OpenedFiles>(debug_open_options(options));
   view.sites = event_sites(*defs, view.events, view.debug_files);
   view.stack = options.stack;
-  view.symbolizer = stack_symbolizer(options, *defs);
+  SessionOptions stacks;
+  set_stack_options(options, stacks, *defs);
+  view.symbolizer = stacks.symbolizer;
+  view.user_stack = stacks.user_stack;
+  view.stack_window = stacks.stack_window;
+  view.unwinder = stacks.unwinder;
   auto summary = run_live_view(view, *engine, *defs);
   if (!summary) return std::move(summary).error();
   print_summary(options, *summary);

@@ -11,6 +11,7 @@
 #include "src/kernel/kprobe_lists.h"
 #include "src/probes/list_format.h"
 #include "src/probes/probe_engine.h"
+#include "src/stream/stale_instances.h"
 #include "src/util/process_root.h"
 
 namespace kpp {
@@ -156,6 +157,10 @@ Status list(const CliOptions &options) {
 Status del(const CliOptions &options) {
   auto engine = ProbeEngine::open();
   if (!engine) return std::move(engine).error();
+  // A killed run's instance, triggers and synthetic event keep its probes
+  // in use: removed first, as a session does (stale_instances.h).
+  for (const std::string &note : remove_stale_instances(engine->tracing_dir()))
+    std::fprintf(stderr, "kprobe-probe: %s\n", note.c_str());
   std::vector<Error> failures;
   for (const std::string &pattern : options.del) {
     auto removal = engine->remove(pattern);

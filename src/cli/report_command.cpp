@@ -3,11 +3,13 @@
 
 #include "src/cli/commands.h"
 #include "src/cli/probe_target.h"
+#include "src/output/folded_sink.h"
 #include "src/output/printer_sink.h"
 #include "src/probes/probe_engine.h"
 #include "src/stack/stack_symbolizer.h"
 #include "src/stream/sink_chain.h"
 #include "src/tracedat/tracedat_reader.h"
+#include "src/util/crash_note.h"
 
 namespace kpp {
 
@@ -33,10 +35,15 @@ Status run_report_command(const CliOptions &options) {
     return defs ? std::move(*defs) : std::vector<TraceDefinition>{};
   });
   chain_options.stacks.symbolizer = &symbolizer;
-  SinkChain chain(std::move(chain_options), {&printer});
+  FoldedSink folded(stdout);  // --folded: the stacks counted, written at the end
+  SinkChain chain(std::move(chain_options), {options.folded ? static_cast<EventSink *>(&folded) : &printer});
   auto name_buffer = [&](const std::string &name) {
-    if (!options.json) std::fprintf(stdout, "Buffer: %s\n", name.c_str());
+    if (!options.json && !options.folded) std::fprintf(stdout, "Buffer: %s\n", name.c_str());
   };
+  // If libtracecmd crashes on a damaged file, the supervisor names the file
+  // and the reader (src/cli/supervisor.h).
+  note_reader("the trace.dat reader (libtracecmd)");
+  note_file_opened(options.input);
   auto summary = read_tracedat(options.input, chain, name_buffer);
   if (!summary) return std::move(summary).error();
   for (const std::string &w : summary->warnings) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());

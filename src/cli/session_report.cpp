@@ -6,6 +6,7 @@
 #include "src/probes/definition_shapes.h"
 #include "src/probes/list_format.h"
 #include "src/probes/probe_engine.h"
+#include "src/stack/dwarf_unwinder.h"
 #include "src/stack/stack_symbolizer.h"
 #include "src/util/strings.h"
 
@@ -21,7 +22,6 @@ SessionOptions session_options_from(const CliOptions &options, CommandOutput com
   s.target_children = options.children;
   s.command = options.command_line;
   s.command_output = command_output;
-  s.stack = options.stack;
   std::vector<TraceDefinition> none;
   auto engine = ProbeEngine::open();
   auto defs = engine ? engine->list() : Result<std::vector<TraceDefinition>>(Error("no tracefs"));
@@ -29,16 +29,28 @@ SessionOptions session_options_from(const CliOptions &options, CommandOutput com
     s.probes = probe_shapes(*defs);
     s.sites = event_sites(*defs, options.events, std::make_shared<dwarf::OpenedFiles>(debug_open_options(options)));
   }
-  s.symbolizer = stack_symbolizer(options, defs ? *defs : none);
+  set_stack_options(options, s, defs ? *defs : none);
   return s;
 }
 
-std::shared_ptr<FrameSymbolizer> stack_symbolizer(const CliOptions &options, const std::vector<TraceDefinition> &definitions) {
-  if (!options.stack) return nullptr;
+void set_stack_options(const CliOptions &options, SessionOptions &s, const std::vector<TraceDefinition> &definitions) {
+  s.stack = options.stack;
+  // record keeps the kernel's own stack events in the trace.dat (trace-cmd
+  // prints them): its user stacks are walked by frame pointers for now.
+  bool fp = options.user_stack_fp || options.command == CliOptions::Command::Record;
+  s.user_stack = fp ? UserStackMethod::FramePointers : UserStackMethod::Dwarf;
+  s.stack_window = options.stack_window;
+  if (!options.stack) return;
   auto symbolizer = std::make_shared<StackSymbolizer>(StackSource::Live, options.vmlinux, debug_open_options(options));
   // A process gone before its stack is named: its uprobe still places the probed binary.
   symbolizer->add_probes(definitions);
-  return symbolizer;
+  if (!fp) {
+    auto unwinder = std::make_shared<DwarfUnwinder>();
+    // The unwinder follows the processes' mappings: frames are named after they exit too.
+    symbolizer->set_maps_source([unwinder](pid_t pid) { return unwinder->maps_of(pid); });
+    s.unwinder = unwinder;
+  }
+  s.symbolizer = symbolizer;
 }
 
 EventSites event_sites(const std::vector<TraceDefinition> &definitions, const std::vector<std::string> &patterns,

@@ -15,9 +15,10 @@ namespace kpp {
 // the definitions tracefs lists (when it can be read).
 SessionOptions session_options_from(const CliOptions &options, CommandOutput command_output);
 
-// The symbolizer of --stack (null without it): this boot's kallsyms and
-// vmlinux, the processes' maps, and the uprobes among `definitions`.
-std::shared_ptr<FrameSymbolizer> stack_symbolizer(const CliOptions &options, const std::vector<TraceDefinition> &definitions);
+// --stack's options of `options` into `s`: stack, user_stack, stack_window,
+// and with --stack the unwinder (DWARF) and the symbolizer that names the
+// frames (this boot's kallsyms and DWARF vmlinux, the programs' maps).
+void set_stack_options(const CliOptions &options, SessionOptions &s, const std::vector<TraceDefinition> &definitions);
 
 // The sites of the definitions of the events `patterns` name (-e), for
 // events to say which site fired (debug info opened once per program, from `files`,

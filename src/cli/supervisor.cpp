@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/cli/supervisor_probes.h"
 #include "src/spec/error_format.h"
 #include "src/stream/stale_instances.h"
 #include "src/stream/tracefs_cxx.h"
@@ -95,12 +96,19 @@ std::optional<std::string> end_adopted() {
   return "ended what it had started (" + names + ")";
 }
 
-// The dead child's tracefs instance, removed; nothing when it had none.
-std::vector<std::string> remove_instance() {
+// What the dead child had put in the kernel, removed in the order the kernel
+// needs: its instance's triggers, its synthetic event and its instance (a
+// probe stays while a trigger or an instance uses it), then the probes it
+// was writing or held to remove at its end (src/util/crash_note.h).
+std::vector<std::string> remove_kernel_state() {
   const char *dir = nullptr;
   if (tracefs_tracing_dir_is_mounted(false, &dir) != 1 || !dir) return {};
-  if (auto note = remove_instance_of_this_run(dir)) return {*note};
-  return {};
+  std::vector<std::string> notes = remove_instance_of_this_run(dir);
+  size_t not_noted = 0;
+  std::vector<std::string> probes = noted_probes(&not_noted);
+  if (probes.empty() && not_noted == 0) return notes;
+  if (std::optional<std::string> note = remove_probes(probes, not_noted)) notes.push_back(*note);
+  return notes;
 }
 
 // " (the file it opened last: 'b'; before it: 'a')".
@@ -120,11 +128,14 @@ void report_death(int sig, const std::vector<std::string> &notes) {
   std::string what = killed ? "the run was killed by SIGKILL, by the kernel's out-of-memory killer or by a user" +
                                   files_opened()
                             : "the run crashed with " + signal_name(sig) + files_opened();
-  what += noted_tracefs_changed() ? "; it had begun to write probe definitions: see 'kprobe-probe --list'"
-                                  : "; it had written no probe definition";
+  // Probes are written after the DWARF is read: a run that reads another
+  // kind of file (report's trace.dat) says nothing of them.
+  std::string reader = noted_reader();
+  if (noted_tracefs_changed()) what += "; it had begun to write probe definitions";
+  else if (reader.empty()) what += "; it had written no probe definition";
   for (const std::string &note : notes) what += "; " + note;
-  std::string hint = killed ? "" : "a damaged file the checks before the DWARF reader do not catch, or a bug: "
-                                   "please report it, with the file if you can";
+  std::string hint = killed ? "" : "a damaged file the checks before " + (reader.empty() ? "the DWARF reader" : reader) +
+                                       " do not catch, or a bug: please report it, with the file if you can";
   std::fputs(format_error(Error(what, hint)).c_str(), stderr);
 }
 
@@ -165,10 +176,15 @@ bool is_crash(int sig) {
   if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
   int sig = WTERMSIG(status);
   // Only in the foreground: a background process that sets them is stopped (SIGTTOU).
-  if (g_on_terminal && tcgetpgrp(STDIN_FILENO) == getpgrp()) tcsetattr(STDIN_FILENO, TCSANOW, &g_terminal);
+  if (g_on_terminal && tcgetpgrp(STDIN_FILENO) == getpgrp()) {
+    tcsetattr(STDIN_FILENO, TCSANOW, &g_terminal);
+    // The live view's alternate screen left, its cursor shown again.
+    std::string restore = noted_terminal_restore();
+    if (!restore.empty()) (void)!::write(STDOUT_FILENO, restore.data(), restore.size());
+  }
   std::vector<std::string> notes;
   if (auto ended = end_adopted()) notes.push_back(*ended);
-  for (std::string &note : remove_instance()) notes.push_back(std::move(note));
+  for (std::string &note : remove_kernel_state()) notes.push_back(std::move(note));
   if (!is_crash(sig)) {
     for (const std::string &note : notes) std::fprintf(stderr, "kprobe-probe: %s\n", note.c_str());
     die_of(sig);

@@ -10,6 +10,7 @@
 
 #include "src/cli/commands.h"
 #include "src/cli/session_report.h"
+#include "src/output/folded_sink.h"
 #include "src/output/printer_sink.h"
 #include "src/stream/session.h"
 #include "src/tracedat/tracedat_writer.h"
@@ -75,7 +76,9 @@ Result<int> run_trace_command(const CliOptions &options) {
   CommandOutput command_output =
       options.json && out == stdout ? CommandOutput::ToStderr : CommandOutput::Inherit;
   PrinterSink printer(options.json ? PrintFormat::Json : PrintFormat::Text, out, options.verbose > 0);
-  auto summary = run_session(session_options_from(options, command_output), {&printer});
+  FoldedSink folded(out);  // --folded: the stacks counted, written at the end
+  EventSink *sink = options.folded ? static_cast<EventSink *>(&folded) : &printer;
+  auto summary = run_session(session_options_from(options, command_output), {sink});
   if (out != stdout && std::fclose(out) != 0 && summary)
     return Error("cannot write " + options.output + ": " + std::strerror(errno));
   if (printer.output_closed()) {

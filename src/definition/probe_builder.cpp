@@ -13,6 +13,7 @@
 #include "src/lookup/lazy_match.h"
 #include "src/lookup/source_file.h"
 #include "src/util/companion_mark.h"
+#include "src/util/goroutine_field.h"
 #include "src/util/strings.h"
 
 namespace kpp {
@@ -289,6 +290,15 @@ class Builder {
     return sites;
   }
 
+  // A Go function's entry and returns carry the goroutine (r14 holds it
+  // there on x86-64), which latency pairs match calls by.
+  bool carries_goroutine(const Site &site) {
+    const ProbePoint &p = spec_.point;
+    bool entry = !p.function.empty() && !p.is_return && p.line == 0 && !p.offset && p.lazy_pattern.empty();
+    return regs_->e_machine == 62 /* EM_X86_64 */ && (site.at_return_instruction || entry) &&
+           debug_.is_go_function(*site.function);
+  }
+
   // FUNC;PTN: the lines of the function whose source matches the pattern.
   Result<std::vector<Site>> pattern_sites_in(const dwarf::Function &fn) {
     auto source = read_source(fn.decl_file, options_.source_dir, options_.prefix_map, debug_.build_id());
@@ -450,6 +460,7 @@ class Builder {
     if (!args) return std::move(args).error();
     std::vector<FetchArg> at_entry;
     for (FetchArg &arg : *args) (arg.at_entry ? at_entry : def.args).push_back(std::move(arg));
+    if (carries_goroutine(site)) def.args.push_back(FetchArg{goroutine_field, goroutine_fetch_x86_64, "x64"});
     if (!at_entry.empty()) {
       auto companions = entry_companions(def, site, std::move(at_entry));
       if (!companions) return std::move(companions).error();

@@ -5,7 +5,7 @@
 namespace kpp {
 
 namespace {
-uint64_t open_key(int pair, int tid) { return (static_cast<uint64_t>(pair) << 32) | static_cast<uint32_t>(tid); }
+PairOwner open_key(int pair, const Event &event) { return PairOwner{static_cast<size_t>(pair), pair_owner(event)}; }
 }  // namespace
 
 ExportSink::ExportSink(const ExportPlan &plan) : hist_args_(plan.hist_args) {
@@ -38,17 +38,17 @@ Status ExportSink::on_event(const Event &event) {
   return Ok{};
 }
 
-// A return is matched with the latest unmatched entry of its thread, so
-// recursive calls pair inner first.
+// A return is matched with the latest unmatched entry of its owner (its
+// thread, a Go probe's goroutine: pair_owner.h), so recursive calls pair inner first.
 void ExportSink::pair_event(const Event &event, const Roles &roles) {
   if (roles.entry_of >= 0) {
-    if (open_.size() >= kMaxOpenThreads && !open_.count(open_key(roles.entry_of, event.pid))) open_.clear();
-    std::vector<uint64_t> &stack = open_[open_key(roles.entry_of, event.pid)];
+    if (open_.size() >= kMaxOpenThreads && !open_.count(open_key(roles.entry_of, event))) open_.clear();
+    std::vector<uint64_t> &stack = open_[open_key(roles.entry_of, event)];
     if (stack.size() >= kMaxDepth) stack.erase(stack.begin());
     stack.push_back(event.time_ns);
   }
   if (roles.return_of >= 0) {
-    auto it = open_.find(open_key(roles.return_of, event.pid));
+    auto it = open_.find(open_key(roles.return_of, event));
     size_t pair = static_cast<size_t>(roles.return_of);
     if (it == open_.end()) {
       registry_.add_unmatched(pair);

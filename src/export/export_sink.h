@@ -11,6 +11,7 @@
 
 #include "src/export/metrics_registry.h"
 #include "src/stream/event_sink.h"
+#include "src/stream/pair_owner.h"
 
 namespace kpp {
 
@@ -56,7 +57,7 @@ class ExportSink : public EventSink {
   MetricsRegistry registry_;
   std::vector<std::string> hist_args_;
   std::unordered_map<std::string, Roles> roles_;  // "group:event"
-  std::unordered_map<uint64_t, std::vector<uint64_t>> open_;  // (pair << 32 | tid) -> entry times
+  std::unordered_map<PairOwner, std::vector<uint64_t>, PairOwnerHash> open_;  // -> entry times
   std::string id_;  // scratch for "group:event"
 };
 

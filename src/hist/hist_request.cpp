@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "src/stream/filter_expression.h"
+
 namespace kpp {
 
 namespace {
@@ -67,13 +69,7 @@ Status check_hist_field(const std::string &option, const std::string &field) {
   return Ok{};
 }
 
-Status check_hist_filter(const std::string &filter) {
-  // The filter goes into the trigger line as it is and the kernel parses it;
-  // it must stay one line.
-  for (char c : filter)
-    if (c == '\n' || c == '\r' || c == '\0') return Error("--filter: the expression must be one line");
-  return Ok{};
-}
+Status check_hist_filter(const std::string &filter) { return check_filter_expression(filter); }
 
 std::string hist_trigger(const HistRequest &request) {
   std::string t = "hist:keys=";
@@ -83,6 +79,12 @@ std::string hist_trigger(const HistRequest &request) {
   t += ":sort=hitcount.descending:size=" + std::to_string(kHistSize);
   if (!request.filter.empty()) t += " if " + request.filter;
   return t;
+}
+
+std::string hist_pause_trigger(const std::string &trigger) {
+  size_t cond = trigger.find(" if ");
+  if (cond == std::string::npos) return trigger + ":pause";
+  return trigger.substr(0, cond) + ":pause" + trigger.substr(cond);
 }
 
 namespace {

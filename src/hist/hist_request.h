@@ -19,6 +19,9 @@ struct HistKey {
   enum class Kind { Plain, Log2, Hex, Sym, Execname };
   std::string field;          // as the user wrote it ("comm", "count", "common_pid")
   Kind kind = Kind::Plain;
+  // The field is a string (its format says char[N], __data_loc char[], char *):
+  // the kernel prints its bytes as they are, padded to 50 (mark_string_keys).
+  bool string = false;
   // The key as the trigger spells it: "count.log2", "common_pid.execname".
   std::string trigger_key() const;
   // The name this key has in our table and JSON ("count.log2", "comm").
@@ -38,12 +41,16 @@ struct HistRequest {
 Result<HistKey> parse_hist_key(const std::string &text);
 // Checks a --sum field name the same way.
 Status check_hist_field(const std::string &option, const std::string &field);
-// A --filter must be one line (the kernel parses the rest).
+// A --filter must be one line, its parentheses balanced and its quotes closed
+// (src/stream/filter_expression.h).
 Status check_hist_filter(const std::string &filter);
 
 // "hist:keys=K1,K2:vals=hitcount,S1:sort=hitcount.descending:size=N [if FILTER]".
 // The same text with a leading '!' removes the trigger.
 std::string hist_trigger(const HistRequest &request);
+// The command that pauses the trigger `trigger` (as hist_trigger() wrote it):
+// its text with ":pause" before the filter.
+std::string hist_pause_trigger(const std::string &trigger);
 
 // The request back from a trigger line as the kernel lists it in a trigger
 // file ("hist:keys=common_pid.execname:vals=hitcount,count:sort=...:size=N

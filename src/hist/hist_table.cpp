@@ -4,90 +4,18 @@
 #include <cinttypes>
 #include <cstdio>
 #include <map>
-#include <sstream>
-
+#include "src/definition/definition_text.h"
 #include "src/util/json_string.h"
 
 namespace kpp {
 
 namespace {
 
-std::string trim(const std::string &s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
-
-// "{ common_pid: dd [ 175], count: ~ 2^3 } hitcount: 3  count: 21" -> the row.
-Result<HistRow> parse_row(const std::string &line, const HistRequest &request) {
-  size_t close = line.rfind('}');
-  if (close == std::string::npos) return Error("unexpected line in the kernel's histogram: " + line);
-  std::string keys = line.substr(1, close - 1);
-  std::string vals = line.substr(close + 1);
-  HistRow row;
-  // Each key starts at "NAME:"; its value runs to ", NEXT:" or the end.
-  size_t pos = 0;
-  for (size_t i = 0; i < request.keys.size(); ++i) {
-    std::string name = request.keys[i].printed_name() + ":";
-    size_t at = keys.find(name, pos);
-    if (at == std::string::npos) return Error("the kernel's histogram has no key '" + name + "' in: " + line);
-    size_t start = at + name.size();
-    size_t end = keys.size();
-    if (i + 1 < request.keys.size()) {
-      std::string next = ", " + request.keys[i + 1].printed_name() + ":";
-      size_t n = keys.find(next, start);
-      if (n == std::string::npos) n = keys.find(request.keys[i + 1].printed_name() + ":", start);
-      if (n == std::string::npos) return Error("unexpected key layout in the kernel's histogram: " + line);
-      end = n;
-    }
-    row.keys.push_back(trim(keys.substr(start, end - start)));
-    pos = end;
-  }
-  // Values: "hitcount: N" then "NAME: N" per sum, in the order asked.
-  std::istringstream in(vals);
-  std::string name;
-  std::map<std::string, uint64_t> found;
-  uint64_t v = 0;
-  while (in >> name >> v) {
-    if (!name.empty() && name.back() == ':') name.pop_back();
-    found[name] = v;
-  }
-  auto hit = found.find("hitcount");
-  if (hit == found.end()) return Error("no hitcount in the kernel's histogram line: " + line);
-  row.hits = hit->second;
-  for (const std::string &s : request.sums) {
-    auto it = found.find(s);
-    if (it == found.end()) return Error("no sum of '" + s + "' in the kernel's histogram line: " + line);
-    row.sums.push_back(it->second);
-  }
-  return row;
-}
-
-uint64_t total_of(const std::string &text, const char *label) {
-  size_t at = text.find(label);
-  if (at == std::string::npos) return 0;
-  return std::strtoull(text.c_str() + at + std::char_traits<char>::length(label), nullptr, 10);
-}
-
-void sort_rows(std::vector<HistRow> &rows) {
-  std::stable_sort(rows.begin(), rows.end(), [](const HistRow &a, const HistRow &b) {
-    if (a.hits != b.hits) return a.hits > b.hits;
-    return a.keys < b.keys;
-  });
-}
-
-// "dd [ 175]" -> "dd" (execname keys print the name, then the pid in brackets).
-std::string execname_of(const std::string &value) {
-  size_t br = value.rfind('[');
-  return br == std::string::npos ? value : trim(value.substr(0, br));
-}
-
 bool asked_comm(const HistKey &key) { return key.field == "comm"; }
 
 // A key's value for JSON: a number where the kernel printed one.
 std::string json_value(const HistKey &key, const std::string &value) {
-  if (asked_comm(key) || key.kind == HistKey::Kind::Execname) return json_quote(execname_of(value));
+  if (key.string || asked_comm(key) || key.kind == HistKey::Kind::Execname) return json_quote(value);
   if (key.kind == HistKey::Kind::Log2) {
     // "~ 2^3": the kernel rounds a value up to a power of two, so the bucket
     // is (4, 8]; JSON gives the kernel's 2^n, its upper bound.
@@ -104,8 +32,11 @@ std::string json_value(const HistKey &key, const std::string &value) {
   return json_quote(value);
 }
 
-std::string text_value(const HistKey &key, const std::string &value) {
-  if (asked_comm(key)) return execname_of(value);
+// Strings and comms as printable text: a newline or an escape sequence in a
+// key cannot break the table or reach the terminal.
+std::string text_value(const HistKey &key, const std::string &value, uint64_t pid) {
+  if (key.string || asked_comm(key)) return printable(value);
+  if (key.kind == HistKey::Kind::Execname) return printable(value) + " [" + std::to_string(pid) + "]";
   if (key.kind == HistKey::Kind::Log2) {
     size_t caret = value.find('^');
     if (caret != std::string::npos) {
@@ -121,37 +52,30 @@ std::string text_value(const HistKey &key, const std::string &value) {
 
 }  // namespace
 
-Result<HistTable> parse_hist(const std::string &text, const HistRequest &request) {
-  HistTable table;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] != '{') continue;
-    auto row = parse_row(line, request);
-    if (!row) return std::move(row).error();
-    table.rows.push_back(std::move(*row));
-  }
-  table.total_hits = total_of(text, "Hits:");
-  table.dropped = total_of(text, "Dropped:");
-  sort_rows(table.rows);
-  return table;
+void sort_hist_rows(std::vector<HistRow> &rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const HistRow &a, const HistRow &b) {
+    if (a.hits != b.hits) return a.hits > b.hits;
+    return a.keys < b.keys;
+  });
 }
 
 void merge_by_comm(HistTable &table, const HistRequest &request) {
   bool any = std::any_of(request.keys.begin(), request.keys.end(), asked_comm);
   if (!any) return;
-  std::map<std::vector<std::string>, HistRow> merged;
+  std::map<std::vector<std::string>, HistRow> merged;  // keys and pids
   for (HistRow &row : table.rows) {
     for (size_t i = 0; i < row.keys.size(); ++i)
-      if (asked_comm(request.keys[i])) row.keys[i] = execname_of(row.keys[i]);
-    auto [it, fresh] = merged.try_emplace(row.keys, row);
+      if (asked_comm(request.keys[i])) row.pids[i] = 0;
+    std::vector<std::string> merged_key = row.keys;
+    for (size_t i = 0; i < row.keys.size(); ++i) merged_key[i] += '\0' + std::to_string(row.pids[i]);
+    auto [it, fresh] = merged.try_emplace(merged_key, row);
     if (fresh) continue;
     it->second.hits += row.hits;
     for (size_t s = 0; s < row.sums.size(); ++s) it->second.sums[s] += row.sums[s];
   }
   table.rows.clear();
   for (auto &[keys, row] : merged) table.rows.push_back(std::move(row));
-  sort_rows(table.rows);
+  sort_hist_rows(table.rows);
 }
 
 std::string format_hist_text(const HistTable &table, const HistRequest &request) {
@@ -162,7 +86,7 @@ std::string format_hist_text(const HistTable &table, const HistRequest &request)
   std::vector<std::vector<std::string>> cells{header};
   for (const HistRow &row : table.rows) {
     std::vector<std::string> c;
-    for (size_t i = 0; i < row.keys.size(); ++i) c.push_back(text_value(request.keys[i], row.keys[i]));
+    for (size_t i = 0; i < row.keys.size(); ++i) c.push_back(text_value(request.keys[i], row.keys[i], row.pids[i]));
     c.push_back(std::to_string(row.hits));
     for (uint64_t s : row.sums) c.push_back(std::to_string(s));
     cells.push_back(std::move(c));

@@ -12,9 +12,11 @@
 namespace kpp {
 
 struct HistRow {
-  // One value per key of the request, in order, as the kernel printed it
-  // (trimmed): "dd [ 175]" for execname, "~ 2^3" for log2, "7", "0x1f".
+  // One value per key of the request, in order: a string's bytes as they are
+  // (escaped when shown), the comm of an execname key, "~ 2^3" for log2, "7",
+  // "1f" for hex, "[ffffffff8123] vfs_read" for sym.
   std::vector<std::string> keys;
+  std::vector<uint64_t> pids;  // per key: the pid of an execname key, else 0
   uint64_t hits = 0;
   std::vector<uint64_t> sums;  // one per HistRequest::sums
 };
@@ -25,10 +27,9 @@ struct HistTable {
   uint64_t dropped = 0;        // events the kernel could not count: the table was full
 };
 
-// Parses a `hist` file of the trigger hist_trigger(request) made. Rows whose
-// shape does not match the request are an error naming the line: the text
-// comes from the kernel, but a kernel of another version may print more.
-Result<HistTable> parse_hist(const std::string &text, const HistRequest &request);
+// Sorts rows by hits, descending; ties by key text. (Reading a table:
+// hist_parse.h.)
+void sort_hist_rows(std::vector<HistRow> &rows);
 
 // For keys asked --by comm (the kernel keys them by pid, .execname): one row
 // per process name, counts and sums added up.

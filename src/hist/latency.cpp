@@ -2,9 +2,9 @@
 
 namespace kpp {
 
-LatencyTriggers latency_triggers(const EventId &entry, const std::string &tag) {
+LatencyTriggers latency_triggers(const EventId &entry, const std::string &synthetic_name) {
   LatencyTriggers t;
-  t.synthetic_name = "kpp_lat_" + tag;
+  t.synthetic_name = synthetic_name;
   t.synthetic_definition = t.synthetic_name + " u64 lat_us";
   // Keyed by pid (the kernel's common_pid is the thread): a return pairs with
   // its own thread's entry, as a kretprobe does.

@@ -12,7 +12,7 @@
 namespace kpp {
 
 struct LatencyTriggers {
-  std::string synthetic_name;        // "kpp_lat_<pid>": a global event, ours by name
+  std::string synthetic_name;        // "kpp_lat_<pid>": a global event, ours by name (stale_instances.h)
   std::string synthetic_definition;  // "kpp_lat_<pid> u64 lat_us" for synthetic_events
   std::string entry_trigger;         // on the entry probe: saves the timestamp
   std::string return_trigger;        // on the return probe: computes, fires the synthetic event
@@ -20,8 +20,9 @@ struct LatencyTriggers {
 };
 
 // The triggers for the entry event of a function and its return event (which
-// gets return_trigger); `tag` makes the
-// synthetic event's name ours (the process id).
-LatencyTriggers latency_triggers(const EventId &entry, const std::string &tag);
+// gets return_trigger), firing the synthetic event `synthetic_name` (the
+// run's own: this_runs_synthetic_event_name(), which a later run's stale
+// sweep recognises when this one was killed).
+LatencyTriggers latency_triggers(const EventId &entry, const std::string &synthetic_name);
 
 }  // namespace kpp

@@ -1,16 +1,16 @@
 #include "src/live/kernel_histograms.h"
 
 #include <dirent.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <optional>
 
+#include "src/hist/event_fields.h"
+#include "src/hist/hist_parse.h"
 #include "src/hist/hist_request.h"
 #include "src/hist/hist_table.h"
+#include "src/stream/instance_triggers.h"
 #include "src/stream/stale_instances.h"
-#include "src/util/unique_fd.h"
 
 namespace kpp {
 
@@ -18,29 +18,14 @@ namespace {
 
 constexpr size_t kMaxInstances = 32;
 constexpr size_t kMaxEvents = 1024;          // dynamic events looked at per instance
-constexpr size_t kMaxListBytes = 1u << 20;   // dynamic_events
 constexpr size_t kMaxTriggerBytes = 64u << 10;
+constexpr size_t kMaxFormatBytes = 64u << 10;
 constexpr size_t kMaxHistBytes = 1u << 20;   // a full 8192-entry table of two keys fits
 constexpr size_t kMaxRowsShown = 200;
 
-// Up to `cap` bytes of a tracefs file (they report size 0: read to the end);
-// nullopt when it cannot be opened, `truncated` when more was there.
 std::optional<std::string> read_capped(const std::string &path, size_t cap, bool *truncated = nullptr) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (fd.get() < 0) return std::nullopt;
   std::string text;
-  char buf[8192];
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n < 0) return std::nullopt;
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-    if (text.size() > cap) {
-      text.resize(cap);
-      if (truncated) *truncated = true;
-      break;
-    }
-  }
+  if (!read_tracefs_capped(path, cap, text, truncated)) return std::nullopt;
   return text;
 }
 
@@ -54,25 +39,6 @@ std::vector<std::string> lines_of(const std::string &text) {
     at = end + 1;
   }
   return lines;
-}
-
-// "GROUP/EVENT" of each dynamic event ("p:probe/vfs_read vfs_read ...",
-// "s:synthetic/kpp_lat_1 u64 lat_us").
-std::vector<std::string> dynamic_events(const std::string &tracing_dir) {
-  std::vector<std::string> events;
-  auto text = read_capped(tracing_dir + "/dynamic_events", kMaxListBytes);
-  if (!text) return events;
-  for (const std::string &line : lines_of(*text)) {
-    size_t colon = line.find(':'), space = line.find(' ');
-    if (colon == std::string::npos || (space != std::string::npos && space < colon)) continue;
-    std::string name = line.substr(colon + 1, space == std::string::npos ? std::string::npos : space - colon - 1);
-    size_t slash = name.find('/');
-    if (slash == std::string::npos || slash == 0 || slash + 1 == name.size()) continue;
-    if (name.find("..") != std::string::npos || name.find('/', slash + 1) != std::string::npos) continue;
-    events.push_back(name);
-    if (events.size() == kMaxEvents) break;
-  }
-  return events;
 }
 
 std::vector<std::string> our_instances(const std::string &tracing_dir) {
@@ -93,9 +59,16 @@ std::string keys_text(const HistRequest &request) {
 }
 
 // The table of one trigger, as `hist` prints it (or why it cannot be shown).
-tui::KernelHistogram histogram_of(const std::string &event_dir, const HistRequest &request) {
+tui::KernelHistogram histogram_of(const std::string &event_dir, HistRequest request) {
   tui::KernelHistogram h;
   h.keys = keys_text(request);
+  // Its string keys are read as strings (and a sum of one is not shown).
+  auto format = read_capped(event_dir + "/format", kMaxFormatBytes);
+  if (!format) return h;
+  if (Status s = apply_event_fields(request, *format); !s) {
+    h.table = {"(not shown: " + s.error().message + ")"};
+    return h;
+  }
   bool truncated = false;
   auto text = read_capped(event_dir + "/hist", kMaxHistBytes, &truncated);
   if (!text) return h;
@@ -103,7 +76,7 @@ tui::KernelHistogram histogram_of(const std::string &event_dir, const HistReques
     h.table = {"(the table is over 1 MiB: read it with kprobe-probe hist)"};
     return h;
   }
-  auto table = parse_hist(*text, request);
+  auto table = parse_hist(*text, request, HistSnapshot::Live);
   if (!table) {
     h.table = {"(cannot read the table: " + table.error().message + ")"};
     return h;
@@ -125,7 +98,7 @@ std::vector<tui::KernelHistogram> KernelHistograms::read() const {
   std::vector<tui::KernelHistogram> out;
   std::vector<std::string> instances = our_instances(tracing_dir_);
   if (instances.empty()) return out;
-  std::vector<std::string> events = dynamic_events(tracing_dir_);
+  std::vector<std::string> events = dynamic_event_dirs(tracing_dir_, kMaxEvents);
   for (const std::string &instance : instances)
     for (const std::string &event : events) {
       std::string dir = tracing_dir_ + "/instances/" + instance + "/events/" + event;

@@ -49,13 +49,13 @@ void LiveProbes::add_rows(tui::LiveModel &model) {
     defs.push_back(definition_of(e.system + ":" + e.name));
   }
   SourceLookup lookup(debug_files_);
-  std::vector<std::string> sites = latency_sites(defs, lookup.files());
+  std::vector<LatencySite> sites = latency_sites(defs, lookup.files());
   for (size_t i = 0; i < shown.size(); ++i) {
     tui::ProbeInfo info{shown[i].system, shown[i].name, "tracepoint", "", false};
     if (const TraceDefinition *d = defs[i]) {
-      info.site = sites[i];
+      info.site = sites[i].key;
       info.where = short_place(lookup.point_of(*d));
-      info.is_return = d->is_return;
+      info.is_return = sites[i].is_return;
     }
     model.add_probe(std::move(info));
   }

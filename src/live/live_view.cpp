@@ -217,6 +217,9 @@ Result<LiveViewSummary> run_live_view(const LiveViewOptions &options, ProbeEngin
   session_options.sites = options.sites;
   session_options.stack = options.stack;
   session_options.symbolizer = options.symbolizer;
+  session_options.user_stack = options.user_stack;
+  session_options.stack_window = options.stack_window;
+  session_options.unwinder = options.unwinder;
   auto session = Session::start(session_options, sinks);
   if (!session) return std::move(session).error();
   LiveProbes probes(engine, (*session)->instance(), defs, (*session)->companions(), options.debug_files);

@@ -30,6 +30,9 @@ struct LiveViewOptions {
   std::shared_ptr<dwarf::OpenedFiles> debug_files = std::make_shared<dwarf::OpenedFiles>();
   bool stack = false;                // --stack: each event's stack (SessionOptions::stack)
   std::shared_ptr<FrameSymbolizer> symbolizer;  // names the stacks' frames (null: addresses only)
+  UserStackMethod user_stack = UserStackMethod::Dwarf;  // SessionOptions::user_stack
+  size_t stack_window = 8192;
+  std::shared_ptr<UserStackUnwinder> unwinder;
 };
 
 struct LiveViewSummary {

@@ -19,6 +19,12 @@ namespace kpp {
 
 InstalledProbes::~InstalledProbes() {
   for (const std::string &name : names_) (void)engine_.remove(name);
+  if (!names_.empty()) note_probes_clear();
+}
+
+void InstalledProbes::keep() {
+  names_.clear();
+  note_probes_clear();  // the user's now: a supervisor must not remove them
 }
 
 void InstalledProbes::hold(const std::string &qualified_name) {
@@ -103,9 +109,17 @@ Status install(const Plan &plan, ProbeEngine &engine, InstalledProbes &installed
   {
     DeferredSignals deferred;
     note_tracefs_changed();  // for the message if the run crashes from here (src/cli/supervisor.h)
+    // Named before they are written: if this process dies meanwhile (SIGKILL,
+    // the OOM killer), its supervisor removes what of them exists.
+    size_t mark = noted_probes_mark();
+    std::vector<std::string> names;
+    for (const PlanEvent &e : plan.events()) names.push_back(e.qualified_name());
+    note_probes_written(names);
     written = write_locked(plan, engine);
+    if (!written) note_probes_truncate(mark);
     if (int sig = deferred.pending()) {
       if (written) remove_all(engine, plan);
+      note_probes_truncate(mark);
       std::fprintf(stderr, "kprobe-probe: interrupted by %s: nothing was added\n", signal_name(sig).c_str());
       written = Error(std::string("interrupted by ") + signal_name(sig), "nothing was added");
     } else if (written) {

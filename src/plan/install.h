@@ -21,7 +21,9 @@ class InstalledProbes {
   InstalledProbes &operator=(const InstalledProbes &) = delete;
 
   void hold(const std::string &qualified_name);
-  void keep() { names_.clear(); }
+  // The held events are the user's: not removed at the end (nor by the
+  // supervisor if this process dies).
+  void keep();
   // "group:event" of every held event, in the order added.
   const std::vector<std::string> &names() const { return names_; }
 

@@ -18,8 +18,14 @@ namespace kpp {
 
 // One pairing key per definition ("" = pairs with nothing); equal keys
 // pair (the live model pairs an entry with a return of the same key).
+// A return is a uretprobe, or a probe on a return instruction of Go code
+// (a Go FUNC%return: its definitions carry the goroutine field).
 // Uprobes' binaries are read through `files`.
-std::vector<std::string> latency_sites(const std::vector<const TraceDefinition *> &definitions, dwarf::OpenedFiles &files);
+struct LatencySite {
+  std::string key;
+  bool is_return = false;
+};
+std::vector<LatencySite> latency_sites(const std::vector<const TraceDefinition *> &definitions, dwarf::OpenedFiles &files);
 
 // The same rule as entry/return index pairs into `definitions` (for
 // export's latency metrics): each return probe with its function's entry

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "src/definition/definition_text.h"
+#include "src/probes/event_users.h"
 #include "src/probes/definition_shapes.h"
 #include "src/probes/error_log.h"
 #include "src/probes/refctr_clash.h"
@@ -48,9 +49,7 @@ Status destroy_event(const std::string &dir, const TraceDefinition &def) {
   auto before = read_error_log(dir);
   if (tracefs_instance_file_append(nullptr, events_file(def), command.c_str()) < 0) {
     int err = errno;
-    if (err == EBUSY)
-      return Error("cannot remove " + def.qualified_name() + ": it is enabled or in use",
-                   "disable it first (in every tracefs instance that enabled it)");
+    if (err == EBUSY) return busy_event_error(dir, def.group, def.event);
     std::string reason = reason_for_command(before, read_error_log(dir), command);
     return Error("cannot remove " + def.qualified_name() + ": " + (reason.empty() ? std::strerror(err) : reason));
   }

@@ -147,11 +147,23 @@ const std::vector<FileMapping> &StackSymbolizer::maps_of(pid_t pid, uint64_t add
   return it->second;
 }
 
+const FileMapping *StackSymbolizer::mapping_for(pid_t pid, uint64_t address) {
+  if (const FileMapping *m = mapping_of(maps_of(pid, address), address)) return m;
+  if (!maps_source_) return nullptr;
+  auto it = sourced_maps_.find(pid);
+  if (it == sourced_maps_.end() || !mapping_of(it->second, address)) {
+    if (sourced_maps_.size() > kMaxProcesses) sourced_maps_.clear();
+    it = sourced_maps_.insert_or_assign(pid, maps_source_(pid)).first;
+  }
+  const FileMapping *m = mapping_of(it->second, address);
+  return m && m->path[0] == '/' ? m : nullptr;  // the vDSO is no file to open
+}
+
 std::vector<StackFrame> StackSymbolizer::user_frames(const Event &event, const StackFrame &frame, FrameAddress kind) {
   StackFrame placed = frame;
   dwarf::DebugInfo *debug = nullptr;
   std::optional<uint64_t> link;
-  const FileMapping *m = source_ == StackSource::Live ? mapping_of(maps_of(event.pid, frame.ip), frame.ip) : nullptr;
+  const FileMapping *m = source_ == StackSource::Live ? mapping_for(event.pid, frame.ip) : nullptr;
   if (m) {
     placed.object = m->path;
     debug = files_.get(m->path);

@@ -64,6 +64,11 @@ class StackSymbolizer : public FrameSymbolizer {
   // trace.dat without stacks never lists tracefs).
   void set_probe_source(std::function<std::vector<TraceDefinition>()> source) { probe_source_ = std::move(source); }
 
+  // Where else a process's mappings are known (the DWARF unwinder follows
+  // them through perf: they outlive the process); asked when /proc/PID/maps
+  // has no mapping for a frame.
+  void set_maps_source(std::function<std::vector<FileMapping>(pid_t)> source) { maps_source_ = std::move(source); }
+
   void symbolize(const Event &event, std::vector<StackFrame> &frames) override;
 
  private:
@@ -92,6 +97,10 @@ class StackSymbolizer : public FrameSymbolizer {
   std::unordered_map<pid_t, std::vector<FileMapping>> maps_;
   std::unordered_map<std::string, Probe> probes_;
   std::function<std::vector<TraceDefinition>()> probe_source_;
+  std::function<std::vector<FileMapping>(pid_t)> maps_source_;
+  // The mapping of `address` in `pid`, by /proc or by maps_source_ (null: none).
+  const FileMapping *mapping_for(pid_t pid, uint64_t address);
+  std::unordered_map<pid_t, std::vector<FileMapping>> sourced_maps_;
   // Answers, by (pid or 0 for the kernel, ip, kind).
   std::map<std::tuple<pid_t, uint64_t, int>, std::vector<StackFrame>> cache_;
 };

@@ -14,6 +14,7 @@
 
 #include "src/stream/probe_shapes.h"
 #include "src/stream/stack_join.h"
+#include "src/util/monotonic_clock.h"
 extern "C" {  // kbuffer.h has no C++ guard
 #include <traceevent/kbuffer.h>
 }
@@ -23,12 +24,6 @@ namespace kpp {
 
 namespace {
 constexpr uint64_t kNoWatermark = std::numeric_limits<uint64_t>::max();
-
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 }  // namespace
 
 Result<std::unique_ptr<EventStream>> EventStream::open(const TraceInstance &instance,
@@ -280,7 +275,9 @@ Result<size_t> EventStream::poll(int timeout_ms, std::initializer_list<int> wake
   if (!st) return std::move(st).error();
   auto n = deliver(watermark);
   account_lost(false);
-  if (n && *n) {
+  // Every poll ends a batch, empty ones too: an event held for what comes
+  // apart from the ring (a DWARF user stack) counts its wait in batches.
+  if (n) {
     if (Status b = end_batch(); !b) return std::move(b).error();
   }
   return n;

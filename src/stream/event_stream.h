@@ -57,7 +57,7 @@ class EventStream {
   // Waits up to `timeout_ms` (returns early if one of `wake_fds` (>= 0)
   // becomes readable or a signal arrives), then drains every CPU and
   // delivers the events that are safe to order, then ends the batch
-  // (on_batch_end) when there were some. Returns how many it delivered.
+  // (on_batch_end), also an empty one. Returns how many it delivered.
   Result<size_t> poll(int timeout_ms, std::initializer_list<int> wake_fds = {});
 
   // Drains every CPU and delivers everything still pending, in order. Call

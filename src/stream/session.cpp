@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "src/stream/event_stream.h"
 #include "src/stream/probe_shapes.h"
@@ -141,13 +143,16 @@ Status Session::setup(std::vector<EventSink *> sinks) {
     // between two polls is not missed) and drops their child processes
     // (task_filter.h); hist, which streams nothing, has their threads,
     // added as they start.
+    // (With threads only, event-fork comes once tracing is on: see follow_forks.)
     threads_only_ = !opt.target_children && opt.stream_events &&
                     instance.enable(std::string(TaskFilter::kSystem) + ":" + TaskFilter::kEvent).has_value();
-    if (Status p = targets_.filter(instance, opt.target_children || threads_only_); !p) return p;
+    if (Status p = targets_.filter(instance, opt.target_children); !p) return p;
   }
   if (opt.stream_events)
     if (Status s = open_stream(std::move(sinks)); !s) return s;
   if (tracefs_trace_on(instance.raw()) != 0) return Error("cannot turn tracing on in instance " + instance.name());
+  if (threads_only_)
+    if (Status f = targets_.follow_forks(instance); !f) return f;
   started_ = Clock::now();
   deadline_ = started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration_s));
   if (command_.started())
@@ -202,9 +207,10 @@ Result<StackJoinOptions> Session::enable_stacks(const std::string &filter) {
   // own reads) too; with one, it runs after the event, as the stack's
   // place in the buffer must be.
   std::string trigger = "stacktrace if " + filter;
+  std::vector<EventId> uprobes;
   for (const EventId &e : instance.enabled()) {
     if (is_uprobe_event(e)) {
-      stacks.user_stacks = true;
+      uprobes.push_back(e);
       continue;
     }
     if (Status t = instance.add_trigger(e, trigger); !t)
@@ -212,10 +218,74 @@ Result<StackJoinOptions> Session::enable_stacks(const std::string &filter) {
                    "the kernel refused the `stacktrace` trigger: " + t.error().message);
     stacks.kernel_stack_events.insert(e.system + ":" + e.name);
   }
+  if (!uprobes.empty() && options_.user_stack == UserStackMethod::Dwarf && options_.unwinder) {
+    if (Status d = start_dwarf_stacks(uprobes, stacks); !d) return std::move(d).error();
+    return stacks;
+  }
+  stacks.user_stacks = !uprobes.empty();
   if (stacks.user_stacks && tracefs_option_enable(instance.raw(), TRACEFS_OPTION_USERSTACKTRACE) != 0)
     return Error("cannot record the user stacks of uprobe events (--stack): the instance's userstacktrace option "
                  "cannot be set");
   return stacks;
+}
+
+namespace {
+// The sites of uprobe event `e` as uprobe_events lists them ("PATH:0xOFF",
+// a semaphore's "(0xREF)" after it): one per probe of a multi-probe event.
+std::vector<UprobeSite> uprobe_sites(const EventId &e) {
+  std::vector<UprobeSite> sites;
+  auto types = static_cast<unsigned>(TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE);
+  tracefs_dynevent **all = tracefs_dynevent_get_all(types, e.system.c_str());
+  for (tracefs_dynevent **d = all; d && *d; ++d) {
+    char *system = nullptr, *event = nullptr, *prefix = nullptr, *addr = nullptr, *format = nullptr;
+    tracefs_dynevent_type type = tracefs_dynevent_info(*d, &system, &event, &prefix, &addr, &format);
+    std::string where = addr ? addr : "";
+    bool ours = event && e.name == event;
+    free(system), free(event), free(prefix), free(addr), free(format);
+    size_t colon = where.rfind(':');
+    if (!ours || colon == std::string::npos) continue;
+    UprobeSite site{where.substr(0, colon), std::strtoull(where.c_str() + colon + 1, nullptr, 16),
+                    type == TRACEFS_DYNEVENT_URETPROBE};
+    sites.push_back(std::move(site));
+  }
+  tracefs_dynevent_list_free(all);
+  return sites;
+}
+}  // namespace
+
+Status Session::start_dwarf_stacks(const std::vector<EventId> &uprobes, StackJoinOptions &stacks) {
+  PerfUserStacksOptions perf;
+  perf.window = options_.stack_window;
+  std::vector<std::string> names;  // of each site
+  for (const EventId &e : uprobes) {
+    std::vector<UprobeSite> sites = uprobe_sites(e);
+    if (sites.empty()) return Error("cannot find the uprobe definition of " + e.system + ":" + e.name + " in uprobe_events");
+    for (UprobeSite &site : sites) {
+      perf.sites.push_back(std::move(site));
+      names.push_back(e.system + ":" + e.name);
+    }
+  }
+  // The filter (ours only drops this process's own hits), --pid-only and -p
+  // leave hits out of the tracefs stream that perf still samples.
+  bool every_hit = options_.filter.empty() && !options_.pid_only && options_.target_pids.empty();
+  auto started = DwarfUserStacks::start(perf, names, options_.unwinder, every_hit);
+  if (!started)
+    return Error("cannot sample the user stacks of the uprobe events (--stack): " + started.error().message,
+                 started.error().hint.empty() ? "use --user-stack=fp to walk them by frame pointers instead"
+                                              : started.error().hint);
+  dwarf_stacks_ = std::move(*started);
+  stacks.dwarf = dwarf_stacks_.get();
+  stacks.dwarf_stack_events.insert(names.begin(), names.end());
+  return Ok{};
+}
+
+void Session::sum_up_dwarf_stacks() {
+  if (!dwarf_stacks_) return;
+  dwarf_stacks_->stop();
+  for (std::string &n : dwarf_stacks_->take_notes()) summary_.notes.push_back(std::move(n));
+  if (uint64_t lost = dwarf_stacks_->lost())
+    summary_.warnings.push_back("lost the user stacks of " + std::to_string(lost) +
+                                " events (perf's ring was full): their events have no user stack");
 }
 
 Result<SessionState> Session::step(int max_wait_ms, int wake_fd) {
@@ -263,6 +333,7 @@ Result<SessionSummary> Session::finish() {
     (void)instance_->disable_all();
     if (instance_->raw()) tracefs_trace_off(instance_->raw());
   }
+  sum_up_dwarf_stacks();  // before the flush: the last events take their stacks
   if (stream_) {
     if (auto r = stream_->flush(); !r && failure) failure = std::move(r).error();
     if (Status st = stream_->finish(); !st && failure) failure = st;

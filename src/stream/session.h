@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "src/stream/companions.h"
+#include "src/stream/dwarf_user_stacks.h"
 #include "src/stream/event_sink.h"
 #include "src/stream/event_sites.h"
 #include "src/stream/stack_join.h"
@@ -36,6 +37,9 @@ class EventStream;
 class SinkChain;
 class StopSignalScope;
 class TraceInstance;
+struct EventId;
+
+enum class UserStackMethod { Dwarf, FramePointers };
 
 struct SessionOptions {
   std::vector<std::string> events;   // -e GLOB (repeatable); at least one
@@ -62,6 +66,14 @@ struct SessionOptions {
   // `stacktrace` trigger), the user stack of each uprobe event (the
   // instance's `userstacktrace` option), joined to their events.
   bool stack = false;
+  // How a uprobe event's user stack is found: unwound from the binaries'
+  // DWARF call-frame information over a copy of the stack (`stack_window`
+  // bytes from the stack pointer) and the registers, sampled with
+  // perf_event_open (dwarf_user_stacks.h; needs `unwinder`), or walked by
+  // the kernel through frame pointers (the userstacktrace option).
+  UserStackMethod user_stack = UserStackMethod::Dwarf;
+  size_t stack_window = 8192;
+  std::shared_ptr<UserStackUnwinder> unwinder;
   std::shared_ptr<FrameSymbolizer> symbolizer;  // names the frames (null: addresses only)
   // Counting in place (hist): false leaves the events off and streams
   // nothing (`events` may be empty); the kernel counts through the triggers
@@ -132,6 +144,10 @@ class Session {
   Status open_stream(std::vector<EventSink *> sinks);
   // Turns on the stacks of the enabled events (see SessionOptions::stack).
   Result<StackJoinOptions> enable_stacks(const std::string &filter);
+  // Starts sampling the user stacks of `uprobes` for DWARF unwinding.
+  Status start_dwarf_stacks(const std::vector<EventId> &uprobes, StackJoinOptions &stacks);
+  // What the DWARF stacks' sampling lost or had to say.
+  void sum_up_dwarf_stacks();
 
   SessionOptions options_;
   std::unique_ptr<StopSignalScope> signals_;
@@ -140,6 +156,7 @@ class Session {
   TargetSet targets_;
   Companions companions_;   // until open_stream() hands them to the chain
   StackJoinOptions stacks_;  // likewise
+  std::unique_ptr<DwarfUserStacks> dwarf_stacks_;  // before chain_: its StackJoin takes from it
   std::unique_ptr<SinkChain> chain_;
   std::unique_ptr<EventStream> stream_;
   SessionSummary summary_;

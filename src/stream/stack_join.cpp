@@ -1,6 +1,7 @@
 #include "src/stream/stack_join.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace kpp {
 
@@ -58,6 +59,19 @@ void StackJoin::add_frames(Held &held, const Event &stack_event, bool user) {
   }
 }
 
+void StackJoin::try_dwarf(Held &held, bool last) {
+  if (!held.wants_dwarf || !options_.dwarf) return;
+  std::optional<std::vector<uint64_t>> ips = options_.dwarf->take(held.event, last);
+  if (!ips) return;
+  for (uint64_t ip : *ips) {
+    StackFrame f;
+    f.ip = ip;
+    f.user = true;
+    held.event.stack.push_back(std::move(f));
+  }
+  held.wants_dwarf = false;
+}
+
 Status StackJoin::on_event(const Event &event) {
   if (options_.mode == StackMode::Off) return downstream_->on_event(event);
   bool user = false;
@@ -85,17 +99,22 @@ Status StackJoin::on_event(const Event &event) {
   Held &h = push_held();
   h.event = event;  // into the slot's storage
   h.serial = next_serial_++;
-  h.wants_kernel = h.wants_user = h.ready = false;
+  h.wants_kernel = h.wants_user = h.wants_dwarf = h.ready = h.forced = false;
   h.batches = 0;
   if (options_.mode == StackMode::Expected) {
     key_.assign(event.system).append(1, ':').append(event.name);
     h.wants_kernel = options_.kernel_stack_events.count(key_) > 0;
-    h.wants_user = options_.user_stacks;
+    h.wants_dwarf = options_.dwarf_stack_events.count(key_) > 0;
+    h.wants_user = options_.user_stacks && !h.wants_dwarf;
     h.ready = !h.wants_kernel && !h.wants_user;
+    try_dwarf(h);
   }
   last_on_cpu_[event.cpu] = h.serial;
-  while (count_ > kMaxHeld) {
-    held(0).ready = true;
+  // DWARF stacks come from a thread that unwinds behind the stream: a burst
+  // of hits may wait a while for it (a held event is ~200 bytes).
+  while (count_ > (options_.dwarf ? kMaxHeldForDwarf : kMaxHeld)) {
+    try_dwarf(held(0), true);
+    held(0).forced = true;
     if (Status st = release_ready(); !st) return st;
   }
   return release_ready();
@@ -107,7 +126,7 @@ Status StackJoin::forward(Held &held) {
 }
 
 Status StackJoin::release_ready() {
-  while (count_ > 0 && held(0).ready) {
+  while (count_ > 0 && releasable(held(0))) {
     Status st = forward(held(0));
     pop_held();
     if (!st) return st;
@@ -116,15 +135,23 @@ Status StackJoin::release_ready() {
 }
 
 Status StackJoin::release_all() {
-  for (size_t i = 0; i < count_; ++i) held(i).ready = true;
+  for (size_t i = 0; i < count_; ++i) {
+    try_dwarf(held(i), true);
+    held(i).forced = true;
+  }
   return release_ready();
 }
 
 Status StackJoin::on_batch_end() {
   // A stack stamped after this poll's watermark comes with the next poll:
   // an event waits over one batch end, not two.
-  for (size_t i = 0; i < count_; ++i)
-    if (++held(i).batches >= 2) held(i).ready = true;
+  // A DWARF stack is waited for longer: the unwinding thread may lag.
+  for (size_t i = 0; i < count_; ++i) {
+    Held &h = held(i);
+    ++h.batches;
+    try_dwarf(h, h.batches >= options_.dwarf_wait_batches);
+    if (h.batches >= 2) h.ready = true;
+  }
   if (Status st = release_ready(); !st) return st;
   return downstream_->on_batch_end();
 }

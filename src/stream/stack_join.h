@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -34,6 +35,16 @@ class FrameSymbolizer {
   // stand for: function+offset, file:line, inlined calls expanded. `event`
   // is the event the stack belongs to (its pid, its probe).
   virtual void symbolize(const Event &event, std::vector<StackFrame> &frames) = 0;
+};
+
+// The user stacks of some events, unwound from DWARF (dwarf_user_stacks.h):
+// addresses, innermost first, once they are in.
+class UserStackSource {
+ public:
+  virtual ~UserStackSource() = default;
+  // `event`'s stack (empty: it has none), or nullopt while that cannot be
+  // told yet; `last` asks for an answer now, from what has come.
+  virtual std::optional<std::vector<uint64_t>> take(const Event &event, bool last) = 0;
 };
 
 // The kernel's stack events, as the join and the tests name them.
@@ -55,11 +66,19 @@ struct StackJoinOptions {
   std::set<std::string> kernel_stack_events;
   bool user_stacks = false;
   FrameSymbolizer *symbolizer = nullptr;  // not owned; null: addresses only
+  // Expected: "group:event" of the events whose user stack comes from
+  // `dwarf` (not owned) rather than from the userstacktrace option.
+  std::set<std::string> dwarf_stack_events;
+  UserStackSource *dwarf = nullptr;
+  // Batch ends an event waits for its DWARF stack (the unwinding thread
+  // may lag behind the stream) before it goes on without it.
+  int dwarf_wait_batches = 20;
 };
 
 class StackJoin : public EventSink {
  public:
   static constexpr size_t kMaxHeld = 4096;
+  static constexpr size_t kMaxHeldForDwarf = 1 << 16;
   // `downstream` is not owned.
   StackJoin(StackJoinOptions options, EventSink *downstream);
 
@@ -77,11 +96,16 @@ class StackJoin : public EventSink {
     Event event;
     uint64_t serial = 0;
     bool wants_kernel = false, wants_user = false;
-    bool ready = false;
+    bool wants_dwarf = false;  // waits for its DWARF user stack
+    bool ready = false;        // its ftrace stacks are in (or will not come)
+    bool forced = false;       // goes on now, with what it has
     int batches = 0;  // batch ends it has waited over
   };
   Held *held_on(int cpu);
   void add_frames(Held &held, const Event &stack_event, bool user);
+  // Puts the DWARF stack on `held` when it is in.
+  void try_dwarf(Held &held, bool last = false);
+  bool releasable(const Held &held) const { return held.forced || (held.ready && !held.wants_dwarf); }
   Status release_ready();
   Status release_all();
   Status forward(Held &held);

@@ -1,15 +1,21 @@
 #include "src/stream/stale_instances.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
+#include <set>
 #include <string_view>
 
+#include "src/stream/instance_triggers.h"
 #include "src/stream/tracefs_cxx.h"
+#include "src/util/strings.h"
+#include "src/util/unique_fd.h"
 #include "src/util/tool_pid.h"
 
 namespace kpp {
@@ -27,15 +33,12 @@ std::optional<uint64_t> plain_number(std::string_view text, size_t max_digits) {
   return v;
 }
 
-}  // namespace
 
-std::optional<InstanceOwner> instance_owner(const std::string &name) {
-  std::string_view prefix = kInstancePrefix, rest = name;
-  if (!rest.starts_with(prefix)) return std::nullopt;
-  rest.remove_prefix(prefix.size());
+// "<pid>" or "<pid><ns_marker><inode>" -> the owner.
+std::optional<InstanceOwner> owner_of(std::string_view rest, std::string_view ns_marker) {
   InstanceOwner owner;
-  if (size_t ns = rest.find("-ns"); ns != std::string_view::npos) {
-    auto inode = plain_number(rest.substr(ns + 3), 20);
+  if (size_t ns = rest.find(ns_marker); ns != std::string_view::npos) {
+    auto inode = plain_number(rest.substr(ns + ns_marker.size()), 20);
     if (!inode) return std::nullopt;
     owner.pid_namespace = *inode;
     rest = rest.substr(0, ns);
@@ -44,6 +47,26 @@ std::optional<InstanceOwner> instance_owner(const std::string &name) {
   if (!pid) return std::nullopt;
   owner.pid = static_cast<int>(*pid);
   return owner;
+}
+
+std::string owner_text(InstanceOwner owner, const char *ns_marker) {
+  std::string text = std::to_string(owner.pid);
+  if (owner.pid_namespace != kInitialPidNamespace) text += ns_marker + std::to_string(owner.pid_namespace);
+  return text;
+}
+
+}  // namespace
+
+std::optional<InstanceOwner> instance_owner(const std::string &name) {
+  std::string_view prefix = kInstancePrefix, rest = name;
+  if (!rest.starts_with(prefix)) return std::nullopt;
+  return owner_of(rest.substr(prefix.size()), "-ns");
+}
+
+std::optional<InstanceOwner> synthetic_event_owner(const std::string &name) {
+  std::string_view prefix = kSyntheticPrefix, rest = name;
+  if (!rest.starts_with(prefix)) return std::nullopt;
+  return owner_of(rest.substr(prefix.size()), "_ns");
 }
 
 int instance_owner_pid(const std::string &name) {
@@ -56,18 +79,24 @@ uint64_t own_pid_namespace() {
   return stat("/proc/self/ns/pid", &st) == 0 ? static_cast<uint64_t>(st.st_ino) : 0;
 }
 
-std::string instance_name_of(InstanceOwner owner) {
-  std::string name = kInstancePrefix + std::to_string(owner.pid);
-  if (owner.pid_namespace != kInitialPidNamespace) name += "-ns" + std::to_string(owner.pid_namespace);
-  return name;
-}
+std::string instance_name_of(InstanceOwner owner) { return kInstancePrefix + owner_text(owner, "-ns"); }
 
-std::string this_runs_instance_name() {
+std::string synthetic_event_name_of(InstanceOwner owner) { return kSyntheticPrefix + owner_text(owner, "_ns"); }
+
+namespace {
+
+InstanceOwner this_run() {
   // An unknown namespace (no /proc) is named as the initial one: the name
   // perf-era scripts and our tests look for.
   uint64_t ns = own_pid_namespace();
-  return instance_name_of({tool_pid(), ns == 0 ? kInitialPidNamespace : ns});
+  return {tool_pid(), ns == 0 ? kInitialPidNamespace : ns};
 }
+
+}  // namespace
+
+std::string this_runs_instance_name() { return instance_name_of(this_run()); }
+
+std::string this_runs_synthetic_event_name() { return synthetic_event_name_of(this_run()); }
 
 namespace {
 
@@ -84,43 +113,100 @@ std::optional<std::string> destroy_instance(const std::string &tracing_dir, cons
   return std::string(std::strerror(err));
 }
 
-}  // namespace
+bool is_stale(const InstanceOwner &owner, uint64_t own_namespace) {
+  // Another namespace's pid says nothing about the processes we can see.
+  if (owner.pid_namespace != own_namespace || owner.pid == tool_pid()) return false;
+  return ::kill(owner.pid, 0) != 0 && errno == ESRCH;  // alive (or not ours to signal): keep
+}
 
-std::vector<std::string> remove_stale_instances(const std::string &tracing_dir) {
-  std::vector<std::string> notes;
-  std::string dir = tracing_dir + "/instances";
-  DIR *d = opendir(dir.c_str());
-  if (!d) return notes;
-  std::vector<std::pair<std::string, int>> stale;
-  uint64_t own_namespace = own_pid_namespace();
-  while (dirent *e = readdir(d)) {
-    std::string name = e->d_name;
-    auto owner = instance_owner(name);
-    // Another namespace's pid says nothing about the processes we can see.
-    if (!owner || owner->pid_namespace != own_namespace || owner->pid == tool_pid()) continue;
-    int pid = owner->pid;
-    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to signal): keep
-    stale.emplace_back(name, pid);
+// The names in synthetic_events ("kpp_lat_1\tu64 lat_us": the name first).
+std::vector<std::string> synthetic_event_names(const std::string &tracing_dir) {
+  std::vector<std::string> names;
+  std::string text;
+  if (!read_tracefs_capped(tracing_dir + "/synthetic_events", 1u << 20, text)) return names;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(at, end - at);
+    at = end + 1;
+    size_t word = line.find_first_of(" \t");
+    if (!line.empty() && line[0] != '#') names.push_back(line.substr(0, word));
   }
-  closedir(d);
-  for (const auto &[name, pid] : stale) {
-    if (auto why = destroy_instance(tracing_dir, name))
-      notes.push_back("cannot remove tracefs instance " + name + " left by dead process " + std::to_string(pid) +
-                      ": " + *why);
+  return names;
+}
+
+// "!NAME" to synthetic_events: the errno text when the kernel refuses.
+std::optional<std::string> delete_synthetic_event(const std::string &tracing_dir, const std::string &name) {
+  UniqueFd fd(::open((tracing_dir + "/synthetic_events").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+  std::string command = "!" + name;
+  if (fd.get() >= 0 && ::write(fd.get(), command.data(), command.size()) == static_cast<ssize_t>(command.size()))
+    return std::nullopt;
+  return std::string(std::strerror(errno));
+}
+
+// What one run left, removed in the order the kernel needs: the instance's
+// triggers, the run's synthetic event (a trigger fired it), the instance.
+// `whose` ends each note (", left by ..."); none: the run's own ("its").
+std::vector<std::string> remove_leftovers(const std::string &tracing_dir, const InstanceOwner &owner,
+                                          bool has_instance, bool has_synthetic, const std::string &whose) {
+  std::vector<std::string> notes;
+  std::string its = whose.empty() ? "its " : "";
+  std::string instance = its + "tracefs instance " + instance_name_of(owner),
+              synthetic = its + "synthetic event " + synthetic_event_name_of(owner);
+  ClearedTriggers triggers;
+  if (has_instance) triggers = clear_instance_triggers(tracing_dir, instance_name_of(owner));
+  if (has_synthetic) {
+    if (auto why = delete_synthetic_event(tracing_dir, synthetic_event_name_of(owner)))
+      notes.push_back("cannot remove " + synthetic + whose + ": " + *why);
     else
-      notes.push_back("removed tracefs instance " + name + ", left by kprobe-probe process " + std::to_string(pid) +
-                      " that no longer runs");
+      notes.push_back("removed " + synthetic + whose);
+  }
+  if (!has_instance) return notes;
+  std::string held = triggers.events.empty() ? "" : " and the triggers on " + join(triggers.events);
+  if (auto why = destroy_instance(tracing_dir, instance_name_of(owner))) {
+    std::string kept = triggers.left.empty() ? "" : " (the kernel keeps the triggers on " + join(triggers.left) + ")";
+    notes.push_back("cannot remove " + instance + whose + ": " + *why + kept);
+  } else {
+    notes.push_back("removed " + instance + held + whose);
   }
   return notes;
 }
 
-std::optional<std::string> remove_instance_of_this_run(const std::string &tracing_dir) {
-  std::string name = this_runs_instance_name();
+}  // namespace
+
+std::vector<std::string> remove_stale_instances(const std::string &tracing_dir) {
+  std::vector<std::string> notes;
+  uint64_t own_namespace = own_pid_namespace();
+  std::set<std::pair<int, uint64_t>> instances, synthetics, owners;
+  if (DIR *d = opendir((tracing_dir + "/instances").c_str())) {
+    while (dirent *e = readdir(d))
+      if (auto owner = instance_owner(e->d_name); owner && instance_name_of(*owner) == e->d_name)
+        if (is_stale(*owner, own_namespace)) instances.insert({owner->pid, owner->pid_namespace});
+    closedir(d);
+  }
+  for (const std::string &name : synthetic_event_names(tracing_dir))
+    if (auto owner = synthetic_event_owner(name); owner && synthetic_event_name_of(*owner) == name)
+      if (is_stale(*owner, own_namespace)) synthetics.insert({owner->pid, owner->pid_namespace});
+  owners.insert(instances.begin(), instances.end());
+  owners.insert(synthetics.begin(), synthetics.end());
+  for (const auto &key : owners) {
+    InstanceOwner owner{key.first, key.second};
+    std::string whose = ", left by kprobe-probe process " + std::to_string(owner.pid) + " that no longer runs";
+    for (std::string &note : remove_leftovers(tracing_dir, owner, instances.count(key) > 0, synthetics.count(key) > 0, whose))
+      notes.push_back(std::move(note));
+  }
+  return notes;
+}
+
+std::vector<std::string> remove_instance_of_this_run(const std::string &tracing_dir) {
+  InstanceOwner owner = this_run();
   struct stat st {};
-  if (stat((tracing_dir + "/instances/" + name).c_str(), &st) != 0) return std::nullopt;
-  if (auto why = destroy_instance(tracing_dir, name))
-    return "cannot remove its tracefs instance " + name + ": " + *why;
-  return "removed its tracefs instance " + name;
+  bool instance = stat((tracing_dir + "/instances/" + instance_name_of(owner)).c_str(), &st) == 0;
+  std::vector<std::string> names = synthetic_event_names(tracing_dir);
+  bool synthetic = std::find(names.begin(), names.end(), synthetic_event_name_of(owner)) != names.end();
+  if (!instance && !synthetic) return {};
+  return remove_leftovers(tracing_dir, owner, instance, synthetic, "");
 }
 
 }  // namespace kpp

@@ -45,13 +45,25 @@ std::string instance_name_of(InstanceOwner owner);
 // This run's own instance name: tool_pid()'s in this pid namespace.
 std::string this_runs_instance_name();
 
-// Removes the stale instances under `tracing_dir`; returns a note for each
-// one removed, and for each it could not remove (with why).
+// The synthetic events of a run (hist --latency) are global, not in its
+// instance: they carry the same owner in their name, "kpp_lat_<pid>" and
+// "kpp_lat_<pid>_ns<inode>" (a synthetic event's name is a C identifier).
+inline constexpr const char *kSyntheticPrefix = "kpp_lat_";
+std::string synthetic_event_name_of(InstanceOwner owner);
+std::optional<InstanceOwner> synthetic_event_owner(const std::string &name);
+// This run's: tool_pid()'s in this pid namespace.
+std::string this_runs_synthetic_event_name();
+
+// Removes the stale instances under `tracing_dir`, and the stale synthetic
+// events (of the same rule), each in the order the kernel needs: the
+// instance's triggers (instance_triggers.h), the run's synthetic event, the
+// instance. Returns a note for each one removed, naming what it held, and for
+// each it could not remove (with why).
 std::vector<std::string> remove_stale_instances(const std::string &tracing_dir);
 
-// Removes this run's own instance (named after tool_pid()), for the
-// supervisor when the working process died without removing it: a note
-// when it was there (removed, or why not), nullopt when it was not.
-std::optional<std::string> remove_instance_of_this_run(const std::string &tracing_dir);
+// Removes this run's own instance (named after tool_pid()) and synthetic
+// event, for the supervisor when the working process died without removing
+// them: a note for each that was there (removed, or why not).
+std::vector<std::string> remove_instance_of_this_run(const std::string &tracing_dir);
 
 }  // namespace kpp

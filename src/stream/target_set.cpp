@@ -1,5 +1,6 @@
 #include "src/stream/target_set.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -57,12 +58,19 @@ Status TargetSet::filter(TraceInstance &instance, bool follow_forks) {
 
 Status TargetSet::refresh(TraceInstance &instance) {
   if (follow_forks_) {
-    (void)new_threads();  // only their ids in the container, for the events (ns_pids)
+    // The kernel follows the threads; only a container's need their ids there (ns_pids).
+    bool contained = std::any_of(processes_.begin(), processes_.end(), [](const TargetProcess &p) { return p.ns_pid(); });
+    if (contained) (void)new_threads();
     return Ok{};
   }
   std::vector<pid_t> threads = new_threads();
   if (threads.empty()) return Ok{};
   return instance.set_event_pids(threads, false, true);
+}
+
+Status TargetSet::follow_forks(TraceInstance &instance) {
+  follow_forks_ = true;
+  return instance.set_event_pids(new_threads(), true, true);
 }
 
 bool TargetSet::all_exited() const {

@@ -41,6 +41,11 @@ class TargetSet {
   Status filter(TraceInstance &instance, bool follow_forks);
   // Adds the threads started since (not with `follow_forks`: the kernel adds them).
   Status refresh(TraceInstance &instance);
+  // Turns event-fork on once tracing is (with `filter(instance, false)`
+  // before): a task forked while tracing was still off would be followed
+  // with no task_newtask event recorded to say what it is (task_filter.h).
+  // Adds the threads started since filter().
+  Status follow_forks(TraceInstance &instance);
 
   bool all_exited() const;
   // A pidfd of a target still running (readable when it exits); -1 when none is.

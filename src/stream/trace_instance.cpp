@@ -158,6 +158,16 @@ Status TraceInstance::add_trigger(const EventId &event, const std::string &trigg
   return Ok{};
 }
 
+Status TraceInstance::write_event_file(const EventId &event, const std::string &file, const std::string &text) {
+  if (!inst_) return Error("trace instance is closed");
+  if (text.find_first_of("\n\r") != std::string::npos) return Error("a command must be one line");
+  if (tracefs_event_file_append(inst_, event.system.c_str(), event.name.c_str(), file.c_str(), text.c_str()) < 0)
+    return Error("the kernel refused '" + text + "' in " + file + " of " + event.system + ":" + event.name + ": " +
+                     std::strerror(errno),
+                 "see " + tracing_dir_ + "/error_log");
+  return Ok{};
+}
+
 Result<std::string> TraceInstance::read_event_file(const EventId &event, const std::string &file) const {
   if (!inst_) return Error("trace instance is closed");
   int size = 0;
@@ -210,6 +220,7 @@ Status TraceInstance::set_event_pids(const std::vector<pid_t> &pids, bool follow
   if (!inst_) return Error("trace instance is closed");
   if (follow_forks && tracefs_option_enable(inst_, TRACEFS_OPTION_EVENT_FORK) != 0)
     return Error("cannot enable the event-fork option in instance " + name_);
+  if (pids.empty() && append) return Ok{};
   std::string text;
   for (pid_t pid : pids) text += (text.empty() ? "" : " ") + std::to_string(pid);
   int written = append ? tracefs_instance_file_append(inst_, "set_event_pid", (" " + text).c_str())

@@ -62,6 +62,9 @@ class TraceInstance {
   Status add_trigger(const EventId &event, const std::string &trigger);
   // Removes every trigger add_trigger() added, newest first.
   Status remove_triggers();
+  // Appends a command to one of the event's files in this instance, not to be
+  // undone (a hist trigger's ":pause"). Error quotes the command.
+  Status write_event_file(const EventId &event, const std::string &file, const std::string &text);
   // The text of one of the event's files in this instance ("hist").
   Result<std::string> read_event_file(const EventId &event, const std::string &file) const;
 

@@ -3,10 +3,12 @@
 #include "src/stream/probe_shapes.h"
 
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
@@ -14,6 +16,7 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "src/stream/event_decoder.h"
+#include "src/util/strings.h"
 
 namespace kpp {
 
@@ -107,7 +110,37 @@ Status read_buffer(tracecmd_input *buffer, ReadState &st) {
   return std::move(st.failure);
 }
 
+// libtracecmd's open reads the file's headers, formats and options, and
+// trusts their sizes and offsets: on some damaged files its error path
+// crashes (issue 30). So it opens the file first in a child of its own, with
+// each buffer; a child that dies of a signal means the file is damaged where
+// libtracecmd looks first, and nothing here has touched it yet.
+Status opens_in_a_child(const std::string &path) {
+  std::fflush(nullptr);
+  pid_t child = fork();
+  if (child < 0) return Ok{};  // no child to spare: the supervisor still answers for a crash
+  if (child == 0) {
+    // libtraceevent's warnings come once, from the real open.
+    int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) dup2(null, STDERR_FILENO);
+    tracecmd_input *handle = tracecmd_open(path.c_str(), 0);
+    if (!handle) _exit(1);
+    for (int i = 0, n = tracecmd_buffer_instances(handle); i < n; ++i)
+      if (tracecmd_input *buffer = tracecmd_buffer_instance_handle(handle, i)) tracecmd_close(buffer);
+    tracecmd_close(handle);
+    _exit(0);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0)
+    if (errno != EINTR) return Ok{};
+  if (!WIFSIGNALED(status)) return Ok{};  // opened, or refused: the real open says which
+  return Error(path + " is damaged: libtracecmd died of " + signal_name(WTERMSIG(status)) +
+                   " reading its headers, formats and options (a size or an offset in them is wrong)",
+               "'trace-cmd dump --summary " + path + "' shows which part");
+}
+
 Result<TraceDatSummary> read_tracedat(const std::string &path, EventSink &sink, const BufferStart &on_buffer) {
+  if (Status s = opens_in_a_child(path); !s) return std::move(s).error();
   tracecmd_input *handle = tracecmd_open(path.c_str(), 0);
   if (!handle) return open_error(path);
   InputCloser closer{handle};

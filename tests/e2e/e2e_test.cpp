@@ -1604,6 +1604,69 @@ TEST_F(E2eSession, AWorkerThatCrashesOrIsKilledIsReportedAndLeavesNothingBehind)
   }
 }
 
+// The filter goes in parentheses before the tool's own "&& common_pid !=
+// PID": one whose ')' would close them early is refused before anything is
+// touched, for every command that takes --filter.
+TEST_F(E2e, AFilterThatWouldEscapeItsParenthesesIsRefused) {
+  for (const char *cmd : {"trace", "record", "hist"}) {
+    SCOPED_TRACE(cmd);
+    run_result r = kpp({cmd, "-e", group_ + ":x", "--by", "comm", "--filter", "1) || (1"});
+    if (std::string(cmd) != "hist") r = kpp({cmd, "-e", group_ + ":x", "--filter", "1) || (1"});
+    EXPECT_EQ(r.status, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, "--filter: the parentheses do not pair up")) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(tracing_dir() + "/instances/kprobe-probe-" + std::to_string(r.pid)));
+  }
+  run_result quoted = kpp({"trace", "-e", group_ + ":x", "--filter", "comm == \")"});
+  EXPECT_TRUE(contains(quoted.err, "a string is not closed")) << quoted.err;
+}
+
+// The working process killed (SIGKILL, as by the OOM killer) in the middle of
+// a 1,500-probe --add: the process you started removes the probes that were
+// written, names them, and dies of SIGKILL; none of the group is left. The
+// kill comes when the group's first event appears (its directory in tracefs).
+TEST_F(E2e, AWorkerKilledInTheMiddleOfAnAddLeavesNoProbe) {
+  std::string fx = fixture_path("gcc_O0");
+  std::vector<std::string> argv = {kpp_bin, "-x", fx};
+  for (int i = 0; i < 1500; ++i) {
+    argv.push_back("-a");
+    argv.push_back(ev("p" + std::to_string(i)) + "scale a b");
+  }
+  std::string err_file = "/tmp/kpptest_addkill_" + std::to_string(getpid()) + ".err";
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen(err_file.c_str(), "w", stderr);
+    std::vector<char *> args;
+    for (std::string &a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  std::string group_dir = tracing_dir() + "/events/" + group_;
+  pid_t worker = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline && waitpid(pid, nullptr, WNOHANG) == 0) {
+    if (access(group_dir.c_str(), F_OK) == 0 && (worker = first_child(pid)) > 0) {
+      kill(worker, SIGKILL);
+      break;
+    }
+  }
+  int status = 0;
+  if (worker == 0) kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  std::string err = read_file(err_file);
+  std::remove(err_file.c_str());
+  ASSERT_GT(worker, 0) << "the add ended before its first probe was seen: " << err;
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status << ": " << err;
+  EXPECT_TRUE(contains(err, "the run was killed by SIGKILL")) << err;
+  EXPECT_TRUE(contains(err, "it had begun to write probe definitions")) << err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(err, m, std::regex("removed the ([0-9]+) probes? it had written \\(" + group_ + ":p")))
+      << err;
+  std::printf("killed after %s of 1500 probes were written; all removed\n", m[1].str().c_str());
+  EXPECT_TRUE(group_lines(group_).empty()) << "left: " << group_lines(group_).size() << " probes\n" << err;
+}
+
 // A full disk: recording stops, the file keeps what fitted and trace-cmd
 // reads it, the error names the file and the cause; in trace.dat version 6
 // and version 7, plain and compressed.

@@ -117,7 +117,7 @@ TEST(TargetPidCli, MutuallyExclusiveSwitchesAreRefusedNamingBoth) {
 
 // perf's test_line_semantics.sh: these -L forms are taken, those refused.
 TEST(TargetPidCli, LineRangesAsPerfsTestsExpect) {
-  std::string line = std::to_string(line_of(fixture_source, "work:2, the line"));
+  std::string line = std::to_string(line_of(fixture_source, "work:1, the line"));
   for (const std::string &good : {std::string("work"), std::string("work:1"), std::string("work:0-2"),
                                   std::string("work:1+1"), std::string("work@pid_fixture.c"),
                                   std::string("work@pid_fixture.c:1"), "pid_fixture.c:" + line,
@@ -155,6 +155,17 @@ TEST(TargetPidCli, BadPidsAreRefusedNamingThePidAndWhy) {
   waitpid(zombie, nullptr, 0);
   EXPECT_EQ(z.status, 1);
   EXPECT_TRUE(contains(z.err, "-p " + str(zombie) + ": ") && contains(z.err, "zombie")) << describe(z);
+
+  // Another user's process: reading its files needs ptrace access, as gdb -p does.
+  Started mine({fixture, "1", "100"});
+  ASSERT_TRUE(runs(mine.pid(), "pid_fixture"));
+  run_options nobody;
+  nobody.uid = 65534;
+  run_result denied = tool({"-p", str(mine.pid()), "-D", "work"}, nobody);
+  EXPECT_EQ(denied.status, 1);
+  EXPECT_TRUE(contains(denied.err, "-p " + str(mine.pid()) + ": cannot read its root: permission denied") &&
+              contains(denied.err, "CAP_SYS_PTRACE"))
+      << describe(denied);
 
   // kthreadd (pid 2 when the kernel made it, which /proc/2/stat's flags say).
   if (contains(read_file("/proc/2/comm"), "kthreadd")) {
@@ -330,14 +341,21 @@ TEST_F(TargetPid, ContainerProcessProbedBySourceLineWithBothPids) {
   std::smatch nspid;
   ASSERT_TRUE(std::regex_search(status, nspid, std::regex("NSpid:\\s+\\d+\\s+(\\d+)")));
   std::string inner = nspid[1];
-  // By source line: only the tree's debug file can say where work:2 is.
-  int line = line_of(fixture_source, "work:2, the line") - line_of(fixture_source, "long work(");
+  // By source line: only the tree's debug file can say where work:1 is.
+  int line = line_of(fixture_source, "work:1, the line") - line_of(fixture_source, "long work(");
   run_result add = tool({"-v", "-p", str(host), "--add", ev("work") + "work:" + std::to_string(line) + " tag"});
   ASSERT_EQ(add.status, 0) << describe(add);
   EXPECT_TRUE(contains(add.err, "/proc/" + str(host) + "/root/usr/lib/debug/.build-id/")) << add.err;
   std::vector<std::string> defined = group_lines(group_);
   ASSERT_EQ(defined.size(), 1u);
   EXPECT_TRUE(contains(defined[0], "/proc/" + str(host) + "/root/app/pid_fixture:0x")) << defined[0];
+  // perf's spelling: -x PATH in the mount namespace of --target-ns's process.
+  run_result perf_form = tool({"--target-ns=" + str(host), "-x", "/app/pid_fixture", "-D", "work tag"});
+  EXPECT_EQ(perf_form.status, 0) << describe(perf_form);
+  EXPECT_TRUE(contains(perf_form.out, " /proc/" + str(host) + "/root/app/pid_fixture:0x")) << describe(perf_form);
+  run_result session_form = tool({"trace", "--target-ns=" + str(host), "-e", group_ + ":work"});
+  EXPECT_EQ(session_form.status, 1);
+  EXPECT_TRUE(contains(session_form.err, "--target-ns does not apply to 'trace'")) << describe(session_form);
   // -l names the process the probe was made for and the path in it.
   run_result listed = tool({"-l", group_ + ":*"});
   EXPECT_TRUE(contains(listed.out, "[/app/pid_fixture in the root of pid " + str(host) + "]")) << describe(listed);
@@ -361,9 +379,12 @@ TEST_F(TargetPid, ContainerProcessProbedBySourceLineWithBothPids) {
 
 namespace {
 
-// Whether the trace run `pid` has its tracefs instance set up and tracing on.
+// Whether the trace run `pid` has its tracefs instance set up and tracing
+// on: a new instance has tracing on until the run turns it off to set up,
+// and the pids are written after that, so both must be there.
 bool tracing(pid_t pid) {
-  return read_file(tracing_dir() + "/instances/kprobe-probe-" + str(pid) + "/tracing_on") == "1\n";
+  std::string instance = tracing_dir() + "/instances/kprobe-probe-" + str(pid);
+  return !read_file(instance + "/set_event_pid").empty() && read_file(instance + "/tracing_on") == "1\n";
 }
 
 // A real server from Debian's packages (python3.11's http.server, its

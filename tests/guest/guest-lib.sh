@@ -118,3 +118,16 @@ kpp_remove_all_kprobes() {
 kpp_remove_all_kprobes_on_exit() {
   trap 'rc=$?; kpp_remove_all_kprobes; exit $rc' EXIT
 }
+
+# Waits until one of our instances has a hist trigger on $1 (GROUP/EVENT, a glob),
+# at most ~60 s; fails (returns 1) after that.
+kpp_wait_hist_trigger() {
+  kpp_wait_i=0
+  while [ $kpp_wait_i -lt 600 ]; do
+    for f in "$KPP_TRACING"/instances/kprobe-probe-*/events/$1/trigger; do
+      grep -q '^hist:' "$f" 2>/dev/null && return 0
+    done
+    sleep 0.1; kpp_wait_i=$((kpp_wait_i + 1))
+  done
+  return 1
+}

@@ -39,10 +39,19 @@ TEST(HistRequest, RefusesWhatIsNotAFieldOrModifier) {
   EXPECT_FALSE(check_hist_field("--sum", "count\nhist:keys=x"));
   EXPECT_FALSE(check_hist_filter("a == 1\n!hist:keys=x"));
   EXPECT_TRUE(check_hist_filter("count > 4 && fd == 3"));
+  // Put in parentheses before "&& common_pid != OURS": a ')' of its own
+  // would let "|| (1" count the tool's own reads again.
+  EXPECT_FALSE(check_hist_filter("1) || (1"));
+  EXPECT_FALSE(check_hist_filter("(fd == 3"));
+  EXPECT_FALSE(check_hist_filter("comm == \"a"));
+  EXPECT_TRUE(check_hist_filter("(fd == 3 || fd == 4) && comm == \")\""));
+  EXPECT_EQ(hist_pause_trigger("hist:keys=fd:vals=hitcount if (fd == 3) && common_pid != 7"),
+            "hist:keys=fd:vals=hitcount:pause if (fd == 3) && common_pid != 7");
+  EXPECT_EQ(hist_pause_trigger("hist:keys=fd:vals=hitcount"), "hist:keys=fd:vals=hitcount:pause");
 }
 
 TEST(HistLatency, EntrySavesTimeReturnFiresTheSyntheticEvent) {
-  LatencyTriggers t = latency_triggers(EventId{"probe", "vfs_read"}, "42");
+  LatencyTriggers t = latency_triggers(EventId{"probe", "vfs_read"}, "kpp_lat_42");
   EXPECT_EQ(t.synthetic_definition, "kpp_lat_42 u64 lat_us");
   EXPECT_EQ(t.entry_trigger, "hist:keys=common_pid:kpp_ts0=common_timestamp.usecs");
   EXPECT_EQ(t.return_trigger,

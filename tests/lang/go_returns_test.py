@@ -34,6 +34,9 @@ def run(*args, **kw):
 
 if os.geteuid() != 0:
     skip("needs root (uprobes)")
+probe = subprocess.run([KPP, "-x", os.path.join(FIX, "go_deep"), "-D", "main.Deep%return"], capture_output=True, text=True)
+if "built without an instruction decoder" in probe.stderr:
+    skip("this build has no instruction decoder (cmake -DKPP_X86_DISASSEMBLER=ON): Go return probes are refused")
 if not os.path.exists(TRACING + "/uprobe_events"):
     skip("no uprobe_events in " + TRACING)
 
@@ -131,6 +134,31 @@ def control_uretprobe(name):
             pass
 
 
+def results_by_name(name, loops=9):
+    """Results read at the returns: main.Split(i) returns (i/7, i%7) and
+    main.Greet returns "hello corner" (12 bytes), as the program computes them."""
+    binary = os.path.join(FIX, name)
+    if not os.path.exists(binary):
+        return
+    group = f"kpp28res_{os.getpid()}"
+    try:
+        add = run(KPP, "-q", "-x", binary, "-a", f"{group}:split_ret=main.Split%return $retval quot rem",
+                  "-a", f"{group}:greet_ret=main.Greet%return len=~r0.len")
+        check(add.returncode == 0, f"{name}: add the results' probes ({add.stderr.strip()[:300]})")
+        if add.returncode != 0:
+            return
+        traced = run(KPP, "trace", "-e", f"{group}:*", "--", binary, str(loops), timeout=120)
+        got = [tuple(int(v) for v in m) for m in re.findall(r"split_ret arg1=(-?\d+) quot=(-?\d+) rem=(-?\d+)", traced.stdout)]
+        want = [(i // 7, i // 7, i % 7) for i in range(loops)]
+        check(got == want, f"{name}: main.Split%return $retval quot rem read {got}, the program's {want}")
+        lens = re.findall(r"greet_ret len=(\d+)", traced.stdout)
+        check(lens == ["12"], f"{name}: main.Greet%return ~r0.len read {lens}, len(\"hello corner\") is 12")
+    finally:
+        remove(group)
+
+
+results_by_name("go_names")
+results_by_name("go_names_noopt")
 for fixture in ("go_deep", "go_deep_noopt", "go_deep_stripped"):
     probe_deep(fixture)
 control_uretprobe("go_deep")

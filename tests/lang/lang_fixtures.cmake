@@ -27,9 +27,10 @@
 # target. When the compiler is missing the function warns once and builds
 # nothing: tests must then skip with a printed reason (a missing file).
 # Tools found: KPP_GO, KPP_RUSTC, KPP_CXX_FIXTURE_COMPILER.
+# Set before the guard: every directory that includes this file sees it.
+set(KPP_LANG_FIXTURE_DIR ${PROJECT_BINARY_DIR}/tests/lang/fixtures)
 include_guard(GLOBAL)
 
-set(KPP_LANG_FIXTURE_DIR ${PROJECT_BINARY_DIR}/tests/lang/fixtures)
 file(MAKE_DIRECTORY ${KPP_LANG_FIXTURE_DIR})
 find_program(KPP_GO NAMES go PATHS /usr/lib/go-1.19/bin /usr/lib/go/bin NO_DEFAULT_PATH)
 find_program(KPP_GO NAMES go)

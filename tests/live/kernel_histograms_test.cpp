@@ -39,12 +39,15 @@ class FakeTracefs : public ::testing::Test {
     fs::create_directories(p.parent_path());
     std::ofstream(p) << text;
   }
-  // An instance's event with `trigger` listed (and `hist` as its table).
+  // An instance's event with `trigger` listed (and `hist` as its table),
+  // its fields as a kprobe's format file lists them.
   void event(const std::string &instance, const std::string &event, const std::string &trigger,
-             const std::string &hist) {
+             const std::string &hist, const std::string &fields = "\tfield:u64 count;\toffset:16;\tsize:8;\tsigned:0;\n") {
     std::string dir = "instances/" + instance + "/events/" + event + "/";
     write(dir + "trigger", std::string(kTriggerHeader) + trigger + "\n");
     write(dir + "hist", hist);
+    write(dir + "format", "name: x\nID: 1\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" +
+                              fields);
   }
 
   fs::path root_;
@@ -91,6 +94,21 @@ TEST_F(FakeTracefs, ATableTheKernelPrintsOtherwiseIsSaidNotGuessed) {
   ASSERT_EQ(hists.size(), 1u);
   ASSERT_EQ(hists[0].table.size(), 1u);
   EXPECT_EQ(hists[0].table[0].rfind("(cannot read the table: ", 0), 0u) << hists[0].table[0];
+}
+
+// A probed string that forges a row: the pane reads the table as hist does
+// (the kernel's Entries say one row) and says why it shows none.
+TEST_F(FakeTracefs, AStringKeyForgingARowIsNotShown) {
+  std::string forged = std::string(50, 'x') + " } hitcount:          1\n{ name: FORGED" + std::string(44, ' ');
+  std::string hist = "# event histogram\n#\n# trigger info: hist:keys=name:vals=hitcount:sort=hitcount.descending:size=8192 "
+                     "[active]\n#\n\n{ name: " + forged + " } hitcount:          5\n\nTotals:\n    Hits: 5\n    Entries: 1\n"
+                     "    Dropped: 0\n";
+  event("kprobe-probe-4242", "probe/vfs_read", "hist:keys=name:vals=hitcount:sort=hitcount.descending:size=8192 [active]",
+        hist, "\tfield:__data_loc char[] name;\toffset:16;\tsize:4;\tsigned:1;\n");
+  auto hists = KernelHistograms(root_.string()).read();
+  ASSERT_EQ(hists.size(), 1u);
+  ASSERT_EQ(hists[0].table.size(), 1u);
+  EXPECT_NE(hists[0].table[0].find("does not add up"), std::string::npos) << hists[0].table[0];
 }
 
 }  // namespace

@@ -4,8 +4,12 @@
 // same function and a probe of another function do not.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include "dwarf/debug_info.h"
+#include "dwarf/opened_files.h"
 #include "src/probes/latency_sites.h"
+#include "src/util/goroutine_field.h"
 
 namespace kpp {
 namespace {
@@ -65,11 +69,13 @@ class LatencySites : public ::testing::Test {
 TEST_F(LatencySites, AnEntryAfterThePrologueAndTheReturnPair) {
   auto [later, entry, ret, other] = fade_probes();
   ASSERT_NE(entry.offset, ret.offset) << "fade:2 should sit after the prologue";
-  std::vector<std::string> sites = latency_sites({&later, &entry, &ret, &other}, files);
-  EXPECT_FALSE(sites[1].empty());
-  EXPECT_EQ(sites[1], sites[2]) << "entry and return of fade";
-  EXPECT_TRUE(sites[0].empty()) << "a later probe of fade is no entry";
-  EXPECT_TRUE(sites[3].empty()) << "main has no return probe";
+  std::vector<LatencySite> sites = latency_sites({&later, &entry, &ret, &other}, files);
+  EXPECT_FALSE(sites[1].key.empty());
+  EXPECT_EQ(sites[1].key, sites[2].key) << "entry and return of fade";
+  EXPECT_FALSE(sites[1].is_return);
+  EXPECT_TRUE(sites[2].is_return);
+  EXPECT_TRUE(sites[0].key.empty()) << "a later probe of fade is no entry";
+  EXPECT_TRUE(sites[3].key.empty()) << "main has no return probe";
 }
 
 TEST_F(LatencySites, ExportPairsEachReturnWithItsFunctionsEntry) {
@@ -89,6 +95,42 @@ TEST_F(LatencySites, ReturnsWithoutAnEntryProbeMakeNoPair) {
   dwarf::Function fade = function("fade");
   TraceDefinition ret = uprobe(path_, offset_of(fade.entry), true, "fade__return");
   EXPECT_TRUE(latency_pairs({&ret}, files).empty());
+}
+
+
+// A Go function's FUNC%return is probes on its return instructions (p:, not
+// r:) carrying the goroutine: they are its returns, and pair with its entry
+// (tests/lang/go/deep.go's main.Deep, Go's optimized build).
+TEST(LatencySitesGo, ReturnInstructionProbesPairWithTheEntry) {
+  const std::string path = KPP_GO_DEEP_FIXTURE;
+  if (access(path.c_str(), R_OK) != 0) GTEST_SKIP() << "no " << path << " (golang-go missing)";
+  auto debug = dwarf::DebugInfo::open(path);
+  ASSERT_TRUE(debug) << debug.error().message;
+  auto fns = (*debug)->find_functions("main.Deep", "", dwarf::InlineCopies::Exclude);
+  ASSERT_EQ(fns.size(), 1u);
+  auto returns = (*debug)->return_instructions(fns.front());
+  if (!returns && returns.error().message.find("without an instruction decoder") != std::string::npos)
+    GTEST_SKIP() << returns.error().message;
+  ASSERT_TRUE(returns) << returns.error().message;
+  ASSERT_FALSE(returns->empty());
+  auto with_goroutine = [](TraceDefinition d) {
+    d.args.push_back(FetchArg{goroutine_field, goroutine_fetch_x86_64, "x64"});
+    return d;
+  };
+  TraceDefinition entry = with_goroutine(uprobe(path, *(*debug)->file_offset((*debug)->probe_entry(fns.front())), false, "e"));
+  TraceDefinition ret = with_goroutine(uprobe(path, *(*debug)->file_offset(returns->front()), false, "r"));
+  TraceDefinition line = uprobe(path, *(*debug)->file_offset(returns->front()), false, "l");  // no goroutine: a plain probe
+  dwarf::OpenedFiles files;
+  std::vector<LatencySite> sites = latency_sites({&entry, &ret, &line}, files);
+  EXPECT_FALSE(sites[0].key.empty());
+  EXPECT_EQ(sites[0].key, sites[1].key);
+  EXPECT_FALSE(sites[0].is_return);
+  EXPECT_TRUE(sites[1].is_return);
+  EXPECT_FALSE(sites[2].is_return) << "a probe of our own on a ret without the goroutine field is no return probe";
+  auto pairs = latency_pairs({&entry, &ret}, files);
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_EQ(pairs[0].entry, 0u);
+  EXPECT_EQ(pairs[0].ret, 1u);
 }
 
 }  // namespace

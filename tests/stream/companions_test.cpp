@@ -3,10 +3,15 @@
 // definitions' shape and marks, and nothing else is, whatever its name.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 
 #include "src/stream/companions.h"
 #include "src/stream/sink_chain.h"
+#include "src/stream/instance_triggers.h"
 #include "src/stream/stale_instances.h"
 #include "src/stream/trace_instance.h"
 #include "src/util/companion_mark.h"
@@ -157,6 +162,36 @@ TEST(StaleInstances, NamesOutsideTheInitialPidNamespaceRecordIt) {
   uint64_t ns = own_pid_namespace();
   ASSERT_NE(ns, 0u) << "/proc/self/ns/pid is unreadable";
   EXPECT_EQ(instance_owner(default_instance_name())->pid_namespace, ns);
+}
+
+// hist --latency's synthetic event is global: it carries its run's owner as
+// the instance does, in a C identifier, for the stale sweep.
+TEST(StaleInstances, SyntheticEventsRecordTheirRun) {
+  EXPECT_EQ(synthetic_event_name_of({1234, kInitialPidNamespace}), "kpp_lat_1234");
+  EXPECT_EQ(synthetic_event_name_of({1234, 4026532001}), "kpp_lat_1234_ns4026532001");
+  auto owner = synthetic_event_owner("kpp_lat_1234_ns4026532001");
+  ASSERT_TRUE(owner);
+  EXPECT_EQ(owner->pid, 1234);
+  EXPECT_EQ(owner->pid_namespace, 4026532001u);
+  EXPECT_EQ(synthetic_event_owner("kpp_lat_77")->pid, 77);
+  EXPECT_FALSE(synthetic_event_owner("kpp_lat_"));
+  EXPECT_FALSE(synthetic_event_owner("kpp_lat_012"));
+  EXPECT_FALSE(synthetic_event_owner("kpp_lat_1x"));
+  EXPECT_FALSE(synthetic_event_owner("my_lat_12"));
+}
+
+// dynamic_events lists a synthetic event with a tab after its name.
+TEST(StaleInstances, DynamicEventDirsReadEveryKind) {
+  std::string dir = "/tmp/kpp_dynamic_events_" + std::to_string(getpid());
+  mkdir(dir.c_str(), 0700);
+  std::ofstream(dir + "/dynamic_events") << "p:probe/vfs_read vfs_read count=%dx:u64\n"
+                                            "r4:probe/vfs_read__return vfs_read arg1=$retval:s64\n"
+                                            "s:synthetic/kpp_lat_12\tu64 lat_us\n"
+                                            "p:../etc x\n";
+  EXPECT_EQ(dynamic_event_dirs(dir, 100),
+            (std::vector<std::string>{"probe/vfs_read", "probe/vfs_read__return", "synthetic/kpp_lat_12"}));
+  std::remove((dir + "/dynamic_events").c_str());
+  rmdir(dir.c_str());
 }
 
 }  // namespace

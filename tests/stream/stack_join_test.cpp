@@ -46,7 +46,7 @@ std::vector<uint64_t> ips(const Event &e) {
 
 TEST(StackJoin, KprobeEventWaitsForItsKernelStackAndPutsItBeforeTheUserStack) {
   Collect sink;
-  StackJoin join({StackMode::Expected, {"grp:k"}, true, nullptr}, &sink);
+  StackJoin join({StackMode::Expected, {"grp:k"}, true, nullptr, {}, nullptr, 20}, &sink);
   ASSERT_TRUE(join.on_event(probe("k", 1)));
   ASSERT_TRUE(join.on_event(stack(kUserStackEvent, 1, {0x401000, 0x402000, 0, 0})));
   EXPECT_TRUE(sink.events.empty());  // the kernel stack is still to come
@@ -59,7 +59,7 @@ TEST(StackJoin, KprobeEventWaitsForItsKernelStackAndPutsItBeforeTheUserStack) {
 
 TEST(StackJoin, EventsLeaveInTheOrderTheyCameAcrossCpus) {
   Collect sink;
-  StackJoin join({StackMode::Expected, {}, true, nullptr}, &sink);
+  StackJoin join({StackMode::Expected, {}, true, nullptr, {}, nullptr, 20}, &sink);
   ASSERT_TRUE(join.on_event(probe("first", 0)));
   ASSERT_TRUE(join.on_event(probe("second", 1)));
   ASSERT_TRUE(join.on_event(stack(kUserStackEvent, 1, {0x2000})));
@@ -73,7 +73,7 @@ TEST(StackJoin, EventsLeaveInTheOrderTheyCameAcrossCpus) {
 
 TEST(StackJoin, AnEventWhoseStackNeverComesLeavesAfterOneWholeBatch) {
   Collect sink;
-  StackJoin join({StackMode::Expected, {"grp:k"}, false, nullptr}, &sink);
+  StackJoin join({StackMode::Expected, {"grp:k"}, false, nullptr, {}, nullptr, 20}, &sink);
   ASSERT_TRUE(join.on_event(probe("k", 0)));
   ASSERT_TRUE(join.on_batch_end());
   EXPECT_TRUE(sink.events.empty());  // its stack may come with the next poll
@@ -87,7 +87,7 @@ TEST(StackJoin, AnEventWhoseStackNeverComesLeavesAfterOneWholeBatch) {
 
 TEST(StackJoin, ReadBackEveryStackFollowingAnEventOnItsCpuIsItsOwn) {
   Collect sink;
-  StackJoin join({StackMode::AsTheyCome, {}, false, nullptr}, &sink);
+  StackJoin join({StackMode::AsTheyCome, {}, false, nullptr, {}, nullptr, 20}, &sink);
   ASSERT_TRUE(join.on_event(probe("u", 0)));
   ASSERT_TRUE(join.on_event(stack(kUserStackEvent, 0, {0x1000})));
   ASSERT_TRUE(join.on_event(probe("u", 0)));  // the next event on cpu0 releases the first
@@ -114,7 +114,7 @@ struct Naming : FrameSymbolizer {
 TEST(StackJoin, TheSymbolizerNamesTheFramesBeforeTheyLeave) {
   Collect sink;
   Naming naming;
-  StackJoin join({StackMode::Expected, {}, true, &naming}, &sink);
+  StackJoin join({StackMode::Expected, {}, true, &naming, {}, nullptr, 20}, &sink);
   ASSERT_TRUE(join.on_event(probe("u", 0)));
   ASSERT_TRUE(join.on_event(stack(kUserStackEvent, 0, {7})));
   ASSERT_EQ(sink.events.size(), 1u);

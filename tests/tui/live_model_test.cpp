@@ -1,5 +1,5 @@
 // The live-view model from synthetic events: exact counts, rates and their
-// history, entry/return pairing per thread into log2 buckets, the log's
+// history, entry/return pairing per thread (per goroutine for Go) into log2 buckets, the log's
 // pause and filter, sorting, argument summaries, and key intents.
 #include <gtest/gtest.h>
 
@@ -142,6 +142,29 @@ TEST(LiveModel, LatencyIsMatchedPerThreadIntoLog2Buckets) {
   EXPECT_EQ(p.hist.count(Log2Histogram::bucket_of(1000)), 1u);  // 512..1023
   EXPECT_EQ(p.max_ns, 5000u);
   EXPECT_EQ(p.sum_ns, 300u + 5000u + 100u + 1000u);
+}
+
+// Go probes carry their goroutine (field "goroutine", r14's g pointer):
+// a call is matched by goroutine, whichever threads its entry and return
+// ran on, as Go's scheduler moves goroutines between threads.
+TEST(LiveModel, GoCallsAreMatchedByGoroutineNotThread) {
+  LiveModel m;
+  add_demo_probes(m);
+  auto go = [](const std::string &name, uint64_t t, int tid, uint64_t g) {
+    return with_uint(make_event(name, t, tid), "goroutine", g);
+  };
+  // Goroutine 0xa enters on thread 1 and returns on thread 2 (300 ns); goroutine
+  // 0xb enters on thread 2 in between and returns on thread 1 (5000 ns).
+  m.on_event(go("add", 1000, 1, 0xa));
+  m.on_event(go("add", 1100, 2, 0xb));
+  m.on_event(go("add__return", 1300, 2, 0xa));
+  m.on_event(go("add__return", 6100, 1, 0xb));
+  const LatencyPair &p = m.pairs()[0];
+  EXPECT_EQ(p.calls, 2u);
+  EXPECT_EQ(p.unmatched, 0u);
+  EXPECT_EQ(p.hist.count(Log2Histogram::bucket_of(300)), 1u);
+  EXPECT_EQ(p.hist.count(Log2Histogram::bucket_of(5000)), 1u);
+  EXPECT_EQ(p.sum_ns, 300u + 5000u);  // by thread it would have been 200 + 5100
 }
 
 TEST(LiveModel, LogPauseKeepsCountingButFreezesLines) {

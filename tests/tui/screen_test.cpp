@@ -292,6 +292,24 @@ TEST_F(LiveScreen, ACrashGivesTheTerminalBackAndSaysSo) {
   EXPECT_TRUE(std::regex_search(modes, std::regex("(^|\\s)echo(\\s|$)"))) << modes;
 }
 
+// The worker killed (SIGKILL, as by the OOM killer) in the view: the process
+// you started leaves the alternate screen and shows the cursor again (tmux's
+// own view of the pane: alternate_on, cursor_flag), as endwin() would have.
+TEST_F(LiveScreen, AWorkerKilledLeavesTheAlternateScreenAndShowsTheCursor) {
+  start(live_demo_args(), 80, 24, "", "sleep 60");
+  ASSERT_TRUE(shows("enabled", "6")) << screen();
+  std::string flags = tmux_ + "display -p -t live '#{alternate_on} #{cursor_flag}'";
+  EXPECT_EQ(run(flags), "1 0\n") << "the view is not on the alternate screen with the cursor hidden";
+  std::string worker = run("for p in $(pgrep -f '" + group_ + ":w=walk'); do "
+                           "[ \"$(cat /proc/$(awk '{print $4}' /proc/$p/stat)/comm)\" = kprobe-probe ] && echo $p; done");
+  ASSERT_FALSE(worker.empty()) << "no working process found";
+  run("kill -KILL " + worker);
+  ASSERT_TRUE(wait_for([&] { return !slurp(dir_ + "/rc").empty(); }, 5000)) << slurp(dir_ + "/stderr");
+  EXPECT_EQ(slurp(dir_ + "/rc"), "137\n") << slurp(dir_ + "/stderr");
+  EXPECT_EQ(run(flags), "0 1\n") << "the terminal was left on the alternate screen or without its cursor";
+  EXPECT_FALSE(exists(tracing + "/instances/" + instance_));
+}
+
 // Entry and return probes of one function pair from their definitions,
 // whatever their names or places: the manual's `add a b` + `add%return`
 // ("add" is all hex letters) and `fade:2` (after the prologue) + `fade%return`.

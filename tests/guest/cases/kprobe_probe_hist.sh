@@ -18,22 +18,10 @@ kpp_run add -k "$KPP_VMLINUX" --add 'vfs_read count' --add 'vfs_read%return $ret
 [ $rc -eq 0 ] || kpp_fail "kprobe-probe --add exited $rc"
 [ -e "$T/events/probe/vfs_read/hist" ] || kpp_skip "this kernel has no hist triggers"
 
-# Waits until our instance has a hist trigger on $1 (GROUP/EVENT), at most ~60 s.
-wait_trigger() {
-  i=0
-  while [ $i -lt 600 ]; do
-    for f in "$T"/instances/kprobe-probe-*/events/$1/trigger; do
-      grep -q '^hist:' "$f" 2>/dev/null && return 0
-    done
-    sleep 0.1; i=$((i + 1))
-  done
-  return 1
-}
-
 # 1. --by comm --sum count, JSON.
 kprobe-probe hist -e probe:vfs_read --by comm --sum count --duration 15 --json >/tmp/h.out 2>/tmp/h.err &
 hpid=$!
-wait_trigger probe/vfs_read || { kpp_show "hist stderr" /tmp/h.err; kpp_fail "hist installed no trigger"; }
+kpp_wait_hist_trigger probe/vfs_read || { kpp_show "hist stderr" /tmp/h.err; kpp_fail "hist installed no trigger"; }
 dd if=/proc/version of=/dev/null bs=7 count=5 2>/dev/null || kpp_fail "dd failed"
 wait $hpid; rc=$?
 kpp_show "hist stdout" /tmp/h.out
@@ -69,7 +57,7 @@ kpp_ok "hist -- COMMAND exits with the command's status (7), dd's 3 reads counte
 # 2. The text table, by count.log2.
 kprobe-probe hist -e probe:vfs_read --by comm --by count.log2 --filter 'count < 8' --duration 15 >/tmp/h2.out 2>/tmp/h2.err &
 hpid=$!
-wait_trigger probe/vfs_read || { kpp_show "hist stderr" /tmp/h2.err; kpp_fail "hist installed no trigger"; }
+kpp_wait_hist_trigger probe/vfs_read || { kpp_show "hist stderr" /tmp/h2.err; kpp_fail "hist installed no trigger"; }
 dd if=/proc/version of=/dev/null bs=7 count=3 2>/dev/null || kpp_fail "dd failed"
 wait $hpid; rc=$?
 kpp_show "hist (table) stdout" /tmp/h2.out
@@ -81,7 +69,7 @@ kpp_ok "hist table: dd's three 7-byte reads in the (4, 8] bucket"
 # 3. --latency vfs_read: entry and return paired in the kernel.
 kprobe-probe hist --latency vfs_read --duration 15 --json >/tmp/h3.out 2>/tmp/h3.err &
 hpid=$!
-wait_trigger synthetic/kpp_lat_* || { kpp_show "hist --latency stderr" /tmp/h3.err; kpp_fail "hist --latency installed no trigger"; }
+kpp_wait_hist_trigger synthetic/kpp_lat_* || { kpp_show "hist --latency stderr" /tmp/h3.err; kpp_fail "hist --latency installed no trigger"; }
 dd if=/proc/version of=/dev/null bs=7 count=5 2>/dev/null || kpp_fail "dd failed"
 wait $hpid; rc=$?
 kpp_show "hist --latency stdout" /tmp/h3.out
