@@ -16,4 +16,11 @@ const Registers *for_machine(uint16_t e_machine) {
 
 std::span<const Registers *const> all() { return tables; }
 
+std::string Registers::unfetchable_name(unsigned regno) const {
+  for (const RegisterBank &bank : unfetchable)
+    if (regno >= bank.first && regno - bank.first < bank.count)
+      return std::string(bank.prefix) + std::to_string(regno - bank.first);
+  return {};
+}
+
 }  // namespace kpp::arch

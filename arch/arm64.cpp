@@ -11,8 +11,9 @@ constexpr std::string_view regs[] = {
     "%x24", "%x25", "%x26", "%x27", "%x28", "%x29", "%x30", "%sp",
 };
 constexpr std::string_view args[] = {"%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7"};
+constexpr RegisterBank unfetchable[] = {{64, 32, "v"}};
 }  // namespace
 
-const Registers arm64_registers{"arm64", 183 /* EM_AARCH64 */, regs, args, "%x0", "%sp", 31, "%pc"};
+const Registers arm64_registers{"arm64", 183 /* EM_AARCH64 */, regs, args, "%x0", "%sp", 31, "%pc", unfetchable, "v0"};
 
 }  // namespace kpp::arch

@@ -10,8 +10,9 @@ constexpr std::string_view regs[] = {
     "%r24", "%r25", "%r26", "%r27", "%r28", "%r29", "%r30", "%r31",
 };
 constexpr std::string_view args[] = {"%r4", "%r5", "%r6", "%r7", "%r8", "%r9", "%r10", "%r11"};
+constexpr RegisterBank unfetchable[] = {{32, 32, "f"}};
 }  // namespace
 
-const Registers loongarch64_registers{"loongarch64", 258 /* EM_LOONGARCH */, regs, args, "%r4", "%r3", 3};
+const Registers loongarch64_registers{"loongarch64", 258 /* EM_LOONGARCH */, regs, args, "%r4", "%r3", 3, {}, unfetchable, "fa0"};
 
 }  // namespace kpp::arch

@@ -11,8 +11,9 @@ constexpr std::string_view regs[] = {
 };
 constexpr std::string_view args[] = {"%gpr3", "%gpr4", "%gpr5", "%gpr6",
                                      "%gpr7", "%gpr8", "%gpr9", "%gpr10"};
+constexpr RegisterBank unfetchable[] = {{32, 32, "f"}, {77, 32, "vr"}};
 }  // namespace
 
-const Registers ppc64le_registers{"ppc64le", 21 /* EM_PPC64 */, regs, args, "%gpr3", "%gpr1", 1};
+const Registers ppc64le_registers{"ppc64le", 21 /* EM_PPC64 */, regs, args, "%gpr3", "%gpr1", 1, {}, unfetchable, "f1"};
 
 }  // namespace kpp::arch

@@ -10,8 +10,9 @@ constexpr std::string_view regs[] = {
     "%s8",  "%s9",  "%s10", "%s11", "%t3",  "%t4",  "%t5",  "%t6",
 };
 constexpr std::string_view args[] = {"%a0", "%a1", "%a2", "%a3", "%a4", "%a5", "%a6", "%a7"};
+constexpr RegisterBank unfetchable[] = {{32, 32, "f"}};
 }  // namespace
 
-const Registers riscv64_registers{"riscv64", 243 /* EM_RISCV */, regs, args, "%a0", "%sp", 2};
+const Registers riscv64_registers{"riscv64", 243 /* EM_RISCV */, regs, args, "%a0", "%sp", 2, {}, unfetchable, "fa0"};
 
 }  // namespace kpp::arch

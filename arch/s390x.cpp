@@ -10,6 +10,6 @@ constexpr std::string_view regs[] = {
 constexpr std::string_view args[] = {"%r2", "%r3", "%r4", "%r5", "%r6"};
 }  // namespace
 
-const Registers s390x_registers{"s390x", 22 /* EM_S390 */, regs, args, "%r2", "%r15", 15};
+const Registers s390x_registers{"s390x", 22 /* EM_S390 */, regs, args, "%r2", "%r15", 15, {}, {}, "f0"};
 
 }  // namespace kpp::arch

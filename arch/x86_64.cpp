@@ -10,8 +10,9 @@ constexpr std::string_view regs[] = {
     "%ip",                                                    // 16: return address column
 };
 constexpr std::string_view args[] = {"%di", "%si", "%dx", "%cx", "%r8", "%r9"};
+constexpr RegisterBank unfetchable[] = {{17, 16, "xmm"}, {33, 8, "st"}, {41, 8, "mm"}};
 }  // namespace
 
-const Registers x86_64_registers{"x86_64", 62 /* EM_X86_64 */, regs, args, "%ax", "%sp", 7, "%ip"};
+const Registers x86_64_registers{"x86_64", 62 /* EM_X86_64 */, regs, args, "%ax", "%sp", 7, "%ip", unfetchable, "xmm0"};
 
 }  // namespace kpp::arch

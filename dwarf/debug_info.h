@@ -18,6 +18,8 @@
 
 namespace kpp::dwarf {
 
+class DebuginfodBackground;  // dwarf/source/debuginfod_background.h
+
 struct AddressRange {
   uint64_t begin = 0;
   uint64_t end = 0;  // exclusive
@@ -58,6 +60,9 @@ struct Variable {
   // Where, inside the scope that declares it, the variable can be read
   // (its location-list entries, or the whole scope); empty for globals.
   std::vector<AddressRange> available;
+  // A parameter kept in a frame slot that the function's prologue fills
+  // (one DW_OP_fbreg location): valid only from probe_entry() on.
+  bool prologue_slot = false;
 };
 
 // A code address described in source terms, for --list.
@@ -107,6 +112,16 @@ struct OpenOptions {
   // arguments), so DWARF inflated in memory (--no-cache) leaves the location
   // lists out; a location asked for anyway reads as unavailable.
   bool reads_locations = true;
+  // Set: a debug file that must come from debuginfod and is not in its
+  // cache is fetched there, off this thread, and the file opens without
+  // DWARF meanwhile (awaited_debug_file() says so): for readers that must
+  // not wait for the network (stack frames). Not owned. Null: fetched here.
+  DebuginfodBackground *debuginfod_background = nullptr;
+  // false: a debug file from debuginfod is taken only when its cache has it,
+  // no server is asked (readers of probes already added -- -l, the sites
+  // of trace's events -- whose --add fetched it: none of them may wait for
+  // the network).
+  bool debuginfod_fetch = true;
 };
 
 // Where this run's name index came from; None until a query needs it.
@@ -142,6 +157,10 @@ class DebugInfo {
   virtual bool has_dwarf() const { return true; }
   // Without DWARF, one line naming where it was looked for; else empty.
   virtual std::string dwarf_note() const { return {}; }
+  // The build-id whose debug file debuginfod is fetching in the background
+  // (OpenOptions::debuginfod_background): opened again once it is done, the
+  // file has its DWARF. Empty when nothing is awaited.
+  virtual std::string awaited_debug_file() const { return {}; }
   virtual std::string build_id() const = 0;     // hex, empty when absent
   // A shared library (ET_DYN without a program interpreter): it runs only inside a program.
   virtual bool is_shared_library() const { return false; }
@@ -200,6 +219,12 @@ class DebugInfo {
   // offset and, for bitfields, bit position; nullopt when there is none.
   virtual std::optional<Member> member(TypeRef aggregate, const std::string &name) = 0;
   virtual std::vector<std::string> member_names(TypeRef aggregate) = 0;
+  // Every member named `name`, in member() order: base classes can each
+  // have one (std::tuple's _M_head_impl, libstdc++'s unique_ptr).
+  virtual std::vector<Member> members_named(TypeRef aggregate, const std::string &name) {
+    if (auto m = member(aggregate, name)) return {*m};
+    return {};
+  }
 
   // The names of the functions with code (from the symbol table, compiler
   // suffixes cut), sorted and unique, for -F.

@@ -1,18 +1,31 @@
-// Debug files and sources fetched by build-id from debuginfod servers, through
-// elfutils' client library (libdebuginfod): the servers named by
-// $DEBUGINFOD_URLS (space-separated), its cache ($DEBUGINFOD_CACHE_PATH, by
-// default ~/.cache/debuginfod_client), its timeouts ($DEBUGINFOD_TIMEOUT)
-// and size limits ($DEBUGINFOD_MAXSIZE) as the library applies them.
+// Debug files and sources fetched by build-id from debuginfod servers (the
+// protocol of elfutils' debuginfod: GET /buildid/ID/debuginfo, /executable,
+// /source/PATH), from the servers $DEBUGINFOD_URLS names (space-separated),
+// in order, into elfutils' client cache (dwarf/source/debuginfod_cache.h).
 //
-// A fetched file is untrusted input like any other: callers open it with the
-// same checks as a local debug file. Nothing here prints; a progress
-// callback set by the CLI may.
+// Our own client, not elfutils' libdebuginfod (0.188): that one cannot be
+// bounded enough -- its size limit is checked on the wire, so a 1 MB gzip
+// body became a 1 GiB file; it follows redirects without a limit (4,851
+// requests in 0.8 s); it sees a stop request only between its waits of up
+// to a second; HTTP 500 and 403 read as "not found"; and a file enters its
+// cache before anyone checks it. Here every download is bounded
+// (dwarf/source/http_download.h; debuginfod_limits() below), a stop request
+// (set_debuginfod_cancel) ends it within ~50 ms, an answer enters the cache
+// only once it is an ELF file of the build-id asked for (a source: once it
+// is not an HTML page), a cached file that fails that check is removed and
+// the servers asked again, and a failure is remembered for a while.
+//
+// A fetched file is still untrusted input: callers open it with the same
+// checks as a local debug file. Nothing here prints; a progress callback set
+// by the CLI may.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
+#include "dwarf/source/http_download.h"
 #include "src/util/result.h"
 
 namespace kpp::dwarf {
@@ -22,6 +35,20 @@ bool debuginfod_enabled();
 
 // The servers, as $DEBUGINFOD_URLS lists them ("" when unset).
 std::string debuginfod_urls();
+
+// The bounds of one download, from the environment, as elfutils' client
+// names them (our defaults are tighter than its 90 s and no size limit):
+//   DEBUGINFOD_TIMEOUT=S   connect and the first 100 KB within S seconds,
+//                          and no S seconds without a byte (default 10)
+//   DEBUGINFOD_MAXTIME=S   the whole download (default 300)
+//   DEBUGINFOD_MAXSIZE=B   bytes of the file, after content decoding
+//                          (default 2 GiB; also sent as X-DEBUGINFOD-MAXSIZE)
+// A value that is not a positive number leaves the default.
+DownloadLimits debuginfod_limits();
+
+// Asked every ~50 ms while a download runs in this thread: true stops it
+// (the CLI passes its Ctrl-C flag). None by default.
+void set_debuginfod_cancel(std::function<bool()> cancelled);
 
 // What the progress callback is told while a file downloads.
 struct DownloadProgress {
@@ -38,7 +65,9 @@ void set_debuginfod_progress(DownloadProgressFn fn);
 
 // The debug file (DWARF) of the binary with `build_id` (lowercase hex), as a
 // path in the client's cache. Errors name the servers and the build-id, with
-// the reason (not on the servers, connection refused, timed out, ...).
+// each server's answer (not on the server, HTTP 500 (Internal Server Error),
+// no answer within 10 s (DEBUGINFOD_TIMEOUT), the file of another build-id,
+// ...), or the failure remembered from an earlier run and its age.
 Result<std::string> debuginfod_find_debuginfo(const std::string &build_id);
 
 // The executable of `build_id`, as a path in the cache (for a vmlinux or
@@ -48,5 +77,15 @@ Result<std::string> debuginfod_find_executable(const std::string &build_id);
 // The source file `source_path` (as DW_AT_name/comp_dir name it, absolute)
 // of the binary with `build_id`, as a path in the cache.
 Result<std::string> debuginfod_find_source(const std::string &build_id, const std::string &source_path);
+
+// As debuginfod_find_debuginfo, for a thread of its own
+// (dwarf/source/debuginfod_background.h): stopped by `cancelled`, not by
+// set_debuginfod_cancel's hook, and showing no progress.
+Result<std::string> debuginfod_fetch_debuginfo_in_thread(const std::string &build_id,
+                                                        const std::function<bool()> &cancelled);
+
+// The debug file of `build_id` when the cache has it (checked as a fetched
+// one is), without asking any server; nullopt when it has not.
+std::optional<std::string> debuginfod_cached_debuginfo(const std::string &build_id);
 
 }  // namespace kpp::dwarf

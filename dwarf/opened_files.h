@@ -24,6 +24,8 @@ class OpenedFiles {
   // (remembered, so it is not tried again).
   DebugInfo *get(const std::string &path);
   const OpenOptions &options() const { return options_; }
+  // Closes `path`: the next get() opens it again (its debug file has come).
+  void forget(const std::string &path) { opened_.erase(path); }
 
  private:
   OpenOptions options_;

@@ -5,10 +5,10 @@ set -euo pipefail
 
 build_pkgs=(cmake g++ make pkg-config llvm-19-dev zlib1g-dev libzstd-dev libdeflate-dev
             libtracefs-dev libtraceevent-dev libtracecmd-dev libncurses-dev
-            asciidoc-base xmlto docbook-xml docbook-xsl dpkg-dev libmicrohttpd-dev libdebuginfod-dev libdw-dev)
+            asciidoc-base xmlto docbook-xml docbook-xsl dpkg-dev libmicrohttpd-dev libcurl4-openssl-dev libdw-dev)
 # asciidoc-base, xmlto and the DocBook DTD/stylesheets build the man page as perf's
 # (validated); dpkg-dev's dpkg-shlibdeps gives the .deb's runtime dependencies;
-# libmicrohttpd serves `export`'s metrics, libdebuginfod fetches debug files; libdeflate
+# libmicrohttpd serves `export`'s metrics, libcurl fetches debug files from debuginfod; libdeflate
 # inflates compressed debug sections twice as fast as zlib (dwarf/elf/inflated_image.cpp);
 # elfutils' libdw (libdwfl) unwinds --stack's user stacks from .eh_frame (src/stack/dwarf_unwinder.cpp).
 # llvm-19 has llvm-dwp (the split-DWARF .dwp fixtures); binutils has dwp.
@@ -24,6 +24,8 @@ test_pkgs+=(systemtap-sdt-dev python3.11 python3.11-dbg libstdc++6-12-dbg)
 test_pkgs+=(dwz)
 # Go and Rust fixtures (tests/lang/lang_fixtures.cmake): Debian's Go 1.19 and rustc 1.63.
 test_pkgs+=(golang-go rustc)
+# The values oracle (tests/lang/values) reads Rust values with rustc's own gdb printers.
+test_pkgs+=(rust-gdb)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--tests" ] && want+=("${test_pkgs[@]}")

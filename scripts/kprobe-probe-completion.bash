@@ -159,7 +159,7 @@ _kprobe_probe() {
       # kernel's would need its vmlinux, which is too slow for a TAB.
       [[ -n $exec ]] && _kprobe_probe_reply "$cur" < <("$program" -x "$exec" -F "${cur}*" 2>/dev/null)
       return ;;
-    --duration | --filter | --max-probes | --maxactive | --prefix-map | -l | --list)
+    --duration | --filter | --max-probes | --max-items | --maxactive | --prefix-map | -l | --list)
       return ;;
   esac
 

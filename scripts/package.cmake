@@ -27,10 +27,10 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "trace-cmd, kernelshark, bash-completion")
-# Loaded only when DEBUGINFOD_URLS asks for a fetch (dwarf/source/debuginfod.cpp), and
+# Loaded only when DEBUGINFOD_URLS asks for a fetch (libcurl: dwarf/source/http_download.cpp), and
 # when `export` serves its metrics (src/export/metrics_server.cpp): not NEEDED,
 # so shlibdeps cannot see them.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libdebuginfod1, libmicrohttpd12")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcurl4, libmicrohttpd12")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # One package of the whole install, without the per-component split.
 set(CPACK_DEB_COMPONENT_INSTALL OFF)

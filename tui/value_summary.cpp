@@ -45,6 +45,9 @@ void ValueSummary::add(const FieldValue &v) {
     case FieldKind::String:
     case FieldKind::Bytes:
     case FieldKind::Array:
+    case FieldKind::Float:
+    case FieldKind::Bool:
+    case FieldKind::Char:
       count(texts_, format_value(v), other_);
       break;
   }

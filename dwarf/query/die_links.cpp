@@ -84,4 +84,14 @@ DWARFDie innermost_function_at(DWARFUnit &unit, uint64_t address) {
   return found;
 }
 
+bool in_prologue_slot(llvm::DWARFDie die) {
+  if (die.getTag() != llvm::dwarf::DW_TAG_formal_parameter) return false;
+  llvm::DWARFDie parent = die.getParent();
+  if (!parent.isValid() || parent.getTag() != llvm::dwarf::DW_TAG_subprogram) return false;
+  auto loc = die.find(llvm::dwarf::DW_AT_location);
+  if (!loc || !loc->isFormClass(llvm::DWARFFormValue::FC_Exprloc)) return false;
+  auto block = loc->getAsBlock();
+  return block && !block->empty() && (*block)[0] == llvm::dwarf::DW_OP_fbreg;
+}
+
 }  // namespace kpp::dwarf

@@ -32,6 +32,13 @@ llvm::DWARFDie origin_root(llvm::DWARFDie die);
 // as it is not for perf and gdb.
 bool inlined_into_itself(llvm::DWARFDie die);
 
+// Whether `die` is a parameter of an out-of-line function kept in a frame
+// slot for the whole function: one location (not a list) that is
+// DW_OP_fbreg, as gcc -O0, clang -O0 and rustc at opt-level 0 and 1 describe
+// them. The prologue stores the parameter there: before the prologue's end
+// the slot holds whatever the stack held (gdb and perf probe after it).
+bool in_prologue_slot(llvm::DWARFDie die);
+
 // The innermost function (subprogram or inlined copy) of `unit` whose code
 // holds `address` (every DIE of the unit is read first): what LLVM's DWARFUnit::getSubroutineForAddress
 // answers, without its map of the whole unit, which reads the ranges of

@@ -348,6 +348,15 @@ std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &nam
   return closest_names(name, std::vector<std::string>(names.begin(), names.end()), max);
 }
 
+// Whether a parameter of `function` lives in a frame slot that its prologue
+// fills (die_links.h): optimized code can do that too (rustc at opt-level=1).
+static bool has_prologue_slot_parameters(const DWARFDie &function) {
+  if (!function.isValid()) return false;
+  for (const DWARFDie &child : function.children())
+    if (child.isValid() && in_prologue_slot(child)) return true;
+  return false;
+}
+
 uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
   // An inlined copy has no prologue: its entry_pc is where its parameters are set.
   if (fn.inlined) return fn.entry;
@@ -361,7 +370,10 @@ uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
       if (row.prologue_end && row.address >= fn.entry) return row.address;
     return fn.entry;
   }
-  if (fn.optimized) return fn.entry;
+  // Optimized code is probed at its entry, as perf probe does, unless a
+  // parameter is read from a frame slot, valid only past the prologue (as
+  // gdb breaks).
+  if (fn.optimized && (fn.die_offset == 0 || !has_prologue_slot_parameters(die_at(fn.die_offset)))) return fn.entry;
   // The prologue ends where the line table starts its second statement:
   // clang marks it prologue_end, gcc starts a new row there (on the same
   // line when the whole function is on one line).

@@ -71,6 +71,7 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
 
   TypeInfo describe(TypeRef type) override;
   std::optional<Member> member(TypeRef aggregate, const std::string &name) override;
+  std::vector<Member> members_named(TypeRef aggregate, const std::string &name) override;
   std::vector<std::string> member_names(TypeRef aggregate) override;
 
   std::vector<std::string_view> function_names() override;
@@ -105,6 +106,7 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   bool has_debug_info() const;
   bool has_dwarf() const override { return no_dwarf_note_.empty(); }
   std::string dwarf_note() const override { return no_dwarf_note_; }
+  std::string awaited_debug_file() const override { return awaited_build_id_; }
   // Gives back the pages of the files' mappings read so far (see
   // dwarf/elf/mapped_object.h): after open, after the index scan.
   void drop_mapped_pages() override {
@@ -116,6 +118,9 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   // .gnu_debuglink) and reads the DWARF from it (dwarf/source/separate_debug.cpp).
   // The error lists every path tried; dwarf_note() names them after a failure.
   Status attach_separate_debug();
+  // The debug file of `build_id` from debuginfod: here, or in the background
+  // (OpenOptions::debuginfod_background: an error while it is pending).
+  Result<std::string> fetch_from_debuginfod(const std::string &build_id);
 
   // The CFA rule at `pc`, from .eh_frame, else .debug_frame (dwarf/expr/cfa.cpp).
   Result<CfaRule> cfa_at(uint64_t pc);
@@ -319,6 +324,7 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   std::string verdict_file_;
   IndexKey verdict_key_;
   uint64_t verdict_max_bytes_ = 0;
+  std::string awaited_build_id_;  // its debug file is being fetched in the background
   std::string no_dwarf_note_;  // set when no DWARF was found: where it was looked for
   const OpenOptions open_options_;
   // Where functions by name and units by source file are (after the

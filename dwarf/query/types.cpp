@@ -246,6 +246,17 @@ std::optional<Member> LlvmDebugInfo::member(TypeRef aggregate, const std::string
   return found;
 }
 
+std::vector<Member> LlvmDebugInfo::members_named(TypeRef aggregate, const std::string &name) {
+  std::vector<Member> found;
+  walk_members(aggregate, [&](const DWARFDie &child, int64_t base) {
+    if (name != child.getName(DINameKind::ShortName)) return false;
+    found.push_back(member_at(child, name));
+    found.back().offset += base;
+    return false;
+  });
+  return found;
+}
+
 std::vector<std::string> LlvmDebugInfo::member_names(TypeRef aggregate) {
   std::vector<std::string> names;
   walk_members(aggregate, [&](const DWARFDie &child, int64_t) {

@@ -94,6 +94,7 @@ std::vector<Variable> LlvmDebugInfo::variables_in_scope(const Function &fn, uint
     var.name = name;
     var.is_parameter = die.getTag() == llvm::dwarf::DW_TAG_formal_parameter;
     var.is_global = scope == nullptr;
+    var.prologue_slot = in_prologue_slot(die);
     if (scope) var.available = available_ranges(die, *scope);
     var.type = type_of(die);
     auto place = locate(die, frame_function, pc, block_entry);

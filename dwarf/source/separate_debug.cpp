@@ -11,6 +11,7 @@
 #include "dwarf/elf/mapped_object.h"
 #include "dwarf/query/llvm_debug_info.h"
 #include "dwarf/source/debug_link.h"
+#include "dwarf/source/debuginfod_background.h"
 
 namespace kpp::dwarf {
 
@@ -90,6 +91,20 @@ std::string no_dwarf_note(const std::string &path, const std::string &tried) {
 
 }  // namespace
 
+Result<std::string> LlvmDebugInfo::fetch_from_debuginfod(const std::string &build_id) {
+  DebuginfodBackground *background = open_options_.debuginfod_background;
+  if (!background && !open_options_.debuginfod_fetch) {
+    if (auto cached = debuginfod_cached_debuginfo(build_id)) return *cached;
+    return Error("the debug info of build-id " + build_id + " is not in the debuginfod cache (not fetched here)");
+  }
+  if (!background) return debuginfod_find_debuginfo(build_id);
+  DebuginfodBackground::Answer answer = background->debuginfo(build_id);
+  if (answer.state == DebuginfodBackground::State::Ready) return answer.text;
+  if (answer.state == DebuginfodBackground::State::Failed) return Error(answer.text);
+  awaited_build_id_ = build_id;
+  return Error("the debug info of build-id " + build_id + " is being fetched from debuginfod");
+}
+
 Status LlvmDebugInfo::attach_separate_debug() {
   const object::ObjectFile &program = image_.object();
   const std::string build_id = image_.build_id();
@@ -97,7 +112,7 @@ Status LlvmDebugInfo::attach_separate_debug() {
   for (DebugCandidate &candidate : debug_candidates(program, path(), build_id)) {
     if (candidate.from_debuginfod) {
       // Fetched only when nothing local was found; then checked as a local file is.
-      auto fetched = debuginfod_find_debuginfo(build_id);
+      auto fetched = fetch_from_debuginfod(build_id);
       if (!fetched) {
         tried += "\n    " + fetched.error().message;
         continue;

@@ -17,6 +17,7 @@ inline BuildOptions build_options_for(const CliOptions &options, const ProbeTarg
   b.prefix_map = options.prefix_map;
   b.force = options.force;
   b.maxactive = options.maxactive;
+  b.max_items = options.max_items;
   return b;
 }
 

@@ -41,10 +41,13 @@ enum NameLongOnly { opt_demangle = 1400, opt_no_demangle, opt_demangle_kernel, o
 enum StackLongOnly { opt_stack = 1900, opt_user_stack, opt_stack_window, opt_folded };
 
 // Options of export.
-enum ExportLongOnly { opt_listen = 1600, opt_hist };
+enum ExportLongOnly { opt_listen = 1600, opt_hist, opt_listen_name };
 
 // Options of running processes (-p is short).
 enum TargetLongOnly { opt_target_ns = 2000, opt_children };
+
+// Options of values.
+enum ValueLongOnly { opt_max_items = 2100 };
 
 const option long_options[] = {
     {"add", required_argument, nullptr, 'a'},
@@ -63,6 +66,7 @@ const option long_options[] = {
     {"event", required_argument, nullptr, 'e'},
     {"output", required_argument, nullptr, 'o'},
     {"max-probes", required_argument, nullptr, opt_max_probes},
+    {"max-items", required_argument, nullptr, opt_max_items},
     {"no-inlines", no_argument, nullptr, opt_no_inlines},
     {"funcs", optional_argument, nullptr, 'F'},
     {"sdt", no_argument, nullptr, opt_sdt},
@@ -88,6 +92,7 @@ const option long_options[] = {
     {"demangle-kernel", no_argument, nullptr, opt_demangle_kernel},
     {"prefix-map", required_argument, nullptr, opt_prefix_map},
     {"listen", required_argument, nullptr, opt_listen},
+    {"listen-name", no_argument, nullptr, opt_listen_name},
     {"hist", required_argument, nullptr, opt_hist},
     {"by", required_argument, nullptr, opt_by},
     {"sum", required_argument, nullptr, opt_sum},
@@ -126,7 +131,7 @@ bool option_applies(CliOptions::Command c, int opt) {
   static const std::vector<int> live{'e', 'o', opt_filter, opt_keep, 'a', 'x', 'k', 'm', 's', 'f', opt_max_probes,
                                      opt_no_inlines, opt_no_cache, opt_maxactive, opt_demangle, opt_no_demangle,
                                      opt_demangle_kernel, opt_prefix_map, opt_fprobe, opt_stack, opt_user_stack,
-                                     opt_stack_window, 'p', opt_children};
+                                     opt_stack_window, 'p', opt_children, opt_max_items};
   auto has = [&](const std::vector<int> &v) { return std::find(v.begin(), v.end(), opt) != v.end(); };
   if (has(common)) return true;
   switch (c) {
@@ -242,12 +247,19 @@ Status set_exec(CliOptions &o, const char *arg) {
   return Ok{};
 }
 
-Status set_maxactive(CliOptions &o, const char *arg) {
+// `arg` as a whole decimal number from 1 to `max`, else an error naming `option`.
+Result<unsigned> number_up_to(const char *option, const char *arg, long max) {
   char *end = nullptr;
   long v = std::strtol(arg, &end, 10);
-  if (*end || v <= 0 || v > 4096)
-    return Error(std::string("--maxactive: expected a number from 1 to 4096, got '") + arg + "'");
-  o.maxactive = static_cast<unsigned>(v);
+  if (*end || v <= 0 || v > max)
+    return Error(std::string(option) + ": expected a number from 1 to " + std::to_string(max) + ", got '" + arg + "'");
+  return static_cast<unsigned>(v);
+}
+
+Status set_maxactive(CliOptions &o, const char *arg) {
+  auto v = number_up_to("--maxactive", arg, 4096);
+  if (!v) return std::move(v).error();
+  o.maxactive = *v;
   return Ok{};
 }
 
@@ -304,6 +316,14 @@ Status set_max_probes(CliOptions &o, const char *arg) {
   long v = std::strtol(arg, &end, 10);
   if (*end || v <= 0) return Error(std::string("--max-probes: expected a positive number, got '") + arg + "'");
   o.max_probes = static_cast<size_t>(v);
+  return Ok{};
+}
+
+Status set_max_items(CliOptions &o, const char *arg) {
+  // 64: the kernel's MAX_ARRAY_LEN, the longest array one fetch-arg reads.
+  auto v = number_up_to("--max-items", arg, 64);
+  if (!v) return std::move(v).error();
+  o.max_items = *v;
   return Ok{};
 }
 
@@ -373,6 +393,7 @@ Status apply_option(CliOptions &o, int c, const OptionWords &words) {
     case opt_prefix_map: return add_prefix_map(o, optarg);
     case opt_no_inlines: o.no_inlines = true; break;
     case opt_listen: o.listen = optarg; break;
+    case opt_listen_name: o.listen_name = true; break;
     case opt_hist: o.hist.push_back(optarg); break;
     case 'F': o.funcs = optional_pattern(words, o.command); break;
     case opt_sdt: o.sdt = true; break;
@@ -388,6 +409,7 @@ Status apply_option(CliOptions &o, int c, const OptionWords &words) {
     case opt_file_version: return set_file_version(o, optarg);
     case opt_compression: return set_compression(o, optarg);
     case opt_max_probes: return set_max_probes(o, optarg);
+    case opt_max_items: return set_max_items(o, optarg);
     case opt_duration: return set_duration(o, optarg);
     case 'p': return add_pid(o, optarg, "-p");
     case opt_target_ns: return add_pid(o, optarg, "--target-ns");
@@ -520,6 +542,7 @@ const char *options_text() {
   -q, --quiet            print only errors
   -v, --verbose          say more (trace: each line ends with the probe's address and site)
       --max-probes N     at most N sites per probe (default 128)
+      --max-items N      the first N elements of a slice, Vec or std::vector (default 8, at most 64)
       --no-inlines       probe out-of-line bodies only, not inlined copies
       --no-cache         neither read nor write the index cache (~/.cache/kprobe-probe)
   -o, --output FILE      (record) the trace.dat to write (default trace.dat); (trace) where the lines go
@@ -535,7 +558,8 @@ const char *options_text() {
       --stack-window BYTES   (with --stack) bytes of user stack copied per event for DWARF (default 8K)
       --folded           (trace --stack, report) print folded stacks "f1;f2;f3 COUNT" for flame graphs
       --keep             (live) leave the probes it added when it quits
-      --listen [HOST:]PORT  (export) where to serve /metrics; HOST defaults to 127.0.0.1
+      --listen [HOST:]PORT  (export) where to serve /metrics; HOST: a numeric address, default 127.0.0.1
+      --listen-name      (export) HOST may be a host name (looked up in DNS)
       --hist ARG         (export) a log2 histogram of argument ARG (repeatable)
       --version          print the version and exit
   -h, --help             this text; the manual: man kprobe-probe (Documentation/kprobe-probe.txt)

@@ -38,6 +38,7 @@ struct CliOptions {
   bool quiet = false;                    // -q/--quiet
   int verbose = 0;                       // -v/--verbose
   size_t max_probes = 128;               // --max-probes
+  unsigned max_items = 8;                // --max-items: elements of a sequence fetched
   bool no_inlines = false;               // --no-inlines
   bool no_cache = false;                 // --no-cache
   bool fprobe = false;                   // --fprobe (kernel): fprobe events instead of kprobes
@@ -81,6 +82,7 @@ struct CliOptions {
 
   // export
   std::string listen;                    // --listen [HOST:]PORT (HOST defaults to 127.0.0.1)
+  bool listen_name = false;              // --listen-name: HOST may be a name (else numeric only)
   std::vector<std::string> hist;         // --hist ARG: log2 histograms of these fields
 };
 

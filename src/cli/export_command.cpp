@@ -84,7 +84,7 @@ Result<int> run_export_command(const CliOptions &options) {
   if (options.listen.empty())
     return Error("export needs an address to serve the metrics on",
                  "give it with --listen [HOST:]PORT, e.g. --listen 9464 (127.0.0.1 unless a host is given)");
-  auto address = parse_listen_address(options.listen);
+  auto address = parse_listen_address(options.listen, options.listen_name);
   if (!address) return std::move(address).error();
   auto engine = ProbeEngine::open();
   if (!engine) return std::move(engine).error();
@@ -108,6 +108,13 @@ Result<int> run_export_command(const CliOptions &options) {
   };
   auto server = MetricsServer::start(*address, render);
   if (!server) return std::move(server).error();
+  // What leaves the host is said, every time: there is no access control.
+  if (!is_loopback_host(address->host))
+    std::fprintf(stderr,
+                 "kprobe-probe: warning: %s is reachable from other hosts, without authentication or TLS: anyone "
+                 "who can connect reads the metrics (for open networks see the manual's EXPORT section: a reverse "
+                 "proxy with TLS, or node_exporter's textfile collector)\n",
+                 (*server)->url().c_str());
   ReadyNotice ready((*server)->url());
   std::vector<EventSink *> sinks{&sink};
   if (!options.quiet) sinks.push_back(&ready);

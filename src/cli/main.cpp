@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "dwarf/debug_info.h"
+#include "dwarf/debuginfod.h"
 #include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
 #include "src/cli/download_progress.h"
@@ -54,6 +55,7 @@ int main(int argc, char **argv) {
       options->command == CliOptions::Command::Hist)
     stop_signals.emplace();
   kpp::show_download_progress_on_terminal();  // debuginfod downloads
+  kpp::dwarf::set_debuginfod_cancel(&kpp::stop_requested);  // Ctrl-C ends one within ~50 ms
   kpp::Status status = kpp::Ok{};
   int exit_status = 0;
   // trace, record, live, hist: the traced command's status is ours.

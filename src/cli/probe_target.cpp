@@ -52,6 +52,7 @@ dwarf::OpenOptions target_open_options(const CliOptions &options) {
   dwarf::OpenOptions open = debug_open_options(options);
   if (options.exec.empty()) open.demangle = options.demangle_kernel;
   open.reads_locations = reads_locations(options);
+  open.debuginfod_fetch = true;  // the target's debug file is fetched here, within the download's bounds
   return open;
 }
 
@@ -62,8 +63,14 @@ Status check_build_id(const CliOptions &options, const dwarf::DebugInfo &debug, 
   // Only adding probes to this kernel needs the match; -D, -L, -V and -F
   // read any kernel's vmlinux offline.
   bool offline = options.add.empty();
-  if (offline || options.force || running.empty() || debug.build_id().empty()) return Ok{};
+  if (offline || options.force || running.empty()) return Ok{};
   if (debug.build_id() == running) return Ok{};
+  // No build-id proves nothing: the file may be any kernel's.
+  if (debug.build_id().empty())
+    return Error("'" + debug.path() + "' has no build-id: it cannot be checked against the running " + what +
+                     " (build-id " + running + ")",
+                 "give the " + what + "'s own debug file (-k/-m PATH), or -f to use it anyway (probes may land at "
+                 "wrong places)");
   return Error("'" + debug.path() + "' does not match the running " + what + ": its build-id is " + debug.build_id() +
                    ", the running " + what + "'s is " + running,
                "give the matching file (-k/-m PATH), or -f to use it anyway (probes may land at wrong places)");
@@ -225,7 +232,9 @@ Result<ProbeTarget> open_kernel(const CliOptions &options, bool allow_btf) {
 }  // namespace
 
 dwarf::OpenOptions debug_open_options(const CliOptions &options) {
-  return {.use_cache = !options.no_cache, .cache_directory = {}, .demangle = options.demangle};
+  dwarf::OpenOptions open{.use_cache = !options.no_cache, .cache_directory = {}, .demangle = options.demangle};
+  open.debuginfod_fetch = false;  // what --add fetched is in the cache; nothing here waits for a server
+  return open;
 }
 
 Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf) {

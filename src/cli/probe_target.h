@@ -33,7 +33,9 @@ Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf 
 // How the command line says the files a listing or a session opens are
 // read (the probed programs, and the stacks' files): --no-cache and
 // --no-demangle. (The probe target itself follows --demangle-kernel when it
-// is the kernel or a module.)
+// is the kernel or a module.) They never wait for a debuginfod server: a
+// debug file from one is taken from its cache only (--add put it there);
+// the stacks' files fetch theirs in the background (src/stack).
 dwarf::OpenOptions debug_open_options(const CliOptions &options);
 
 }  // namespace kpp

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "src/definition/counted_layout.h"
 #include "src/spec/raw_fetch.h"
 #include "src/util/strings.h"
 
@@ -27,6 +28,8 @@ using dwarf::Place;
 
 // The kernel's MAX_ARG_NAME_LEN: a longer field name is refused.
 constexpr size_t max_field_name = 32;
+// The kernel's MAX_ARRAY_LEN: the most bytes of a counted string one array fetches.
+constexpr unsigned max_counted_bytes = 64;
 using dwarf::TypeInfo;
 
 // A value being resolved: where it is, what type, and the bitfield it is, if any.
@@ -90,13 +93,16 @@ class Resolver {
       return Error("$retval is only available in a return probe", "probe '" + site_.function.name + "%return'");
     if (site_.at_return_instruction) return go_retval(arg, name);
     // Without DWARF there is no type to give it: the kernel's default (u64), as perf probe leaves it.
-    if (!site_.debug.has_dwarf() || (!arg.type.empty() && !is_bare_integer_type(arg.type)))
-      return std::vector<FetchArg>{{name, "$retval", arg.type}};
+    if (!site_.debug.has_dwarf()) return std::vector<FetchArg>{{name, "$retval", arg.type}};
     // A scalar from the raw DWARF of the function's unit when it can
     // (a return probe then reads no other unit), else through LLVM.
     auto scalar = site_.debug.scalar_return_type(site_.function);
     dwarf::TypeRef ref = scalar ? dwarf::TypeRef{} : site_.debug.return_type(site_.function);
     TypeInfo returned = scalar ? *scalar : site_.debug.describe(ref);
+    // $retval is the integer return register: a floating-point result is
+    // elsewhere, and any type given would show that register's bits.
+    if (returned.kind == TypeInfo::Kind::Float) return float_result(returned);
+    if (!arg.type.empty() && !is_bare_integer_type(arg.type)) return std::vector<FetchArg>{{name, "$retval", arg.type}};
     if (!arg.type.empty()) {
       auto sized = sized_type(arg.type, returned.size, "$retval");
       if (!sized) return std::move(sized).error();
@@ -104,7 +110,25 @@ class Resolver {
     }
     auto type = default_type(returned, ref, std::nullopt, "$retval");
     if (!type) return std::move(type).error();
-    return std::vector<FetchArg>{{name, "$retval", *type}};
+    FetchArg result{name, "$retval", *type};
+    add_display(returned, result);
+    return std::vector<FetchArg>{std::move(result)};
+  }
+
+  Error float_result(const TypeInfo &returned) const {
+    const arch::Registers &regs = site_.formatter.regs;
+    // x86_64 returns long double on the x87 stack, the rest in xmm0.
+    std::string where = returned.size > 8 && regs.name == "x86_64" ? "st0" : std::string(regs.float_return_reg);
+    // The fast scalar description has no name: C's for its size.
+    std::string type = !returned.name.empty() ? returned.name
+                       : returned.size == 4   ? "float"
+                       : returned.size == 8   ? "double"
+                                              : "long double";
+    return Error("'$retval' of " + site_.function.name + " is " + type + ", returned in " +
+                     (where.empty() ? std::string("a floating-point register") : where) +
+                     ", which kernel fetch-args cannot read ($retval is the integer return register " +
+                     std::string(regs.return_reg) + ")",
+                 "read the value where the function stores it, or in its caller after the call");
   }
 
   // $retval at a Go function's return instruction: its first result, where
@@ -282,6 +306,11 @@ class Resolver {
       if (!v->place)
         return Error("cannot read '" + name + "' at " + site_.where + ": " + v->unavailable_why,
                      "see where it can be read with 'kprobe-probe -V " + site_.function.name + "'");
+      if (auto ready = prologue_pending(*v))
+        return Error("cannot read '" + name + "' at " + site_.where +
+                         ": it lives in a frame slot that the function's prologue fills (DW_OP_fbreg), which holds "
+                         "an older value until " + site_.function.name + "+" + hex(*ready - site_.function.entry),
+                     "probe '" + site_.function.name + "' (placed past the prologue, where gdb breaks) or a line");
       return Value{*v->place, v->type, std::nullopt, name};
     }
     // Not there: name what is, for the message.
@@ -292,13 +321,22 @@ class Resolver {
                  names.empty() ? "there are no variables in scope here" : "variables here: " + join(names));
   }
 
+  // Where a parameter kept in a frame slot that the prologue fills becomes
+  // valid, when the probe is before it (an offset or line at the entry).
+  std::optional<uint64_t> prologue_pending(const dwarf::Variable &v) {
+    if (!v.prologue_slot || site_.function.inlined || site_.pc < site_.function.entry) return std::nullopt;
+    uint64_t ready = site_.debug.probe_entry(site_.function);
+    if (site_.pc >= ready) return std::nullopt;
+    return ready;
+  }
+
   Result<std::vector<FetchArg>> expand(bool params_only) {
     if (site_.is_return) return Error("a return probe cannot read variables; use $retval");
     if (variables_.empty()) variables_ = site_.debug.variables_at(site_.function, site_.pc);
     std::vector<FetchArg> out;
     for (const dwarf::Variable &v : variables_) {
       if (params_only && !v.is_parameter) continue;
-      if (!v.place) continue;  // perf skips what cannot be read here, too
+      if (!v.place || prologue_pending(v)) continue;  // perf skips what cannot be read here, too
       if (v.place->kind == Place::Kind::Memory && !v.place->base) continue;  // globals are not $vars
       std::vector<FetchArg> terms;
       auto fetch = typed_fetch(Value{*v.place, v.type, std::nullopt, v.name}, "", terms);
@@ -339,6 +377,12 @@ class Resolver {
       next.type = t.target;
       return next;
     }
+    // A smart pointer's '->' is its raw pointer's, as gdb's xmethods read it.
+    if (step.kind == ArgAccess::Kind::Arrow)
+      if (auto raw = raw_pointer_of(value, t)) {
+        if (!*raw) return std::move(*raw).error();
+        return access(**raw, step);
+      }
     // A C++ reference is a pointer that '.' goes through, as in the source.
     bool arrow = step.kind == ArgAccess::Kind::Arrow || (t.kind == TypeInfo::Kind::Pointer && t.is_reference);
     next.expr += (arrow ? "->" : ".") + step.member;
@@ -409,8 +453,14 @@ class Resolver {
         if (t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8)
           return std::string(t.is_signed ? "s" : "u") + std::to_string(t.size * 8);
         return Error("'" + expr + "' is " + std::to_string(t.size) + " bytes long; the kernel fetches 1, 2, 4 or 8");
-      case TypeInfo::Kind::Pointer:
       case TypeInfo::Kind::Float:
+        // 4 and 8 bytes are shown as numbers (scalar_fetch); an x87 long
+        // double's 10 bytes are not one value the kernel fetches.
+        if (t.size != 4 && t.size != 8)
+          return Error("'" + expr + "' is " + t.name + " (" + std::to_string(t.size) +
+                       " bytes), which the kernel cannot fetch as one value");
+        return "x" + std::to_string(t.size * 8);
+      case TypeInfo::Kind::Pointer:
         return "x" + std::to_string(t.size * 8);
       case TypeInfo::Kind::Struct:
       case TypeInfo::Kind::Union:
@@ -436,8 +486,123 @@ class Resolver {
     if (value.place.kind == Place::Kind::Constant && value.place.text)
       return constant_string_fetch(value, t, user_type, wants_string || char_array);
     if (wants_string || (user_type.empty() && char_array)) return string_fetch(value, t, user_type);
+    if (user_type.empty() && (t.kind == TypeInfo::Kind::Struct || t.is_reference)) {
+      if (auto counted = counted_fetch(value, t, terms)) return std::move(*counted);
+      // A smart pointer is its pointer, as gdb shows get().
+      if (auto raw = raw_pointer_of(value, t)) {
+        if (!*raw) return std::move(*raw).error();
+        return scalar_fetch(**raw, site_.debug.describe((*raw)->type), "", terms);
+      }
+    }
     if (t.kind == TypeInfo::Kind::Array && user_type.empty()) return array_fetch(value, t);
     return scalar_fetch(value, t, user_type, terms);
+  }
+
+  // The object `value` refers to when it is a C++ reference, else `value`
+  // itself when it is a struct; nullopt otherwise (or when the reference
+  // cannot be loaded through).
+  std::optional<Value> referent(const Value &value, const TypeInfo &t) {
+    if (!t.is_reference) return t.kind == TypeInfo::Kind::Struct ? std::optional<Value>(value) : std::nullopt;
+    auto target = pointee(value, t.size, 0);
+    if (!target) return std::nullopt;
+    Value object = value;
+    object.place = *target;
+    object.type = t.target;
+    return object;
+  }
+
+  // A counted string or sequence (counted_layout.h), through a C++
+  // reference to one; nullopt when `value` is none.
+  std::optional<Result<FetchArg>> counted_fetch(const Value &value, const TypeInfo &t, std::vector<FetchArg> &terms) {
+    auto object = referent(value, t);
+    if (!object) return std::nullopt;
+    auto layout = counted_layout(site_.debug, object->type);
+    if (!layout) return std::nullopt;
+    auto fetched = counted_fields(*object, *layout, terms);
+    if (!fetched) return Result<FetchArg>(std::move(fetched).error());
+    return fetched;
+  }
+
+  // The raw pointer inside `value` when it is a smart pointer
+  // (std::unique_ptr, std::shared_ptr) or a C++ reference to one; nullopt
+  // when it is none.
+  std::optional<Result<Value>> raw_pointer_of(const Value &value, const TypeInfo &t) {
+    auto object = referent(value, t);
+    if (!object) return std::nullopt;
+    auto smart = smart_pointer(site_.debug, object->type);
+    if (!smart) return std::nullopt;
+    auto place = dwarf::offset_into(object->place, smart->offset);
+    if (!place)
+      return Result<Value>(Error("'" + value.expr + "' is held in a register at " + site_.where + "; its pointer cannot be read"));
+    return Result<Value>(Value{*place, smart->pointer, std::nullopt, value.expr + ".get()"});
+  }
+
+  // The member at the end of `path` from `value`.
+  Result<Value> follow(Value value, const std::vector<std::string> &path) {
+    for (const std::string &member : path) {
+      auto next = access(value, ArgAccess{ArgAccess::Kind::Dot, member, 0});
+      if (!next) return std::move(next).error();
+      value = std::move(*next);
+    }
+    return value;
+  }
+
+  // A term of a counted value: a length or a pointer, fetched whole.
+  Result<FetchArg> counted_term(const Value &value, unsigned index, bool at_entry) {
+    TypeInfo t = site_.debug.describe(value.type);
+    auto place = whole(value, t.size);
+    if (!place) return std::move(place).error();
+    dwarf::FetchExpr expr = site_.formatter.lower(dwarf::value_of(*place));
+    if (expr.decoder_computed() || (t.size != 4 && t.size != 8) || needs_entry(*place) != at_entry)
+      return Error("cannot read '" + value.expr + "' at " + site_.where + " as one value the kernel fetches");
+    auto text = fetch_text(value, expr);
+    if (!text) return std::move(text).error();
+    FetchArg term{"", *text, "u" + std::to_string(t.size * 8), at_entry};
+    term.fixup.term = index;
+    return term;
+  }
+
+  // The bytes or elements a counted value's pointer points to, as a bounded
+  // array, and the terms its length comes from; the decoder cuts the array
+  // at the length (value_fixup.h: y, z).
+  Result<FetchArg> counted_fields(const Value &value, const CountedLayout &layout, std::vector<FetchArg> &terms) {
+    auto data = follow(value, layout.data);
+    if (!data) return std::move(data).error();
+    TypeInfo pointer = site_.debug.describe(data->type);
+    TypeInfo element = site_.debug.describe(pointer.target);
+    auto first = pointee(*data, pointer.size, 0);
+    if (!first) return std::move(first).error();
+    bool text = layout.shape == CountedLayout::Shape::Text;
+    std::string element_type = "u8";
+    if (!text) {
+      auto type = default_type(element, pointer.target, std::nullopt, value.expr + "[0]");
+      if (!type) return std::move(type).error().context("'" + value.expr + "' is " + layout.what + ": ");
+      element_type = element.kind == TypeInfo::Kind::Float ? "u" + std::to_string(element.size * 8) : *type;
+    }
+    unsigned count = text ? max_counted_bytes : site_.max_items;
+    auto fetch = fetch_text(value, dwarf::value_of(*first));
+    if (!fetch) return std::move(fetch).error();
+    bool at_entry = needs_entry(*first);
+    FetchArg primary{"", *fetch, element_type + "[" + std::to_string(count) + "]", at_entry};
+    std::vector<ValueStep> &steps = primary.fixup.steps;
+    const std::vector<std::string> &ends = layout.length.empty() ? layout.end : layout.length;
+    auto end = follow(value, ends);
+    if (!end) return std::move(end).error();
+    auto term = counted_term(*end, 1, at_entry);
+    if (!term) return std::move(term).error();
+    terms.push_back(std::move(*term));
+    steps.push_back({ValueOp::PushTerm, 1});
+    if (layout.length.empty()) {
+      // std::vector: (finish - start) / sizeof(T) elements.
+      auto start = counted_term(*data, 2, at_entry);
+      if (!start) return std::move(start).error();
+      terms.push_back(std::move(*start));
+      steps.insert(steps.end(), {{ValueOp::PushTerm, 2}, {ValueOp::Sub}, {ValueOp::PushConst, element.size},
+                                 {ValueOp::Div}});
+    }
+    if (!text && element.kind == TypeInfo::Kind::Float) steps.push_back({ValueOp::ShowFloat, element.size});
+    steps.push_back({text ? ValueOp::ShowText : ValueOp::ShowItems});
+    return primary;
   }
 
   // A known constant string, given to a kprobe as an immediate (\"text");
@@ -520,8 +685,23 @@ class Resolver {
     FetchArg arg{"", *fetch, type, needs_entry(*place)};
     if (user_type.empty()) arg.fixup = fixup_for(t, expr, value.bitfield);
     else arg.fixup = ValueFixup::add_and_keep(expr.post_add, 0, 0);
+    if (user_type.empty()) add_display(t, arg);
     if (Status st = add_terms(value, expr, arg.at_entry, terms); !st) return std::move(st).error();
     return arg;
+  }
+
+  // How the decoder shows a scalar the kernel has no type for
+  // (value_fixup.h): a float's bits as a number, a bool as true or false,
+  // a char as its code and character, as gdb does.
+  static void add_display(const TypeInfo &t, FetchArg &arg) {
+    if (t.kind == TypeInfo::Kind::Float) {
+      arg.type = t.size == 4 ? "u32" : "u64";
+      arg.fixup.steps.push_back({ValueOp::ShowFloat, t.size});
+    } else if (t.kind == TypeInfo::Kind::Bool) {
+      arg.fixup.steps.push_back({ValueOp::ShowBool});
+    } else if (t.kind == TypeInfo::Kind::Char && t.size == 1) {
+      arg.fixup.steps.push_back({ValueOp::ShowChar});
+    }
   }
 
   // The fields of the run-time values besides the primary one that the

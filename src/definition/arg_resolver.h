@@ -21,6 +21,8 @@ struct ArgSite {
   // A return probed on a return instruction (Go: never a uretprobe):
   // $retval and the results are read from where Go's ABI puts them there.
   bool at_return_instruction = false;
+  // How many elements of a sequence (a slice, Vec, std::vector) are fetched (1-64).
+  unsigned max_items = 8;
 };
 
 // Every argument of `spec` as fetch-args at `site`, named as perf names them.

@@ -39,9 +39,18 @@ Result<std::string> FetchFormatter::format(const dwarf::FetchExpr &expr) const {
     case dwarf::FetchExpr::Root::Register:
     case dwarf::FetchExpr::Root::EntryRegister: {  // formatted for the companion probe at the entry
       std::string_view name = regs.fetch_name(static_cast<unsigned>(expr.dwarf_reg));
-      if (name.empty())
+      if (name.empty()) {
+        // A floating-point or vector register: the kernel fetches only
+        // pt_regs' general registers, and reading one of those instead
+        // would show another value.
+        std::string vector = regs.unfetchable_name(static_cast<unsigned>(expr.dwarf_reg));
+        if (!vector.empty())
+          return Error("it lives in " + vector + " here, a floating-point/vector register, which kernel fetch-args "
+                       "cannot read (they read only the general registers)",
+                       "probe a line where it is stored in memory, or read it where it is passed in memory");
         return Error("DWARF register " + std::to_string(expr.dwarf_reg) + " has no fetch-arg name on " +
                      std::string(regs.name));
+      }
       out = std::string(name);
       break;
     }

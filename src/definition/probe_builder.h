@@ -20,6 +20,7 @@ struct BuildOptions {
   std::string target_path;  // the -x program or library (absolute); empty for the kernel
   std::string module;       // -m: kernel module name; empty for vmlinux
   size_t max_probes = 128;  // --max-probes: bound on the sites one spec may expand to
+  unsigned max_items = 8;   // --max-items: elements of a sequence fetched (1-64)
   bool no_inlines = false;  // --no-inlines: out-of-line bodies only
   bool force = false;       // -f: allow a +OFFS the line table does not show to start an instruction
   std::optional<unsigned> maxactive;  // --maxactive: kretprobe instances (definition rN:)

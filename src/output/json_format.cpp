@@ -16,6 +16,18 @@ void append_json_value(std::string &out, const FieldValue &v) {
     case FieldKind::Hex: output::append_number(out, v.u, false, false); break;
     case FieldKind::String: append_json_string(out, v.text); break;
     case FieldKind::Array: output::append_array(out, v, true); break;
+    case FieldKind::Bool: output::append_bool(out, v.u); break;  // true, false: JSON's own
+    case FieldKind::Char:  // the character, as a one-character string
+      append_json_string(out, std::string(1, static_cast<char>(v.i)));
+      break;
+    case FieldKind::Float: {
+      // JSON has no inf or nan: those are strings.
+      std::string number;
+      output::append_float(number, v.u, v.float_bytes);
+      if (number.find_first_of("in") != std::string::npos) append_json_string(out, number);
+      else out += number;
+      break;
+    }
     case FieldKind::Bytes:
       out += '[';
       for (size_t k = 0; k < v.text.size(); ++k) {
@@ -99,6 +111,18 @@ std::string format_event_json(const Event &e) {
     append_json_value(out, f.value);
   }
   out += '}';
+  // Values shown in part (a counted string's first bytes, a sequence's
+  // first elements): each one's whole length, so the values keep their type.
+  bool any_cut = false;
+  for (const auto &f : e.fields) {
+    if (!f.value.cut_from) continue;
+    out += any_cut ? "," : ",\"cut\":{";
+    any_cut = true;
+    append_json_string(out, f.name);
+    out += ':';
+    out += std::to_string(f.value.cut_from);
+  }
+  if (any_cut) out += '}';
   if (!e.stack.empty()) append_stack_json(out, e.stack);
   out += '}';
   return out;

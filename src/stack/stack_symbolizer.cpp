@@ -22,10 +22,21 @@ std::vector<StackFrame> with_kallsyms_name(std::vector<StackFrame> frames, const
     }
   return frames;
 }
+
+// `options`, with debug files from debuginfod fetched in `background`.
+dwarf::OpenOptions fetching_in(dwarf::OpenOptions options, dwarf::DebuginfodBackground *background) {
+  options.debuginfod_background = background;
+  options.debuginfod_fetch = true;
+  return options;
+}
+
 }  // namespace
 
 StackSymbolizer::StackSymbolizer(StackSource source, std::string vmlinux, dwarf::OpenOptions options)
-    : source_(source), vmlinux_path_(std::move(vmlinux)), files_(std::move(options), kMaxFiles) {}
+    : source_(source),
+      vmlinux_path_(std::move(vmlinux)),
+      background_(std::make_unique<dwarf::DebuginfodBackground>()),
+      files_(fetching_in(std::move(options), background_.get()), kMaxFiles) {}
 StackSymbolizer::~StackSymbolizer() = default;
 
 void StackSymbolizer::add_probes(const std::vector<TraceDefinition> &definitions) {
@@ -72,6 +83,30 @@ void StackSymbolizer::symbolize(const Event &event, std::vector<StackFrame> &fra
   frames = std::move(out);
 }
 
+bool StackSymbolizer::ready(const Event &event, const std::vector<StackFrame> &frames) {
+  if (source_ != StackSource::Live) return true;
+  bool all = true;
+  for (const StackFrame &f : frames)
+    if (f.user && !user_file_ready(static_cast<pid_t>(event.pid), f.ip)) all = false;
+  return all;
+}
+
+bool StackSymbolizer::user_file_ready(pid_t pid, uint64_t ip) {
+  // A frame answered already needs nothing more.
+  for (FrameAddress kind : {FrameAddress::Exact, FrameAddress::ReturnAddress})
+    if (cache_.count(std::make_tuple(pid, ip, static_cast<int>(kind)))) return true;
+  const FileMapping *m = mapping_of(maps_of(pid, ip), ip);
+  if (!m) return true;
+  dwarf::DebugInfo *debug = files_.get(m->path);
+  if (!debug || debug->awaited_debug_file().empty()) return true;
+  if (background_->debuginfo(debug->awaited_debug_file()).state == dwarf::DebuginfodBackground::State::Pending)
+    return false;
+  // Fetched (or given up): opened again, it has its DWARF (or says why not).
+  files_.forget(m->path);
+  cache_.clear();
+  return true;
+}
+
 dwarf::DebugInfo *StackSymbolizer::vmlinux() {
   if (vmlinux_tried_) return vmlinux_.get();
   vmlinux_tried_ = true;
@@ -82,8 +117,9 @@ dwarf::DebugInfo *StackSymbolizer::vmlinux() {
   for (const std::string &path : candidates) {
     auto d = dwarf::DebugInfo::open(path, files_.options());
     if (!d || !(*d)->has_dwarf()) continue;
-    // Another kernel's lines would be wrong lines: only the running one's.
-    if (!running.empty() && !(*d)->build_id().empty() && (*d)->build_id() != running) continue;
+    // Another kernel's lines would be wrong lines: only the running one's
+    // (a vmlinux without a build-id may be any kernel's).
+    if (!running.empty() && (*d)->build_id() != running) continue;
     auto linked = (*d)->symbol_addresses({"_text"});
     std::vector<uint64_t> now = (*kallsyms_)->addresses_of("_text", "");
     if (linked.count("_text") == 0 || now.size() != 1) continue;

@@ -17,6 +17,12 @@
 // probe's own address (the event's ip is at the probe's file offset).
 //
 // Every file is opened once; every answer is kept (bounded).
+//
+// A file whose debug file must come from a debuginfod server is never
+// waited for here: the fetch runs in the background
+// (dwarf/source/debuginfod_background.h), ready() says "not yet" for the
+// events whose frames it would name (they wait in the join while the stream
+// goes on), and once it is done the file is opened again with its DWARF.
 #pragma once
 
 #include <sys/types.h>
@@ -33,6 +39,7 @@
 
 #include "dwarf/debug_info.h"
 #include "dwarf/opened_files.h"
+#include "dwarf/source/debuginfod_background.h"
 #include "src/definition/trace_definition.h"
 #include "src/kernel/kallsyms.h"
 #include "src/stream/process_maps.h"
@@ -70,6 +77,7 @@ class StackSymbolizer : public FrameSymbolizer {
   void set_maps_source(std::function<std::vector<FileMapping>(pid_t)> source) { maps_source_ = std::move(source); }
 
   void symbolize(const Event &event, std::vector<StackFrame> &frames) override;
+  bool ready(const Event &event, const std::vector<StackFrame> &frames) override;
 
  private:
   struct Probe {
@@ -82,6 +90,9 @@ class StackSymbolizer : public FrameSymbolizer {
   std::vector<StackFrame> kernel_frames(const StackFrame &frame, FrameAddress kind);
   std::vector<StackFrame> user_frames(const Event &event, const StackFrame &frame, FrameAddress kind);
   const std::vector<FileMapping> &maps_of(pid_t pid, uint64_t address);
+  // Whether the file of the user frame at `ip` is complete: false while its
+  // debug file is being fetched; reopened (and answers forgotten) once done.
+  bool user_file_ready(pid_t pid, uint64_t ip);
   dwarf::DebugInfo *vmlinux();
   // The loaded module's debug .ko, opened once (null when none is found).
   dwarf::DebugInfo *module_debug(const std::string &module);
@@ -92,6 +103,8 @@ class StackSymbolizer : public FrameSymbolizer {
   bool vmlinux_tried_ = false;
   std::unique_ptr<dwarf::DebugInfo> vmlinux_;
   int64_t kaslr_offset_ = 0;  // runtime address minus the vmlinux's
+  // Before files_: they are opened with it, and it outlives them.
+  std::unique_ptr<dwarf::DebuginfodBackground> background_;
   dwarf::OpenedFiles files_;  // the programs' and libraries' (bounded: the answers given stay in cache_)
   std::unordered_map<std::string, std::unique_ptr<dwarf::DebugInfo>> modules_;  // by module name; null: none
   std::unordered_map<pid_t, std::vector<FileMapping>> maps_;

@@ -15,6 +15,9 @@ enum class FieldKind {
   String,    // value.text
   Array,     // value.items (each element; signed elements reinterpret as int64)
   Bytes,     // value.text holds the raw bytes
+  Float,     // value.u holds the IEEE bits of a float_bytes (4 or 8) byte float
+  Bool,      // value.u: 0 false, 1 true (another number shown as itself)
+  Char,      // value.i: a character's code (a C char, signed or not)
 };
 
 struct FieldValue {
@@ -25,6 +28,12 @@ struct FieldValue {
   std::vector<uint64_t> items;
   bool items_signed = false;  // Array: elements are signed
   bool items_hex = false;     // Array: elements shown as hex
+  // Float: 4 (float, f32) or 8 (double, f64); Array: the same when its
+  // elements are floats, 0 when they are integers.
+  unsigned float_bytes = 0;
+  // A counted String or an Array shown in part (its first bytes or
+  // elements): its whole length; 0 when shown whole.
+  uint64_t cut_from = 0;
 
   bool operator==(const FieldValue &) const = default;
 };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <string_view>
 
 #include <traceevent/event-parse.h>
 
@@ -30,6 +32,23 @@ std::vector<std::string> hex_fields(tep_event *ev) {
     arg = arg->next;
   }
   return out;
+}
+
+struct KernelElement {
+  int size;
+  bool is_signed;
+  bool hex;
+};
+
+// The element of an array field whose type is a fetch-arg type ("s32[]",
+// "u64[]", "x16[]"), when `field_size` holds a whole number of them.
+std::optional<KernelElement> kernel_type_element(std::string_view type, int field_size) {
+  if (type.ends_with("[]")) type.remove_suffix(2);  // libtraceevent keeps the brackets
+  if (type.size() < 2 || (type[0] != 's' && type[0] != 'u' && type[0] != 'x')) return std::nullopt;
+  std::string_view bits = type.substr(1);
+  int size = bits == "8" ? 1 : bits == "16" ? 2 : bits == "32" ? 4 : bits == "64" ? 8 : 0;
+  if (size == 0 || field_size <= 0 || field_size % size != 0) return std::nullopt;
+  return KernelElement{size, type[0] == 's', type[0] == 'x'};
 }
 
 int64_t sign_extend(uint64_t v, int size) {
@@ -73,6 +92,14 @@ EventDecoder::FieldPlan EventDecoder::field_plan(tep_format_field *f, bool hex, 
   p.elem_signed = f->flags & TEP_FIELD_IS_SIGNED;
   p.elem_hex = hex;
   p.elem_size = static_cast<int>(f->elementsize);
+  // Uprobe events declare a fetched array as "s32 counts[]" with the whole
+  // size: the element's size and sign come from the kernel's type name.
+  if ((f->flags & TEP_FIELD_IS_ARRAY) && !p.dynamic && !(f->flags & TEP_FIELD_IS_STRING))
+    if (auto element = kernel_type_element(f->type ? f->type : "", f->size)) {
+      p.elem_size = element->size;
+      p.elem_signed = element->is_signed;
+      p.elem_hex = p.elem_hex || element->hex;
+    }
   if (f->flags & TEP_FIELD_IS_STRING)
     p.kind = FieldKind::String;
   else if (p.dynamic || (f->flags & TEP_FIELD_IS_ARRAY))
@@ -83,13 +110,18 @@ EventDecoder::FieldPlan EventDecoder::field_plan(tep_format_field *f, bool hex, 
     p.kind = FieldKind::Hex;
   else
     p.kind = p.elem_signed ? FieldKind::Signed : FieldKind::Unsigned;
-  if (p.kind != FieldKind::String) {
+  p.raw_kind = p.kind;
+  NamedFixup named = split_fixup(p.name);
+  // A string's own steps can only show it as counted text (u8[N] reads as a string).
+  bool counted_text = !named.fixup.steps.empty() && named.fixup.steps.back().op == ValueOp::ShowText;
+  if (p.kind != FieldKind::String || counted_text) {
     // Arithmetic the kernel could not do, named in the field (value_fixup.h).
-    NamedFixup named = split_fixup(p.name);
     if (named.fixup.term && shown > 0) {
       p.fixup = named.fixup;
       p.term_of = static_cast<int>(shown - 1);
-    } else if (!named.fixup.empty() && !named.fixup.term && p.kind != FieldKind::Array && p.kind != FieldKind::Bytes) {
+    } else if (!named.fixup.empty() && !named.fixup.term && p.kind != FieldKind::Bytes) {
+      // An array's own steps can only be how it is shown (a counted
+      // string's bytes, a sequence's elements): its value is not a number.
       p.name = std::move(named.name);
       p.fixup = named.fixup;
     }
@@ -119,12 +151,31 @@ void EventDecoder::join_programs(EventPlan &plan) {
     owner->program.insert(owner->program.end(), p.fixup.steps.begin(), p.fixup.steps.end());
   }
   finish();
-  // A program's result is a number, of the primary's kind unless it ends keeping bits.
+  // A program's result is a number, of the primary's kind unless it ends
+  // keeping bits or saying how it is shown.
   for (FieldPlan &p : plan.fields) {
     if (p.term_of >= 0 || p.program.empty()) continue;
     const ValueStep &last = p.program.back();
-    if (last.op == ValueOp::SignExtend) p.kind = FieldKind::Signed;
-    else if (last.op == ValueOp::ZeroExtend && p.kind == FieldKind::Signed) p.kind = FieldKind::Unsigned;
+    // libtraceevent takes a u8[N] array for a string: its bytes are a window too.
+    bool window = p.kind == FieldKind::Array || p.kind == FieldKind::String || p.kind == FieldKind::Bytes;
+    if (last.op == ValueOp::ShowText && window) {
+      p.kind = FieldKind::String;
+      if (p.raw_kind == FieldKind::String) p.raw_kind = FieldKind::Bytes;  // every byte, NULs too
+    } else if (last.op == ValueOp::ShowItems && p.kind == FieldKind::Array) {
+      p.kind = FieldKind::Array;
+    } else if (last.op == ValueOp::ShowFloat && !window) {
+      p.kind = FieldKind::Float;
+    } else if (last.op == ValueOp::ShowBool && !window) {
+      p.kind = FieldKind::Bool;
+    } else if (last.op == ValueOp::ShowChar && !window) {
+      p.kind = FieldKind::Char;
+    } else if (window || is_display_op(last.op)) {
+      p.kind = FieldKind::String;  // malformed: said so (finish_field)
+    } else if (last.op == ValueOp::SignExtend) {
+      p.kind = FieldKind::Signed;
+    } else if (last.op == ValueOp::ZeroExtend && p.kind == FieldKind::Signed) {
+      p.kind = FieldKind::Unsigned;
+    }
   }
 }
 
@@ -150,13 +201,15 @@ const std::string &EventDecoder::event_key(const void *data, int size) {
 
 void EventDecoder::decode_field(const FieldPlan &p, const uint8_t *data, int size, FieldValue &v) const {
   const tep_format_field *f = p.field;
-  v.kind = p.kind;
+  v.kind = p.raw_kind;
   v.i = 0;
   v.u = 0;
   v.text.clear();
   v.items.clear();
   v.items_signed = p.elem_signed;
   v.items_hex = p.elem_hex;
+  v.cut_from = 0;
+  v.float_bytes = 0;
   if (f->offset < 0 || f->offset + f->size > size) return;  // truncated record
   const uint8_t *base = data + f->offset;
   int len = p.to_record_end ? size - f->offset : f->size;
@@ -170,7 +223,7 @@ void EventDecoder::decode_field(const FieldPlan &p, const uint8_t *data, int siz
     if (off < 0 || off + len > size) return;
     base = data + off;
   }
-  switch (p.kind) {
+  switch (p.raw_kind) {
     case FieldKind::String:
       v.text.assign(reinterpret_cast<const char *>(base), strnlen(reinterpret_cast<const char *>(base), len));
       return;
@@ -185,7 +238,10 @@ void EventDecoder::decode_field(const FieldPlan &p, const uint8_t *data, int siz
       return;
     case FieldKind::Signed:
     case FieldKind::Unsigned:
-    case FieldKind::Hex: {
+    case FieldKind::Hex:
+    case FieldKind::Float:
+    case FieldKind::Bool:
+    case FieldKind::Char: {
       uint64_t raw = tep_read_number(tep_, base, len);
       v.u = p.elem_signed ? static_cast<uint64_t>(sign_extend(raw, len)) : raw;
       v.i = static_cast<int64_t>(v.u);
@@ -266,16 +322,42 @@ void EventDecoder::finish_field(const EventPlan &plan, const FieldPlan &p, Field
     leaves_[n].bytes = bytes;
   }
   ProgramResult r = run_value_program(p.program, leaves_);
+  if (r.value && show_counted(p, *r.value, v)) return;
   v.items.clear();
-  if (!r.value) {
+  if (!r.value || p.kind == FieldKind::String) {
     // Not a number: say why where the value would be.
     v.kind = FieldKind::String;
-    v.text = std::string("<") + r.why + ">";
+    v.text = std::string("<") + (r.value ? "a display step that does not fit the field" : r.why) + ">";
     return;
   }
   v.kind = p.kind;
   v.u = *r.value;
   v.i = static_cast<int64_t>(v.u);
+  if (v.kind == FieldKind::Float) v.float_bytes = static_cast<unsigned>(p.program.back().operand);
+}
+
+bool EventDecoder::show_counted(const FieldPlan &p, uint64_t length, FieldValue &v) const {
+  if (p.raw_kind != FieldKind::Array && p.raw_kind != FieldKind::Bytes) return false;
+  if (p.program.back().op == ValueOp::ShowText) {
+    // The window the kernel fetched, cut at the length: never a byte past it.
+    std::span<const uint8_t> bytes = leaves_.front().bytes;
+    size_t shown = length < bytes.size() ? static_cast<size_t>(length) : bytes.size();
+    v.kind = FieldKind::String;
+    v.text.assign(reinterpret_cast<const char *>(bytes.data()), shown);
+    v.items.clear();
+    v.cut_from = length > bytes.size() ? length : 0;
+    return true;
+  }
+  if (p.program.back().op == ValueOp::ShowItems && p.raw_kind == FieldKind::Array) {
+    v.kind = FieldKind::Array;
+    // Floating-point elements say so just before (g4, g8).
+    if (p.program.size() >= 2 && p.program[p.program.size() - 2].op == ValueOp::ShowFloat)
+      v.float_bytes = static_cast<unsigned>(p.program[p.program.size() - 2].operand);
+    v.cut_from = length > v.items.size() ? length : 0;
+    if (length < v.items.size()) v.items.resize(static_cast<size_t>(length));
+    return true;
+  }
+  return false;
 }
 
 }  // namespace kpp

@@ -38,7 +38,8 @@ class EventDecoder {
   struct FieldPlan {
     tep_format_field *field;
     std::string name;
-    FieldKind kind;
+    FieldKind kind;      // as shown (a program may finish it as another kind)
+    FieldKind raw_kind;  // as the kernel's format stores it
     bool dynamic;
     bool relative;
     bool elem_signed;
@@ -77,6 +78,9 @@ class EventDecoder {
   std::string empty_;
   // Runs the program of the shown field `p` over its fetched terms.
   void finish_field(const EventPlan &plan, const FieldPlan &p, FieldValue &v);
+  // A counted string or sequence (value_fixup.h's y and z): the primary's
+  // fetched bytes or elements cut at `length`; false for other fields.
+  bool show_counted(const FieldPlan &p, uint64_t length, FieldValue &v) const;
   std::vector<FieldValue> term_values_;  // scratch: the terms' raw values, by index in the plan
   std::vector<ProgramLeaf> leaves_;
   std::vector<std::vector<uint8_t>> windows_;

@@ -125,6 +125,13 @@ Status StackJoin::forward(Held &held) {
   return downstream_->on_event(held.event);
 }
 
+bool StackJoin::releasable(const Held &held) const {
+  if (held.forced) return true;
+  if (!held.ready || held.wants_dwarf) return false;
+  // The oldest waits for its frames' symbols (the events behind it, for it).
+  return !options_.symbolizer || held.event.stack.empty() || options_.symbolizer->ready(held.event, held.event.stack);
+}
+
 Status StackJoin::release_ready() {
   while (count_ > 0 && releasable(held(0))) {
     Status st = forward(held(0));

@@ -35,6 +35,17 @@ class FrameSymbolizer {
   // stand for: function+offset, file:line, inlined calls expanded. `event`
   // is the event the stack belongs to (its pid, its probe).
   virtual void symbolize(const Event &event, std::vector<StackFrame> &frames) = 0;
+  // False while what names a frame of `frames` is still on its way (a debug
+  // file a debuginfod server is sending, in the background): the event then
+  // waits in the join -- the stream goes on reading, nothing is lost -- and
+  // is asked about again at each batch end. The wait is bounded by the
+  // fetch's own bounds, by kMaxHeld events and by the end of the session,
+  // after which the frames are named with what is there.
+  virtual bool ready(const Event &event, const std::vector<StackFrame> &frames) {
+    (void)event;
+    (void)frames;
+    return true;
+  }
 };
 
 // The user stacks of some events, unwound from DWARF (dwarf_user_stacks.h):
@@ -105,7 +116,8 @@ class StackJoin : public EventSink {
   void add_frames(Held &held, const Event &stack_event, bool user);
   // Puts the DWARF stack on `held` when it is in.
   void try_dwarf(Held &held, bool last = false);
-  bool releasable(const Held &held) const { return held.forced || (held.ready && !held.wants_dwarf); }
+  // Forced, or with all its stacks and its frames' symbols at hand.
+  bool releasable(const Held &held) const;
   Status release_ready();
   Status release_all();
   Status forward(Held &held);

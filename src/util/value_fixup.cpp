@@ -13,13 +13,14 @@ struct Letter {
   char c;
   ValueOp op;
 };
-// The steps without an operand, one capital letter each.
-constexpr std::array<Letter, 25> kLetters{{
+// The steps without an operand, one letter each (capitals compute, y z o h show).
+constexpr std::array<Letter, 29> kLetters{{
     {'A', ValueOp::Add},  {'S', ValueOp::Sub},  {'M', ValueOp::Mul},  {'D', ValueOp::Div},  {'V', ValueOp::Mod},
     {'B', ValueOp::And},  {'O', ValueOp::Or},   {'X', ValueOp::Xor},  {'L', ValueOp::Shl},  {'R', ValueOp::Shr},
     {'H', ValueOp::Shra}, {'N', ValueOp::Neg},  {'T', ValueOp::Not},  {'Z', ValueOp::Abs},  {'E', ValueOp::Eq},
     {'F', ValueOp::Ne},   {'C', ValueOp::Lt},   {'G', ValueOp::Gt},   {'I', ValueOp::Le},   {'J', ValueOp::Ge},
     {'K', ValueOp::Dup},  {'P', ValueOp::Drop}, {'W', ValueOp::Swap}, {'Q', ValueOp::Over}, {'U', ValueOp::Rot},
+    {'y', ValueOp::ShowText}, {'z', ValueOp::ShowItems}, {'o', ValueOp::ShowBool}, {'h', ValueOp::ShowChar},
 }};
 
 uint64_t low_bits(uint64_t v, unsigned bits) { return bits >= 64 ? v : v & ((uint64_t{1} << bits) - 1); }
@@ -99,6 +100,10 @@ class CodeReader {
         s.op = c == 's' ? ValueOp::SignExtend : ValueOp::ZeroExtend;
         s.operand = *n;
         return s;
+      case 'g':
+        n = number(false, 1);
+        if (!n || (*n != 4 && *n != 8)) return std::nullopt;
+        return ValueStep{ValueOp::ShowFloat, *n};
       case 'r': s.op = ValueOp::PushTerm; break;
       case 'v': s.op = ValueOp::Pick; break;
       case 'i': s.op = ValueOp::Skip; break;
@@ -197,6 +202,7 @@ std::string step_text(const ValueStep &step) {
     case ValueOp::PushConst: return "k" + hex(step.operand);
     case ValueOp::SignExtend: return "s" + std::to_string(step.operand);
     case ValueOp::ZeroExtend: return "u" + std::to_string(step.operand);
+    case ValueOp::ShowFloat: return "g" + std::to_string(step.operand);
     case ValueOp::PushTerm: return "r" + std::to_string(step.operand);
     case ValueOp::Pick: return "v" + std::to_string(step.operand);
     case ValueOp::Skip: return "i" + std::to_string(step.operand);
@@ -301,6 +307,7 @@ ProgramResult run_value_program(std::span<const ValueStep> steps, std::span<cons
       if (!run_stack_op(s.op, stack)) return malformed;
       continue;
     }
+    if (is_display_op(s.op)) continue;  // the decoder shows the result (value_fixup.h)
     switch (s.op) {
       case ValueOp::AddConst:
         if (!stack.has(1)) return malformed;

@@ -26,6 +26,16 @@
 //   A S M D V  add sub mul div (signed) mod (unsigned)   B O X  and or xor
 //   L R H  shl shr shra   N T Z  neg not abs   E F C G I J  == != < > <= >= (signed)
 //   K P W Q U  dup drop swap over rot
+// The last step may say how the value is shown rather than compute it
+// (the kernel has no floating-point or counted types; the decoder finishes
+// them, see the manual's VALUES):
+//   g<bytes>  the bits are an IEEE float of 4 or 8 bytes (float, double, f32, f64)
+//   y         the primary's fetched bytes are text of the length on top of the
+//             stack (a counted string: Go string, Rust &str, std::string)
+//   z         the primary's fetched elements are a sequence of the length on
+//             top of the stack (a slice, Vec, std::vector): the first ones
+//   o         a bool: false, true (another number as itself, as gdb shows it)
+//   h         a char: its code and the character, 120 'x'
 // Hex digits are lowercase, so a step letter ends a constant ("level__km1s32":
 // level minus 1 as a signed 32-bit value).
 #pragma once
@@ -43,7 +53,14 @@ enum class ValueOp : uint8_t {
   AddConst, PushConst, SignExtend, ZeroExtend, PushTerm, Pick, Skip, Branch, Load,
   Add, Sub, Mul, Div, Mod, And, Or, Xor, Shl, Shr, Shra, Neg, Not, Abs,
   Eq, Ne, Lt, Gt, Le, Ge, Dup, Drop, Swap, Over, Rot,
+  ShowFloat, ShowText, ShowItems, ShowBool, ShowChar,  // how the value is shown (see above): no-ops on the stack
 };
+
+// Whether `op` says how a value is shown rather than computing it.
+inline bool is_display_op(ValueOp op) {
+  return op == ValueOp::ShowFloat || op == ValueOp::ShowText || op == ValueOp::ShowItems || op == ValueOp::ShowBool ||
+         op == ValueOp::ShowChar;
+}
 
 struct ValueStep {
   ValueOp op = ValueOp::Add;

@@ -108,6 +108,23 @@ TEST_P(EveryMachine, KnowsItsStackPointerArgumentsAndReturnRegister) {
   EXPECT_EQ(regs->return_reg, c.return_reg);
 }
 
+TEST(ArchRegisters, NamesTheFloatingPointRegistersItCannotFetch) {
+  // A value DWARF puts there is refused by name ("it lives in xmm1"), never read from another register.
+  const arch::Registers *x86 = arch::for_machine(EM_X86_64);
+  ASSERT_NE(x86, nullptr);
+  EXPECT_EQ(x86->unfetchable_name(17), "xmm0");
+  EXPECT_EQ(x86->unfetchable_name(32), "xmm15");
+  EXPECT_EQ(x86->unfetchable_name(33), "st0");
+  EXPECT_EQ(x86->unfetchable_name(7), "") << "rsp is fetched as %sp";
+  EXPECT_EQ(x86->fetch_name(17), "");
+  EXPECT_EQ(x86->float_return_reg, "xmm0");
+  const arch::Registers *arm = arch::for_machine(EM_AARCH64);
+  ASSERT_NE(arm, nullptr);
+  EXPECT_EQ(arm->unfetchable_name(64), "v0");
+  EXPECT_EQ(arm->float_return_reg, "v0");
+  for (const arch::Registers *regs : arch::all()) EXPECT_FALSE(regs->float_return_reg.empty()) << regs->name;
+}
+
 TEST_P(EveryMachine, NamesAreFetchArgRegisters) {
   // Every name the kernel can take starts with '%', and no two DWARF numbers share one.
   const arch::Registers *regs = arch::for_machine(GetParam().e_machine);

@@ -240,19 +240,33 @@ TEST_F(Debuginfod, TheRunningKernelsDebugFileIsFetchedByItsBuildId) {
   EXPECT_NE(("\n" + served.out).find("\nmain\n"), std::string::npos) << served.out;
 }
 
-TEST_F(Debuginfod, AFileThatIsNotTheOneAskedForIsRefused) {
+TEST_F(Debuginfod, AFileInTheCacheThatIsNotTheOneAskedForIsRemovedAndTheServerAsked) {
   if (access("/usr/bin/gcc", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/gcc to build another program with";
-  // The client takes what its cache holds for the build-id without asking
-  // the server: put another build's debug file there, as a lying server would.
+  // Another build's debug file where the cache keeps this build-id's, as a
+  // lying server (or an older client that kept what it was sent) leaves it.
   run_result other = run_program({"/usr/bin/gcc", "-O1", "-g", "-Wl,--build-id", "-o", tmp_ + "/other", fixture_source});
   ASSERT_EQ(other.status, 0) << describe(other);
-  ASSERT_NE(build_id_of(tmp_ + "/other"), build_id_);
+  std::string other_id = build_id_of(tmp_ + "/other");
+  ASSERT_NE(other_id, build_id_);
+  std::string cached = tmp_ + "/client-cache/" + build_id_ + "/debuginfo";
   fs::create_directories(tmp_ + "/client-cache/" + build_id_);
-  fs::copy_file(tmp_ + "/other", tmp_ + "/client-cache/" + build_id_ + "/debuginfo");
+  fs::copy_file(tmp_ + "/other", cached);
+  // No server to ask: refused, removed, and said so.
   port_ = free_port();
-  run_result r = kpp({"-x", fixture_dir + "/prog.stripped", "-D", "total items"}, true);
-  EXPECT_EQ(r.status, 1) << describe(r);
-  EXPECT_NE(r.err.find("from the server, but not the debug file of build-id " + build_id_), std::string::npos) << r.err;
+  run_result alone = kpp({"-x", fixture_dir + "/prog.stripped", "-D", "total items"}, true);
+  EXPECT_EQ(alone.status, 1) << describe(alone);
+  EXPECT_NE(alone.err.find("removed the cached " + cached + " (the file of build-id " + other_id + ", not " + build_id_ +
+                           ")"),
+            std::string::npos)
+      << alone.err;
+  EXPECT_FALSE(fs::exists(cached));
+  // Put back, with elfutils' server having the right one: that one replaces it.
+  fs::copy_file(tmp_ + "/other", cached);
+  fs::copy_file(fixture_dir + "/prog.debug", tmp_ + "/served/prog.debug");
+  start_server(build_id_);
+  run_result served = kpp({"-x", fixture_dir + "/prog.stripped", "-D", "total items"}, true);
+  EXPECT_EQ(served.status, 0) << describe(served);
+  EXPECT_EQ(build_id_of(cached), build_id_);
 }
 
 TEST_F(Debuginfod, LineListingsReadTheSourceFromTheServerWhenItIsNotHere) {

@@ -21,6 +21,7 @@
 #include "tests/common/run_program.h"
 #include "background_process.h"
 #include "http_client.h"
+#include "slow_clients.h"
 
 namespace {
 
@@ -111,6 +112,22 @@ class Export : public ::testing::Test {
     return static_cast<uint16_t>(std::stoi(m[1].str()));
   }
 
+  // A Prometheus on 127.0.0.1:`prom_port` scraping the exporter at `port`
+  // every second (`global` adds settings), once it is ready; null if it does not get ready.
+  std::unique_ptr<background_process> start_prometheus(uint16_t port, uint16_t prom_port, const std::string &global) {
+    std::ofstream(tmp_ + "/prometheus.yml") << "global:\n  scrape_interval: 1s\n" << global
+                                            << "scrape_configs:\n  - job_name: kpp\n    static_configs:\n"
+                                            << "      - targets: ['127.0.0.1:" << port << "']\n";
+    auto prometheus = std::make_unique<background_process>(
+        std::vector<std::string>{"/usr/bin/prometheus", "--config.file=" + tmp_ + "/prometheus.yml",
+                                 "--storage.tsdb.path=" + tmp_ + "/data",
+                                 "--web.listen-address=127.0.0.1:" + std::to_string(prom_port)},
+        tmp_ + "/prometheus");
+    if (prometheus->wait_for([&] { return http_get(prom_port, "/-/ready").status == 200; }, 60)) return prometheus;
+    ADD_FAILURE() << "Prometheus did not get ready:\n" << prometheus->err();
+    return nullptr;
+  }
+
   std::string hits(const std::string &event) const {
     return "kprobe_probe_hits_total{group=\"" + group_ + "\",event=\"" + event + "\"}";
   }
@@ -170,7 +187,7 @@ TEST_F(Export, ServesHitsLatenciesAndArgumentsOfTheWorkload) {
 }
 
 // Every other command starts without the HTTP server library and the TLS
-// libraries it loads (~1 ms of start-up), nor the debuginfod client: the
+// libraries it loads (~1 ms of start-up), nor the debuginfod client (libcurl): the
 // dynamic loader is asked to say which files it loads.
 TEST(ExportLibraries, OtherCommandsStartWithoutTheHttpServerLibrary) {
   for (std::vector<std::string> args : {std::vector<std::string>{"--version"}, {"-x", fixture, "-F"}}) {
@@ -179,7 +196,7 @@ TEST(ExportLibraries, OtherCommandsStartWithoutTheHttpServerLibrary) {
     run_result r = run_program(argv);
     ASSERT_EQ(r.status, 0) << describe(r);
     ASSERT_NE(r.err.find("file=libc.so.6"), std::string::npos) << "LD_DEBUG said nothing:\n" << r.err;
-    for (const char *lib : {"libmicrohttpd", "libgnutls", "libdebuginfod"})
+    for (const char *lib : {"libmicrohttpd", "libgnutls", "libdebuginfod", "libcurl"})
       EXPECT_EQ(r.err.find(lib), std::string::npos) << args[0] << " loads " << lib;
   }
 }
@@ -199,9 +216,16 @@ TEST_F(Export, BadListenAddressesAreRefusedBeforeAnythingStarts) {
   r = run_program({kpp_bin, "export", "-e", group_ + ":*"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("export needs an address"), std::string::npos) << r.err;
+  // A name is not looked up unless asked for; "0" is not every interface.
   r = run_program({kpp_bin, "export", "-e", group_ + ":*", "--listen", "no.such.host.invalid:9464"});
   EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("'no.such.host.invalid' is not a numeric address"), std::string::npos) << r.err;
+  r = run_program({kpp_bin, "export", "-e", group_ + ":*", "--listen-name", "--listen", "no.such.host.invalid:9464"});
+  EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("cannot listen on no.such.host.invalid:9464"), std::string::npos) << r.err;
+  r = run_program({kpp_bin, "export", "-e", group_ + ":*", "--listen", "0:9464"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("'0' is not a whole IPv4 address"), std::string::npos) << r.err;
 }
 
 TEST_F(Export, PrometheusScrapesTheHitCountTheWorkloadCaused) {
@@ -211,15 +235,9 @@ TEST_F(Export, PrometheusScrapesTheHitCountTheWorkloadCaused) {
   uint16_t port = start_exporter();
   ASSERT_NE(port, 0);
   uint16_t prom_port = free_port();
-  std::ofstream(tmp_ + "/prometheus.yml") << "global:\n  scrape_interval: 1s\n"
-                                          << "scrape_configs:\n  - job_name: kpp\n    static_configs:\n"
-                                          << "      - targets: ['127.0.0.1:" << port << "']\n";
-  background_process prometheus({"/usr/bin/prometheus", "--config.file=" + tmp_ + "/prometheus.yml",
-                                 "--storage.tsdb.path=" + tmp_ + "/data",
-                                 "--web.listen-address=127.0.0.1:" + std::to_string(prom_port)},
-                                tmp_ + "/prometheus");
-  ASSERT_TRUE(prometheus.wait_for([&] { return http_get(prom_port, "/-/ready").status == 200; }, 60))
-      << "Prometheus did not get ready:\n" << prometheus.err();
+  auto prometheus_server = start_prometheus(port, prom_port, "");
+  ASSERT_TRUE(prometheus_server);
+  background_process &prometheus = *prometheus_server;
 
   run_result work = run_program({fixture, "7"});
   ASSERT_EQ(work.status, 0) << describe(work);
@@ -235,6 +253,58 @@ TEST_F(Export, PrometheusScrapesTheHitCountTheWorkloadCaused) {
       60);
   EXPECT_TRUE(seen) << "Prometheus's answer: " << answer << "\n" << prometheus.err().substr(0, 4000);
   EXPECT_EQ(prometheus.stop(SIGTERM, 20), 0);
+}
+
+TEST_F(Export, PrometheusScrapesWhileSlowClientsHoldConnectionsAndShutdownIsQuick) {
+  if (access("/usr/bin/prometheus", X_OK) != 0)
+    GTEST_SKIP() << "no /usr/bin/prometheus (Debian package prometheus; scripts/install-deps.sh --tests)";
+  add_probes();
+  uint16_t port = start_exporter();
+  ASSERT_NE(port, 0);
+  // 100 slow connections from 20 addresses (5 each, under the per-address
+  // share), a byte each every 500 ms, for the whole test.
+  auto attack = std::make_unique<slow_clients>(port, 100, 20, std::chrono::milliseconds(500));
+  uint16_t prom_port = free_port();
+  auto prometheus_server = start_prometheus(port, prom_port, "  scrape_timeout: 1s\n");
+  ASSERT_TRUE(prometheus_server);
+  background_process &prometheus = *prometheus_server;
+  run_result work = run_program({fixture, "7"});
+  ASSERT_EQ(work.status, 0) << describe(work);
+  static const std::regex value(R"re("value":\[[0-9.]+,"([0-9.e+]+)"\])re");
+  auto query = [&](const std::string &promql) {
+    std::string answer = http_get(prom_port, "/api/v1/query?query=" + url_encode(promql)).body;
+    std::smatch m;
+    return std::regex_search(answer, m, value) ? m[1].str() : "none: " + answer;
+  };
+  EXPECT_TRUE(prometheus.wait_for([&] { return query(hits("work")) == "7"; }, 60)) << query(hits("work"));
+  // Over two of the exporter's request deadlines: every scrape came back.
+  std::this_thread::sleep_for(std::chrono::seconds(12));
+  std::string scrapes = query("count_over_time(up{job=\"kpp\"}[10s])");
+  EXPECT_EQ(query("min_over_time(up{job=\"kpp\"}[10s])"), "1") << "scrapes in the last 10 s: " << scrapes;
+  EXPECT_GE(std::stoi(scrapes), 8) << scrapes;
+  EXPECT_GT(attack->opened(), 100) << "the server never cut a slow connection";
+  // Ends within a second with the slow connections still held.
+  auto stopping = std::chrono::steady_clock::now();
+  EXPECT_EQ(exporter_->stop(SIGINT, 10), 0) << exporter_->err();
+  double shutdown = std::chrono::duration<double>(std::chrono::steady_clock::now() - stopping).count();
+  EXPECT_LT(shutdown, 1.0) << exporter_->err();
+  std::printf("Prometheus scrapes in 10 s under attack: %s, all up; slow connections opened: %d; exporter stopped "
+              "in %.3f s\n", scrapes.c_str(), attack->opened(), shutdown);
+  attack.reset();
+  EXPECT_EQ(prometheus.stop(SIGTERM, 20), 0);
+}
+
+TEST_F(Export, ANonLoopbackAddressIsServedWithAWarning) {
+  add_probes();
+  background_process exporter({kpp_bin, "export", "-e", group_ + ":*", "--listen", "0.0.0.0:0"}, tmp_ + "/open");
+  ASSERT_TRUE(exporter.wait_for([&] { return exporter.err().find("serving metrics") != std::string::npos; }, 30))
+      << exporter.err();
+  EXPECT_NE(exporter.err().find("is reachable from other hosts, without authentication or TLS"), std::string::npos)
+      << exporter.err();
+  EXPECT_EQ(exporter.stop(SIGINT, 10), 0);
+  // Loopback: no warning.
+  ASSERT_NE(start_exporter(), 0);
+  EXPECT_EQ(exporter_->err().find("warning"), std::string::npos) << exporter_->err();
 }
 
 }  // namespace

@@ -70,3 +70,29 @@ inline uint16_t free_port() {
 inline http_answer http_get(uint16_t port, const std::string &target) {
   return http_raw(port, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
 }
+
+// A connection to 127.0.0.1:`port` from the loopback address `from`
+// (127.0.0.2, ...: all of 127/8 is this host), as another client would make.
+inline int connect_from(const char *from, uint16_t port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in source{}, target{};
+  source.sin_family = target.sin_family = AF_INET;
+  inet_pton(AF_INET, from, &source.sin_addr);
+  target.sin_port = htons(port);
+  target.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(fd, reinterpret_cast<sockaddr *>(&source), sizeof source) != 0 ||
+      connect(fd, reinterpret_cast<sockaddr *>(&target), sizeof target) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Whether the server has closed `fd` (EOF or reset) within `ms`.
+inline bool closed_within(int fd, int ms) {
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, ms) <= 0) return false;
+  char c;
+  return recv(fd, &c, 1, MSG_DONTWAIT) <= 0;
+}
+

@@ -86,5 +86,56 @@ TEST(Printers, UnsignedAboveInt64StaysExact) {
   EXPECT_EQ(format_event_short(e), "walk_L5: u=18446744073709551615");
 }
 
+TEST(Printers, FloatsAsGdbPrintsThemAndInJsonAsNumbers) {
+  auto flt = [](const char *name, uint64_t bits, unsigned bytes) {
+    Field f;
+    f.name = name;
+    f.value.kind = FieldKind::Float;
+    f.value.u = bits;
+    f.value.float_bytes = bytes;
+    return f;
+  };
+  Event e = walk_event();
+  // 1.5, 0.1 (a double: gdb's %.17g), 0.1f (gdb's %.9g), -inf, a NaN.
+  e.fields = {flt("a", 0x3ff8000000000000, 8), flt("b", 0x3fb999999999999a, 8), flt("c", 0x3dcccccd, 4),
+              flt("d", 0xfff0000000000000, 8), flt("e", 0x7fc00000, 4)};
+  EXPECT_EQ(format_event_short(e), "walk_L5: a=1.5 b=0.10000000000000001 c=0.100000001 d=-inf e=nan");
+  std::string json = format_event_json(e);
+  EXPECT_NE(json.find("\"fields\":{\"a\":1.5,\"b\":0.10000000000000001,\"c\":0.100000001,\"d\":\"-inf\",\"e\":\"nan\"}"),
+            std::string::npos) << json;
+}
+
+TEST(Printers, BoolsAndCharsAsGdbPrintsThem) {
+  Event e = walk_event();
+  e.fields = {num("on", FieldKind::Bool, 1), num("off", FieldKind::Bool, 0), num("odd", FieldKind::Bool, 2),
+              num("tag", FieldKind::Char, 'x'), num("nl", FieldKind::Char, '\n'), num("q", FieldKind::Char, '\''),
+              num("neg", FieldKind::Char, -56)};
+  EXPECT_EQ(format_event_short(e), "walk_L5: on=true off=false odd=2 tag=120 'x' nl=10 '\\n' q=39 '\\'' neg=-56 '\\310'");
+  std::string json = format_event_json(e);
+  EXPECT_NE(json.find("\"fields\":{\"on\":true,\"off\":false,\"odd\":2,\"tag\":\"x\",\"nl\":\"\\n\",\"q\":\"'\",\"neg\":\"\\u00c8\"}"),
+            std::string::npos) << json;
+}
+
+TEST(Printers, ValuesShownInPartSayTheirWholeLength) {
+  Event e = walk_event();
+  Field text = str("name", "abc");
+  text.value.cut_from = 100;
+  Field items;
+  items.name = "ids";
+  items.value.kind = FieldKind::Array;
+  items.value.items = {1, 2};
+  items.value.cut_from = 20;
+  Field prices;
+  prices.name = "prices";
+  prices.value.kind = FieldKind::Array;
+  prices.value.items = {0x3ff4000000000000, 0x4004000000000000};
+  prices.value.float_bytes = 8;
+  e.fields = {text, items, prices};
+  EXPECT_EQ(format_event_short(e), "walk_L5: name=\"abc\"...(len=100) ids={1,2}...(len=20) prices={1.25,2.5}");
+  std::string json = format_event_json(e);
+  EXPECT_NE(json.find("\"fields\":{\"name\":\"abc\",\"ids\":[1,2],\"prices\":[1.25,2.5]},\"cut\":{\"name\":100,\"ids\":20}"),
+            std::string::npos) << json;
+}
+
 }  // namespace
 }  // namespace kpp

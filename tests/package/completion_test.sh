@@ -45,10 +45,10 @@ expect() {
 
 # The program named as a user types it: its directory first in PATH.
 export PATH="$(dirname "$program"):$PATH"
-# "--li" is --line, --list and --listen (export); "--list" is --list alone.
-expect "kprobe-probe --li" --line --list --listen
+# "--li" is --line, --list, --listen and --listen-name (export); "--list" is --list alone.
+expect "kprobe-probe --li" --line --list --listen --listen-name
 replies=$(complete_line "kprobe-probe --lis")
-[ "$replies" = "$(printf -- '--list\n--listen')" ] || { echo "FAIL: '--lis' + TAB offers '$replies', not --list and --listen"; failures=$((failures + 1)); }
+[ "$replies" = "$(printf -- '--list\n--listen\n--listen-name')" ] || { echo "FAIL: '--lis' + TAB offers '$replies', not --list, --listen and --listen-name"; failures=$((failures + 1)); }
 expect "kprobe-probe --ver" --version
 expect "kprobe-probe tr" trace
 expect "kprobe-probe record --compression z" zlib zstd

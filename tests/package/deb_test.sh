@@ -49,7 +49,7 @@ depended=$(tr ',' '\n' <<<"$depends" | awk '{print $1}')  # the package names al
 # shlibdeps cannot see them) are recommended.
 recommends=$(dpkg-deb -f "$deb" Recommends)
 echo "Recommends: $recommends"
-for lib in libdebuginfod1 libmicrohttpd12; do
+for lib in libcurl4 libmicrohttpd12; do
   tr ',' '\n' <<<"$recommends" | awk '{print $1}' | grep -qxF "$lib" || fail "Recommends does not name $lib"
 done
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')

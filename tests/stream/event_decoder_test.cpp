@@ -12,6 +12,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "src/output/json_format.h"
 #include "src/output/text_format.h"
 #include "src/stream/comm_cache.h"
 #include "src/stream/event_decoder.h"
@@ -46,7 +47,7 @@ class DecoderTest : public ::testing::TestWithParam<bool> {
     tep_set_file_bigendian(tep_, GetParam() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
     tep_set_local_bigendian(tep_, TEP_LITTLE_ENDIAN);
     tep_set_long_size(tep_, 8);
-    for (const char *f : {"uprobe_hit.format", "synthetic_arrays.format"}) {
+    for (const char *f : {"uprobe_hit.format", "synthetic_arrays.format", "counted_values.format"}) {
       std::string text = golden(f);
       ASSERT_FALSE(text.empty()) << f;
       ASSERT_EQ(tep_parse_event(tep_, text.c_str(), text.size(), "kpptest"), 0) << f;
@@ -156,6 +157,55 @@ TEST_P(DecoderTest, TruncatedAndUnknownRecordsAreRejectedNotMisread) {
   ASSERT_TRUE(dec.decode(cut.b.data(), static_cast<int>(cut.b.size()), 0, 0, e));
   EXPECT_EQ(e.field("i")->value.i, 5);
   EXPECT_EQ(e.field("name")->value.text, "");
+}
+
+// counted_values.format: the kernel's format of a uprobe event reading a
+// Rust String (a 64-byte window plus its length), a Vec<i32> (8 elements
+// plus its length) and an f64 (its bits), as kprobe-probe defines them.
+std::vector<uint8_t> counted_record(bool big, const std::string &window, uint64_t text_length, uint64_t items_length,
+                                    double unit) {
+  Bytes r{big, {}};
+  r.put(88, 2);
+  r.put(0, 2);
+  r.put(4242, 4);
+  r.put(0x401000, 8);                                   // __probe_ip
+  std::string bytes = window;
+  bytes.resize(64, 'Z');                                // what lies past the string: never shown
+  r.put_str(bytes.data(), 64);                          // name[]
+  r.put(text_length, 8);                                // name__k1r1y: the length
+  for (int i = 1; i <= 8; ++i) r.put(static_cast<uint32_t>(i == 2 ? -2 : i), 4);  // counts[]
+  r.put(items_length, 8);                               // counts__k1r1z
+  uint64_t bits = 0;
+  std::memcpy(&bits, &unit, 8);
+  r.put(bits, 8);                                       // unit__kg8
+  return r.b;
+}
+
+TEST_P(DecoderTest, CountedTextIsCutAtItsLengthSequencesKeepTheirLengthFloatsAreNumbers) {
+  EventDecoder dec(tep_, &comms_);
+  Event e;
+  auto r = counted_record(GetParam(), std::string("widget\0gadget", 13), 6, 12, 1.5);
+  ASSERT_TRUE(dec.decode(r.data(), static_cast<int>(r.size()), 0, 0, e));
+  ASSERT_EQ(e.fields.size(), 3u);  // the length terms are not shown
+  EXPECT_EQ(e.fields[0].value.kind, FieldKind::String);
+  EXPECT_EQ(e.fields[0].value.text, "widget");
+  EXPECT_EQ(e.fields[1].value.kind, FieldKind::Array);
+  EXPECT_EQ(e.fields[1].value.cut_from, 12u);
+  EXPECT_EQ(e.fields[2].value.kind, FieldKind::Float);
+  EXPECT_EQ(format_event_short(e), "counted: name=\"widget\" counts={1,-2,3,4,5,6,7,8}...(len=12) unit=1.5");
+
+  // A NUL inside the length is part of the text; a length past the
+  // window shows the window and the whole length; a short sequence is cut.
+  r = counted_record(GetParam(), std::string("ab\0cd", 5), 5, 3, -0.1);
+  ASSERT_TRUE(dec.decode(r.data(), static_cast<int>(r.size()), 0, 0, e));
+  EXPECT_EQ(e.fields[0].value.text, std::string("ab\0cd", 5));
+  EXPECT_EQ(format_event_short(e), "counted: name=\"ab\\x00cd\" counts={1,-2,3} unit=-0.10000000000000001");
+  r = counted_record(GetParam(), "0123456789", 100, 0, 2.5);
+  ASSERT_TRUE(dec.decode(r.data(), static_cast<int>(r.size()), 0, 0, e));
+  EXPECT_EQ(e.fields[0].value.text.size(), 64u);
+  EXPECT_EQ(e.fields[0].value.cut_from, 100u);
+  EXPECT_EQ(e.fields[1].value.items.size(), 0u);
+  EXPECT_EQ(format_event_json(e).find("\"cut\":{\"name\":100}") != std::string::npos, true) << format_event_json(e);
 }
 
 INSTANTIATE_TEST_SUITE_P(ByteOrder, DecoderTest, ::testing::Values(false, true),

@@ -102,10 +102,35 @@ TEST(ValueFixup, NamesRoundTrip) {
   EXPECT_EQ(field_name_with_fixup("y", general), "y__k3r3k30MX");
 }
 
+TEST(ValueFixup, DisplayStepsRoundTripAndLeaveTheValueAsItIs) {
+  // How the decoder shows a value the kernel has no type for: a double's
+  // bits (g8), a counted string's window cut at term 1 (r1y), a
+  // std::vector's elements counted as (finish - start) / 4 (r1r2Sk4Dz).
+  ValueFixup dbl;
+  dbl.steps = {{ValueOp::ShowFloat, 8}};
+  ValueFixup text;
+  text.term = 1;
+  text.steps = {{ValueOp::PushTerm, 1}, {ValueOp::ShowText}};
+  ValueFixup items;
+  items.term = 1;
+  items.steps = {{ValueOp::PushTerm, 1}, {ValueOp::PushTerm, 2}, {ValueOp::Sub}, {ValueOp::PushConst, 4},
+                 {ValueOp::Div}, {ValueOp::ShowFloat, 4}, {ValueOp::ShowItems}};
+  EXPECT_EQ(field_name_with_fixup("unit", dbl), "unit__kg8");
+  EXPECT_EQ(field_name_with_fixup("name", text), "name__k1r1y");
+  EXPECT_EQ(field_name_with_fixup("ids", items), "ids__k1r1r2Sk4Dg4z");
+  for (const ValueFixup &f : {dbl, text, items}) EXPECT_EQ(split_fixup(field_name_with_fixup("v", f)).fixup, f);
+  EXPECT_EQ(dbl.apply(0x3ff8000000000000), 0x3ff8000000000000u) << "the bits pass through";
+  const ProgramLeaf leaves[] = {{0, {}}, {0x1018, {}}, {0x1000, {}}};
+  EXPECT_EQ(run_value_program(items.steps, leaves).value, 6u) << "24 bytes of 4-byte elements";
+  // Only 4- and 8-byte floats exist for the decoder.
+  EXPECT_TRUE(split_fixup("x__kg2").fixup.empty());
+  EXPECT_TRUE(split_fixup("x__kg16").fixup.empty());
+}
+
 TEST(ValueFixup, OrdinaryNamesAreLeftAlone) {
   for (const char *name : {"count", "__k", "x__k", "x__ks", "x__ks0", "x__ks65", "x__kp", "x__kpXY", "x__ks5junk",
                            "x__kP10", "my__kind", "x__kt0", "x__kt", "x__kt1s5", "x__k0", "x__k01A", "x__kx3",
-                           "x__kr", "x__ky"}) {
+                           "x__kr", "x__kq", "x__kg"}) {
     NamedFixup n = split_fixup(name);
     EXPECT_EQ(n.name, name);
     EXPECT_TRUE(n.fixup.empty()) << name;

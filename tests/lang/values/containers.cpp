@@ -1,0 +1,33 @@
+// C++ standard-library values for the values oracle (values_oracle.py):
+// each read by kprobe-probe and by gdb, with libstdc++'s pretty printers,
+// at the same address.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct Item {
+  double price;
+  float weight;
+  int qty;
+};
+
+__attribute__((noinline)) size_t greet(const std::string &name, std::string_view view, const std::vector<int> &ids,
+                                       const std::vector<double> &prices, const std::unique_ptr<Item> &item) {
+  std::printf("%s %zu %zu %zu %d\n", name.c_str(), view.size(), ids.size(), prices.size(), item->qty);  // @greet_body
+  return name.size() + ids.size();
+}
+
+int main() {
+  std::string shortname = "bob";
+  std::string longname = "a heap string, longer than the fifteen bytes kept inside; and longer than sixty-four too";
+  std::vector<int> ids{1, 2, 3};
+  std::vector<int> many(20, 7);
+  std::vector<double> prices{1.25, 2.5};
+  auto item = std::make_unique<Item>(Item{9.75, 1.0f, 7});
+  std::string_view view = std::string_view(longname).substr(2, 4);
+  size_t n = greet(shortname, view, ids, prices, item);
+  n += greet(longname, "xy", many, {}, item);
+  return static_cast<int>(n % 2);
+}

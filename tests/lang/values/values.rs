@@ -1,0 +1,40 @@
+// Rust values for the values oracle (values_oracle.py): each read by
+// kprobe-probe and by gdb at the same address, at several opt-levels.
+struct Stock {
+    name: String,
+    prices: Vec<f64>,
+    counts: Vec<i32>,
+}
+
+#[inline(never)]
+fn restock(item: &str, n: i32) -> usize {
+    println!("restock {} {}", item, n);
+    item.len() + n as usize
+}
+
+#[inline(never)]
+fn price(unit: f64, qty: i32) -> f64 {
+    let p = unit * qty as f64;
+    println!("price {}", p);
+    p
+}
+
+#[inline(never)]
+fn show(s: &Stock, label: &String) -> usize {
+    println!("{} {:?} {:?} {}", s.name, s.prices, s.counts, label);
+    s.prices.len() + label.len()
+}
+
+fn main() {
+    let names = String::from("item0 item1 item2");
+    let mut total = 0;
+    for i in 0..2 {
+        let item = &names[i * 6..i * 6 + 5];
+        total += restock(item, i as i32 + 3);
+    }
+    let p = price(1.5, 3);
+    let s = Stock { name: String::from("widget"), prices: vec![1.25, 2.5, 3.75], counts: (1..=12).collect() };
+    let label = String::from("a label");
+    total += show(&s, &label);
+    std::process::exit(if p > 4.0 && total > 0 { 0 } else { 1 });
+}
