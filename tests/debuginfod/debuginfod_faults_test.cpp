@@ -354,6 +354,11 @@ TEST_F(StackFrames, FramesWaitForTheirSymbolsWhileTheEventsKeepComing) {
   for (size_t at = r.out.find(":tot\n"); at != std::string::npos; at = r.out.find(":tot\n", at + 1))
     if (r.out.compare(at + 5, 4, "    ") == 0) ++with_stack;
   EXPECT_GE(with_stack * 100, events * 99) << r.out.substr(0, 2000);
+  if (with_stack < events)  // and the run says how many
+    EXPECT_NE(r.err.find(std::to_string(events - with_stack) + (events - with_stack == 1 ? " event" : " events") +
+                         " came without a user stack"),
+              std::string::npos)
+        << r.err;
   EXPECT_EQ(count(r.out, " total+0x0 "), with_stack) << r.out.substr(0, 2000);
   EXPECT_EQ(count(r.out, "stack_fixture.c:" + m[1].str() + "\n"), with_stack) << r.out.substr(0, 2000);
   EXPECT_EQ(build_id_of(cache() + "/" + build_id_of(fixture_dir + "/stack.stripped") + "/debuginfo"),
