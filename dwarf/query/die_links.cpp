@@ -91,7 +91,26 @@ bool in_prologue_slot(llvm::DWARFDie die) {
   auto loc = die.find(llvm::dwarf::DW_AT_location);
   if (!loc || !loc->isFormClass(llvm::DWARFFormValue::FC_Exprloc)) return false;
   auto block = loc->getAsBlock();
-  return block && !block->empty() && (*block)[0] == llvm::dwarf::DW_OP_fbreg;
+  if (!block || block->empty() || (*block)[0] != llvm::dwarf::DW_OP_fbreg) return false;
+  // A frame base that is the CFA and an offset of 0 or more: the caller's
+  // frame, where arguments passed on the stack are from the entry on (gcc -O2's
+  // 7th argument of a kernel function), not a slot the prologue fills.
+  auto base = parent.find(llvm::dwarf::DW_AT_frame_base);
+  auto base_block = base && base->isFormClass(llvm::DWARFFormValue::FC_Exprloc) ? base->getAsBlock() : std::nullopt;
+  if (base_block && base_block->size() == 1 && (*base_block)[0] == llvm::dwarf::DW_OP_call_frame_cfa) {
+    int64_t offset = 0;
+    unsigned shift = 0;
+    size_t at = 1;
+    uint8_t byte = 0x80;
+    while (at < block->size() && (byte & 0x80) && shift < 64) {
+      byte = (*block)[at++];
+      offset |= static_cast<int64_t>(byte & 0x7f) << shift;
+      shift += 7;
+    }
+    if (shift < 64 && (byte & 0x40)) offset |= -(int64_t{1} << shift);  // SLEB128's sign
+    if (offset >= 0) return false;
+  }
+  return true;
 }
 
 }  // namespace kpp::dwarf

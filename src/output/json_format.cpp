@@ -17,9 +17,9 @@ void append_json_value(std::string &out, const FieldValue &v) {
     case FieldKind::String: append_json_string(out, v.text); break;
     case FieldKind::Array: output::append_array(out, v, true); break;
     case FieldKind::Bool: output::append_bool(out, v.u); break;  // true, false: JSON's own
-    case FieldKind::Char:  // the character, as a one-character string
-      append_json_string(out, std::string(1, static_cast<char>(v.i)));
-      break;
+    // A char is a number in JSON, as gdb's value is (198 for gdb's 198 '\306'): a
+    // one-character string would turn a byte past 127 into another character.
+    case FieldKind::Char: output::append_number(out, static_cast<uint64_t>(v.i), true, false); break;
     case FieldKind::Float: {
       // JSON has no inf or nan: those are strings.
       std::string number;

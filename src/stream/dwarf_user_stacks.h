@@ -56,6 +56,7 @@ class DwarfUserStacks : public UserStackSource {
   uint64_t samples() const { return samples_.load(); }
   uint64_t lost() const { return perf_->lost(); }  // samples perf could not write
   uint64_t unmatched() const { return stacks_->unmatched(); }  // samples no event took
+  uint64_t without_stack() const { return stacks_->without_stack(); }  // events shown with none
   std::vector<std::string> take_notes();
 
  private:

@@ -286,6 +286,10 @@ void Session::sum_up_dwarf_stacks() {
   if (uint64_t lost = dwarf_stacks_->lost())
     summary_.warnings.push_back("lost the user stacks of " + std::to_string(lost) +
                                 " events (perf's ring was full): their events have no user stack");
+  // An event shown without its stack is said, never left to look like a one-frame program.
+  if (uint64_t none = dwarf_stacks_->without_stack())
+    summary_.warnings.push_back(std::to_string(none) + (none == 1 ? " event" : " events") +
+                                " came without a user stack (no perf sample matched, or it did not unwind)");
 }
 
 Result<SessionState> Session::step(int max_wait_ms, int wake_fd) {

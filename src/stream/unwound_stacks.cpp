@@ -59,7 +59,11 @@ std::optional<std::vector<uint64_t>> UnwoundStacks::take(const Event &event, boo
   taken_until_ = std::max(taken_until_, event.time_ns);
   bool decidable = last || event.time_ns + (every_hit_ ? kLateNs : kSkewNs) < read_until_;
   auto it = by_tid_.find(event.pid);
-  if (it == by_tid_.end()) return decidable ? std::optional(std::vector<uint64_t>{}) : std::nullopt;
+  if (it == by_tid_.end()) {
+    if (!decidable) return std::nullopt;
+    ++without_stack_;
+    return std::vector<uint64_t>{};
+  }
   std::deque<Unwound> &queue = it->second;
   size_t stale = 0;
   while (stale < queue.size() && queue[stale].time_ns + kLateNs < event.time_ns) ++stale;
@@ -73,6 +77,7 @@ std::optional<std::vector<uint64_t>> UnwoundStacks::take(const Event &event, boo
   unmatched_ += stale;
   queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(stale));
   if (queue.empty()) by_tid_.erase(it);
+  if (ips.empty()) ++without_stack_;  // no sample matched, or it did not unwind
   return ips;
 }
 
@@ -93,6 +98,11 @@ void UnwoundStacks::forget_untaken() {
 uint64_t UnwoundStacks::unmatched() const {
   std::lock_guard lock(mutex_);
   return unmatched_;
+}
+
+uint64_t UnwoundStacks::without_stack() const {
+  std::lock_guard lock(mutex_);
+  return without_stack_;
 }
 
 }  // namespace kpp

@@ -44,6 +44,7 @@ class UnwoundStacks {
   std::optional<std::vector<uint64_t>> take(const Event &event, bool last);
 
   uint64_t unmatched() const;  // samples no event took
+  uint64_t without_stack() const;  // events answered with no frames
 
  private:
   struct Unwound {
@@ -62,6 +63,7 @@ class UnwoundStacks {
   std::unordered_map<int, std::deque<Unwound>> by_tid_;  // by time
   uint64_t read_until_ = 0, taken_until_ = 0;
   uint64_t unmatched_ = 0;
+  uint64_t without_stack_ = 0;
 };
 
 }  // namespace kpp

@@ -239,7 +239,7 @@ TEST_F(PlanE2e, DeleteReportsEachEventItCouldNotRemove) {
   ASSERT_EQ(kpp({"-q", "--enable", group_ + ":b"}).status, 0);
   run_result del = kpp({"-d", group_ + ":*"});
   EXPECT_NE(del.status, 0) << describe(del);
-  EXPECT_TRUE(has(del.err, "cannot remove " + group_ + ":b: it is enabled")) << describe(del);
+  EXPECT_TRUE(has(del.err, "cannot remove " + group_ + ":b: enabled in the top level")) << describe(del);
   EXPECT_TRUE(has(del.err, "Removed event: " + group_ + ":a")) << describe(del);
   EXPECT_TRUE(has(del.err, "Removed event: " + group_ + ":c")) << describe(del);
   EXPECT_EQ(events_with_group_prefix(group_), std::vector<std::string>{group_ + "/b"});

@@ -66,7 +66,8 @@ grep -Eq '^p:probe/tcp_v4_connect_L10 tcp_v4_connect\+[1-9][0-9]* ' "$T/kprobe_e
   kpp_fail "no probe:tcp_v4_connect_L10 at an offset inside tcp_v4_connect"
 # Nothing listens on 4660: the connect is refused, nc fails; the probe fires before that.
 kpp_run tcp trace --pid-only -e 'probe:tcp_v4_connect_L10' -- nc 127.0.0.1 4660 </dev/null
-grep -Eq "${EV}nc-[0-9]+ probe:tcp_v4_connect_L10 addr_len=16 family=2 port_hi=18 port_lo=52 a0=127 a3=1$" /tmp/tcp.out ||
+# sa_data is char[14]: each byte shown as gdb shows a char, its code and the character.
+grep -Eq "${EV}nc-[0-9]+ probe:tcp_v4_connect_L10 addr_len=16 family=2 "'port_hi=18 .\\022. port_lo=52 .4. a0=127 .\\177. a3=1 .\\001.$' /tmp/tcp.out ||
   kpp_fail "no probe:tcp_v4_connect_L10 event from nc with addr_len=16 family=2 port 18,52 (4660) address 127..1"
 kpp_ok "tcp_v4_connect:10 saw nc's sockaddr_in: 16 bytes, AF_INET, port 4660, 127.0.0.1"
 kprobe-probe -d 'probe:*' >/tmp/del.out 2>&1 || { kpp_show "-d" /tmp/del.out; kpp_fail "-d probe:* failed"; }
