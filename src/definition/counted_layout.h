@@ -3,7 +3,7 @@
 // and Vec, C++'s std::string, std::string_view and std::vector. The kernel
 // reads none of them whole (it has no counted type); the definition fetches
 // the pointer's bytes as a bounded array and the length beside them, and
-// the decoder cuts the bytes at the length (src/util/value_fixup.h, y and z).
+// the decoder cuts the bytes at the length (util/value_fixup.h, y and z).
 #pragma once
 
 #include <optional>
