@@ -111,7 +111,7 @@ class Resolver {
     auto type = default_type(returned, ref, std::nullopt, "$retval");
     if (!type) return std::move(type).error();
     FetchArg result{name, "$retval", *type};
-    add_display(returned, result);
+    add_display(returned, ref, result);  // an enum's names only when its type is known (not the fast scalar path)
     return std::vector<FetchArg>{std::move(result)};
   }
 
@@ -292,6 +292,10 @@ class Resolver {
     primary.fixup.steps.assign(program.begin() + static_cast<std::ptrdiff_t>(next), program.end());
     std::vector<FetchArg> out{std::move(primary)};
     for (FetchArg &t : terms) out.push_back(std::move(t));
+    // An enum's names are a nicety the field may have no room for: its number stays.
+    if (field_name_with_fixup(name, out.front().fixup).size() > max_field_name && !out.front().fixup.steps.empty() &&
+        out.front().fixup.steps.back().op == ValueOp::ShowEnum)
+      out.front().fixup.steps.pop_back();
     for (FetchArg &f : out) {
       f.name = name;
       if (std::string field = field_name_with_fixup(name, f.fixup); field.size() > max_field_name)
@@ -348,35 +352,40 @@ class Resolver {
     return out;
   }
 
-  Result<Value> access(const Value &value, const ArgAccess &step) {
-    TypeInfo t = site_.debug.describe(value.type);
+  // value[index]: an element of an array, or through a pointer.
+  Result<Value> index_into(const Value &value, const TypeInfo &t, const ArgAccess &step) {
     Value next = value;
     next.bitfield.reset();
-    if (step.kind == ArgAccess::Kind::Index) {
-      next.expr += "[" + std::to_string(step.index) + "]";
-      TypeInfo element = site_.debug.describe(t.target);
-      // An offset that overflows would wrap into another object; offsets are
-      // bounded to 32 bits so that the additions after this one stay exact.
-      int64_t offset = 0;
-      if (__builtin_mul_overflow(static_cast<int64_t>(step.index), static_cast<int64_t>(element.size), &offset) ||
-          offset > INT32_MAX || offset < INT32_MIN)
-        return Error("the index in '" + next.expr + "' is too large: its byte offset (" + std::to_string(step.index) +
-                         " x " + std::to_string(element.size) + " bytes) does not fit in 32 bits",
-                     "index within the array");
-      if (t.kind == TypeInfo::Kind::Pointer) {
-        auto target = pointee(value, t.size, offset);
-        if (!target) return std::move(target).error();
-        next.place = *target;
-      } else if (t.kind == TypeInfo::Kind::Array) {
-        auto p = dwarf::offset_into(value.place, offset);
-        if (!p) return Error("'" + value.expr + "' is held in a register at " + site_.where + "; it cannot be indexed");
-        next.place = *p;
-      } else {
-        return Error("'" + value.expr + "' is " + t.name + ", not an array or pointer");
-      }
-      next.type = t.target;
-      return next;
+    next.expr += "[" + std::to_string(step.index) + "]";
+    TypeInfo element = site_.debug.describe(t.target);
+    // An offset that overflows would wrap into another object; offsets are
+    // bounded to 32 bits so that the additions after this one stay exact.
+    int64_t offset = 0;
+    if (__builtin_mul_overflow(static_cast<int64_t>(step.index), static_cast<int64_t>(element.size), &offset) ||
+        offset > INT32_MAX || offset < INT32_MIN)
+      return Error("the index in '" + next.expr + "' is too large: its byte offset (" + std::to_string(step.index) +
+                       " x " + std::to_string(element.size) + " bytes) does not fit in 32 bits",
+                   "index within the array");
+    if (t.kind == TypeInfo::Kind::Pointer) {
+      auto target = pointee(value, t.size, offset);
+      if (!target) return std::move(target).error();
+      next.place = *target;
+    } else if (t.kind == TypeInfo::Kind::Array) {
+      auto p = dwarf::offset_into(value.place, offset);
+      if (!p) return Error("'" + value.expr + "' is held in a register at " + site_.where + "; it cannot be indexed");
+      next.place = *p;
+    } else {
+      return Error("'" + value.expr + "' is " + t.name + ", not an array or pointer");
     }
+    next.type = t.target;
+    return next;
+  }
+
+  Result<Value> access(const Value &value, const ArgAccess &step) {
+    TypeInfo t = site_.debug.describe(value.type);
+    if (step.kind == ArgAccess::Kind::Index) return index_into(value, t, step);
+    Value next = value;
+    next.bitfield.reset();
     // A smart pointer's '->' is its raw pointer's, as gdb's xmethods read it.
     if (step.kind == ArgAccess::Kind::Arrow)
       if (auto raw = raw_pointer_of(value, t)) {
@@ -685,15 +694,16 @@ class Resolver {
     FetchArg arg{"", *fetch, type, needs_entry(*place)};
     if (user_type.empty()) arg.fixup = fixup_for(t, expr, value.bitfield);
     else arg.fixup = ValueFixup::add_and_keep(expr.post_add, 0, 0);
-    if (user_type.empty()) add_display(t, arg);
+    if (user_type.empty()) add_display(t, value.type, arg);
     if (Status st = add_terms(value, expr, arg.at_entry, terms); !st) return std::move(st).error();
     return arg;
   }
 
   // How the decoder shows a scalar the kernel has no type for
   // (value_fixup.h): a float's bits as a number, a bool as true or false,
-  // a char as its code and character, as gdb does.
-  static void add_display(const TypeInfo &t, FetchArg &arg) {
+  // a char as its code and character, an enum by its enumerators' names
+  // (their type's DIE handle, for the decoder to find them), as gdb does.
+  static void add_display(const TypeInfo &t, dwarf::TypeRef type, FetchArg &arg) {
     if (t.kind == TypeInfo::Kind::Float) {
       arg.type = t.size == 4 ? "u32" : "u64";
       arg.fixup.steps.push_back({ValueOp::ShowFloat, t.size});
@@ -701,6 +711,8 @@ class Resolver {
       arg.fixup.steps.push_back({ValueOp::ShowBool});
     } else if (t.kind == TypeInfo::Kind::Char && t.size == 1) {
       arg.fixup.steps.push_back({ValueOp::ShowChar});
+    } else if (t.kind == TypeInfo::Kind::Enum && !type.is_void() && type.array_dims_indexed == 0) {
+      arg.fixup.steps.push_back({ValueOp::ShowEnum, type.die_offset});
     }
   }
 

@@ -215,6 +215,7 @@ Result<LiveViewSummary> run_live_view(const LiveViewOptions &options, ProbeEngin
   session_options.end_with_command = false;
   session_options.probes = probe_shapes(defs);
   session_options.sites = options.sites;
+  session_options.enums = options.enums;
   session_options.stack = options.stack;
   session_options.symbolizer = options.symbolizer;
   session_options.user_stack = options.user_stack;

@@ -187,10 +187,10 @@ Status Session::enable_events() {
 
 Status Session::open_stream(std::vector<EventSink *> sinks) {
   bool with_stacks = stacks_.mode != StackMode::Off;
-  chain_ = std::make_unique<SinkChain>(
-      SinkChainOptions{std::move(companions_), getpid(), options_.sites, std::move(stacks_), targets_.ns_pids(),
-                       threads_only_},
-      std::move(sinks));
+  SinkChainOptions chain{std::move(companions_), getpid(), options_.sites, std::move(stacks_), targets_.ns_pids(),
+                         threads_only_};
+  chain.enums = options_.enums;
+  chain_ = std::make_unique<SinkChain>(std::move(chain), std::move(sinks));
   auto stream = EventStream::open(*instance_, {chain_.get()}, with_stacks);
   if (!stream) return std::move(stream).error();
   stream_ = std::move(*stream);

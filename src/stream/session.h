@@ -25,6 +25,7 @@
 #include "src/stream/companions.h"
 #include "src/stream/dwarf_user_stacks.h"
 #include "src/stream/event_sink.h"
+#include "src/stream/event_enums.h"
 #include "src/stream/event_sites.h"
 #include "src/stream/stack_join.h"
 #include "src/stream/target_set.h"
@@ -62,6 +63,7 @@ struct SessionOptions {
   std::vector<ProbeShape> probes;
   std::optional<Companions> companions;  // a plan's own, when it has them
   EventSites sites;                      // which site each event's probe is (empty: none)
+  EventEnums enums;                      // the enum-typed fields' enumerators (empty: numbers)
   // --stack: the kernel stack of each event that is not a uprobe's (the
   // `stacktrace` trigger), the user stack of each uprobe event (the
   // instance's `userstacktrace` option), joined to their events.

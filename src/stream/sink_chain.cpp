@@ -8,6 +8,7 @@ SinkChain::SinkChain(SinkChainOptions options, std::vector<EventSink *> sinks)
       tasks_(options.threads_only ? std::optional<TaskFilter>(TaskFilter{}) : std::nullopt),
       recognise_(!options.companions),
       sites_(std::move(options.sites)),
+      enums_(std::move(options.enums)),
       join_(std::move(options.companions).value_or(Companions{}), std::move(sinks)),
       stacks_(std::move(options.stacks), &join_) {}
 
@@ -22,10 +23,11 @@ Status SinkChain::on_event(const Event &event) {
   pid_t ns_pid = 0;
   if (ns_pids_)
     if (auto inner = ns_pids_->find(event.pid); inner != ns_pids_->end()) ns_pid = inner->second;
-  if (sites_.empty() && !ns_pid) return stacks_.on_event(event);
+  if (sites_.empty() && enums_.empty() && !ns_pid) return stacks_.on_event(event);
   sited_ = event;
   if (!sites_.empty()) sited_.site = sites_.site_of(event);
   sited_.ns_pid = ns_pid;
+  enums_.name(sited_);
   return stacks_.on_event(sited_);
 }
 

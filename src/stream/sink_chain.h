@@ -1,7 +1,7 @@
 // SinkChain: the one road every shown event takes, whatever the command
 // (trace, record, live, demo, report):
 //
-//   stream/trace.dat -> own-pid filter -> task filter -> site, ns pid -> stack join -> companion join -> sinks
+//   stream/trace.dat -> own-pid filter -> task filter -> site, ns pid, enum names -> stack join -> companion join -> sinks
 //
 // (Value fixups -- a signed bitfield, DWARF's additions -- are finished by
 // the EventDecoder before the chain, so every sink sees final values.)
@@ -23,6 +23,7 @@
 
 #include "src/stream/companions.h"
 #include "src/stream/entry_value_join.h"
+#include "src/stream/event_enums.h"
 #include "src/stream/event_sink.h"
 #include "src/stream/event_sites.h"
 #include "src/stream/stack_join.h"
@@ -42,6 +43,7 @@ struct SinkChainOptions {
   std::shared_ptr<const std::map<pid_t, pid_t>> ns_pids;
   // -p without --children: drop the targets' child processes (task_filter.h).
   bool threads_only = false;
+  EventEnums enums;  // the enum-typed fields' enumerators; empty: enums are shown as numbers
 };
 
 class SinkChain : public EventSink {
@@ -68,6 +70,7 @@ class SinkChain : public EventSink {
   std::optional<TaskFilter> tasks_;
   bool recognise_;
   EventSites sites_;
+  EventEnums enums_;
   Event sited_;  // reused: the event with its site
   EntryValueJoin join_;
   StackJoin stacks_;  // in front of join_
