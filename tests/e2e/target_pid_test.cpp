@@ -626,3 +626,41 @@ TEST_F(TargetPid, ATargetWhosePidIsReusedIsNotFollowedWhileOthersRun) {
 }
 
 }  // namespace
+
+namespace {
+
+// export -p: the metrics count only the target's hits (its tag, 1, never
+// the other instance's 2: every value of the tag histogram is <= 1), and
+// the exporter ends, exit 0, when the target exits.
+TEST_F(TargetPid, ExportCountsOnlyItsTarget) {
+  run_result add = tool({"-x", fixture, "--add", ev("work") + "work tag"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  Started b({fixture, "2", "200"});
+  Started a({fixture, "1", "100", "150"});  // 3 s
+  ASSERT_TRUE(runs(a.pid(), "pid_fixture") && runs(b.pid(), "pid_fixture"));
+  Started exporter({kpp_bin, "export", "-p", str(a.pid()), "-e", group_ + ":work", "--listen", "127.0.0.1:0",
+                    "--hist", "tag"});
+  std::smatch m;
+  const std::regex serving(R"(serving metrics at http://127\.0\.0\.1:([0-9]+)/metrics)");
+  std::string said;
+  ASSERT_TRUE(exporter.wait_for([&] { return std::regex_search(said = exporter.err(), m, serving); }, 30)) << said;
+  uint16_t port = static_cast<uint16_t>(std::stoi(m[1].str()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  std::string body = http_get(port, "/metrics").body;
+  auto value = [&](const std::string &name) {
+    std::smatch v;
+    std::regex line("\n" + std::regex_replace(name, std::regex(R"([{}\\.+"])"), R"(\$&)") + R"( ([0-9.e+]+))");
+    return std::regex_search(body, v, line) ? std::stod(v[1]) : -1.0;
+  };
+  std::string labels = "group=\"" + group_ + "\",event=\"work\",arg=\"tag\"";
+  double count = value("kprobe_probe_arg_count{" + labels + "}");
+  EXPECT_GE(count, 10) << body;
+  EXPECT_EQ(value("kprobe_probe_arg_bucket{" + labels + ",le=\"1\"}"), count) << "another process's hits:\n" << body;
+  std::thread reaper([&] { a.wait_for([&] { return a.exited(); }, 10); });
+  EXPECT_TRUE(exporter.wait_for([&] { return exporter.exited(); }, 15)) << exporter.err();
+  reaper.join();
+  EXPECT_EQ(exporter.stop(), 0) << exporter.err();
+  EXPECT_TRUE(contains(exporter.err(), "pid " + str(a.pid()) + " (pid_fixture) exited")) << exporter.err();
+}
+
+}  // namespace
