@@ -198,7 +198,8 @@ Status Session::open_stream(std::vector<EventSink *> sinks) {
   bool with_stacks = stacks_.mode != StackMode::Off;
   chain_ = std::make_unique<SinkChain>(
       SinkChainOptions{std::move(companions_), getpid(), options_.sites, std::move(stacks_), targets_.ns_pids(),
-                       threads_only_, task_exits_, targets_.retired()},
+                       threads_only_, task_exits_,
+                       targets_.empty() ? nullptr : targets_.retired()},  // else the chain filters nothing
       std::move(sinks));
   auto stream = EventStream::open(*instance_, {chain_.get()}, with_stacks);
   if (!stream) return std::move(stream).error();

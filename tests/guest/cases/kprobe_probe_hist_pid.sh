@@ -39,22 +39,23 @@ kpp_ok "without -p the probe fires in both processes"
 # 2. -p A: A's rounds only, each once; ends when A exits.
 kill -0 $a 2>/dev/null || kpp_fail "A ($a) exited before hist -p started: make ROUNDS larger"
 kpp_run one hist -p $a -e $G:work --by tag --by round --json
-[ $rc -eq 0 ] || kpp_fail "hist -p $a exited $rc, not 0 when its target exits"
+[ $rc -eq 0 ] || kpp_fail "hist -p exited $rc, not 0 when its target exits"
 wait $a
 arc=$?
+apid=$a
 a=
 [ $arc -eq 0 ] || kpp_fail "A exited $arc"
 grep -q "pid [0-9]* (pid_fixture) exited" /tmp/one.err || kpp_fail "hist -p does not say that its target exited"
 rows=$(grep -c '"key":' /tmp/one.out)
 [ "$rows" -ge 20 ] || kpp_fail "hist -p counted $rows rounds of A, fewer than 20"
-grep '"key":' /tmp/one.out | grep -qv '"tag":1,' && kpp_fail "hist -p $a counted a call of another process (tag other than A's 1)"
+grep '"key":' /tmp/one.out | grep -qv '"tag":1,' && kpp_fail "hist -p $apid counted a call of another process (tag other than A's 1)"
 grep '"key":' /tmp/one.out | grep -qv '"hits":1[,}]' && kpp_fail "hist -p: a round of A counted other than once"
 sed -n 's/.*"round":\([0-9]*\).*/\1/p' /tmp/one.out | sort -n >/tmp/rounds
 last=$(tail -n1 /tmp/rounds)
 [ "$last" = $((ROUNDS - 1)) ] || kpp_fail "hist -p: A's last round counted is $last, not $((ROUNDS - 1))"
 awk 'NR > 1 && $1 != prev + 1 { print "round " prev + 1 " missing"; bad = 1 } { prev = $1 } END { exit bad }' /tmp/rounds ||
   kpp_fail "hist -p: A's rounds are not all counted from the first one seen to its last"
-kpp_ok "hist -p $a: $rows rounds of A counted once each, up to its last ($last), none of B; exit 0 when A exited"
+kpp_ok "hist -p $apid: $rows rounds of A counted once each, up to its last ($last), none of B; exit 0 when A exited"
 
 # 3. A pid is not a process for ever: hist -p A2 -p B2; A2 exits, is reaped, and its pid
 # is given at once to C (ns_last_pid; nothing else forks in the guest), which runs the
