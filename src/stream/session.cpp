@@ -265,10 +265,7 @@ Status Session::start_dwarf_stacks(const std::vector<EventId> &uprobes, StackJoi
       names.push_back(e.system + ":" + e.name);
     }
   }
-  // The filter (ours only drops this process's own hits), --pid-only and -p
-  // leave hits out of the tracefs stream that perf still samples.
-  bool every_hit = options_.filter.empty() && !options_.pid_only && options_.target_pids.empty();
-  auto started = DwarfUserStacks::start(perf, names, options_.unwinder, every_hit);
+  auto started = DwarfUserStacks::start(perf, names, options_.unwinder);
   if (!started)
     return Error("cannot sample the user stacks of the uprobe events (--stack): " + started.error().message,
                  started.error().hint.empty() ? "use --user-stack=fp to walk them by frame pointers instead"
@@ -283,13 +280,17 @@ void Session::sum_up_dwarf_stacks() {
   if (!dwarf_stacks_) return;
   dwarf_stacks_->stop();
   for (std::string &n : dwarf_stacks_->take_notes()) summary_.notes.push_back(std::move(n));
-  if (uint64_t lost = dwarf_stacks_->lost())
-    summary_.warnings.push_back("lost the user stacks of " + std::to_string(lost) +
-                                " events (perf's ring was full): their events have no user stack");
-  // An event shown without its stack is said, never left to look like a one-frame program.
-  if (uint64_t none = dwarf_stacks_->without_stack())
-    summary_.warnings.push_back(std::to_string(none) + (none == 1 ? " event" : " events") +
-                                " came without a user stack (no perf sample matched, or it did not unwind)");
+  // An event shown without its stack is said, never left to look like a
+  // one-frame program; the kernel's part (perf's ring was full) apart.
+  uint64_t lost = dwarf_stacks_->lost(), none = dwarf_stacks_->without_stack();
+  auto events = [](uint64_t n) { return std::to_string(n) + (n == 1 ? " event" : " events"); };
+  if (lost)
+    summary_.warnings.push_back("perf lost " + std::to_string(lost) +
+                                " user stack samples (PERF_RECORD_LOST: its ring was full): their events have none");
+  if (none)
+    summary_.warnings.push_back(events(none) + " came without a user stack" +
+                                (lost ? std::string(" (perf lost samples, above)")
+                                      : std::string(" (no perf sample of their hit, or it did not unwind)")));
 }
 
 Result<SessionState> Session::step(int max_wait_ms, int wake_fd) {
