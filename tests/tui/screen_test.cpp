@@ -254,6 +254,46 @@ TEST_F(LiveScreen, PidIsNamedInTheHeaderUntilItExits) {
   EXPECT_NE(slurp(dir_ + "/stderr").find("1 events, 0 lost"), std::string::npos) << slurp(dir_ + "/stderr");
 }
 
+// A process in a pid namespace of its own (unshare -p, as a container's):
+// the header and each log line give both pids, the container's as the
+// kernel has it (NSpid in /proc/PID/status).
+TEST_F(LiveScreen, ContainersProcessShownWithBothPids) {
+  if (access("/usr/bin/unshare", X_OK) != 0 || access("/usr/bin/python3", X_OK) != 0)
+    GTEST_SKIP() << "needs unshare (util-linux) and python3";
+  pid_t outer = fork();
+  if (outer == 0) {
+    execl("/usr/bin/unshare", "unshare", "-p", "-f", "--mount-proc", "/usr/bin/python3", "-c",
+          "import time\nwhile True: time.sleep(0.05)", static_cast<char *>(nullptr));
+    _exit(127);
+  }
+  // unshare's child is the namespace's first process (it runs python3).
+  std::string host;
+  wait_for([&] {
+    std::istringstream children(slurp("/proc/" + std::to_string(outer) + "/task/" + std::to_string(outer) + "/children"));
+    children >> host;
+    return !host.empty() && slurp("/proc/" + host + "/comm") == "python3\n";
+  }, 2000);
+  std::smatch nspid;
+  std::string status = host.empty() ? "" : slurp("/proc/" + host + "/status");
+  bool found = std::regex_search(status, nspid, std::regex("NSpid:\\s+" + host + "\\s+(\\d+)"));
+  std::string inner = found ? nspid[1].str() : "";
+  if (found) start("live -p " + host + " -x libc.so.6 --add '" + group_ + ":w=clock_nanosleep'", 200, 30);
+  bool header = found && wait_for([&] {
+    return screen().find("pid " + inner + " in the container, " + host + " on the host (python3)") != std::string::npos;
+  }, 10000);
+  bool line = found && wait_for([&] {
+    return screen().find(" python3-" + host + "(container:" + inner + ") " + group_ + ":w") != std::string::npos;
+  }, 10000);
+  std::string seen = screen();
+  if (!host.empty()) kill(std::stoi(host), SIGKILL);  // the namespace's init: the namespace goes with it
+  waitpid(outer, nullptr, 0);
+  ASSERT_TRUE(found) << "no python3 in its own pid namespace: " << status;
+  EXPECT_TRUE(header) << seen << slurp(dir_ + "/stderr");
+  EXPECT_TRUE(line) << seen;
+  keys("q");
+  EXPECT_TRUE(wait_for([&] { return !alive(); }, 5000));
+}
+
 TEST_F(LiveScreen, KeepLeavesTheProbes) {
   start("live --keep" + live_demo_args().substr(4));  // "live -x ..." -> "live --keep -x ..."
   ASSERT_TRUE(shows("enabled", "6")) << screen();
