@@ -6,8 +6,9 @@ SinkChain::SinkChain(SinkChainOptions options, std::vector<EventSink *> sinks)
     : own_pid_(options.own_pid),
       ns_pids_(std::move(options.ns_pids)),
       retired_(std::move(options.retired)),
-      tasks_(options.threads_only || options.task_exits ? std::optional<TaskFilter>(TaskFilter(options.threads_only))
-                                                         : std::nullopt),
+      tasks_(options.threads_only || options.task_exits
+                 ? std::optional<TaskFilter>(TaskFilter(options.threads_only, options.task_events_shown))
+                 : std::nullopt),
       recognise_(!options.companions),
       sites_(std::move(options.sites)),
       enums_(std::move(options.enums)),

@@ -48,6 +48,7 @@ struct SinkChainOptions {
   // -p: sched_process_exit is recorded; a uprobe event of an id after its
   // task exited is dropped (task_filter.h).
   bool task_exits = false;
+  TaskEventsShown task_events_shown;  // the task events the user asked for too: shown
   // -p targets that exited: host tid -> the time they were seen gone; a
   // later event of that tid is another process's (its pid reused) and is dropped.
   std::shared_ptr<const std::map<pid_t, uint64_t>> retired;

@@ -35,9 +35,11 @@ bool UnwoundStacks::is_event(size_t site, const Event &event) const {
 }
 
 size_t UnwoundStacks::find(const std::deque<Unwound> &queue, const Event &event) const {
-  // The latest of the site stamped up to the event, and not long before.
-  for (size_t i = queue.size(); i-- > 0;) {
-    if (queue[i].time_ns > event.time_ns) continue;
+  // The latest of the site stamped up to the event, and not long before
+  // (the queue is by time: a thread's later samples may be many).
+  auto after = std::upper_bound(queue.begin(), queue.end(), event.time_ns,
+                                [](uint64_t t, const Unwound &u) { return t < u.time_ns; });
+  for (size_t i = static_cast<size_t>(after - queue.begin()); i-- > 0;) {
     if (queue[i].time_ns + kLateNs < event.time_ns) break;
     if (is_event(queue[i].site, event)) return i;
   }
@@ -45,14 +47,18 @@ size_t UnwoundStacks::find(const std::deque<Unwound> &queue, const Event &event)
 }
 
 void UnwoundStacks::erase_through(std::deque<Unwound> &queue, size_t at) {
-  size_t site = queue[at].site;
-  size_t kept = 0;
-  for (size_t i = 0; i < queue.size(); ++i) {
-    bool gone = i == at || (i < at && queue[i].site == site);
-    if (gone && i != at) ++unmatched_;
-    if (!gone) queue[kept++] = std::move(queue[i]);
+  // Only the samples before `at` move: when events take theirs in order,
+  // that is none or a few.
+  size_t site = queue[at].site, kept = 0;
+  for (size_t i = 0; i < at; ++i) {
+    if (queue[i].site == site) {
+      ++unmatched_;
+      continue;
+    }
+    if (kept != i) queue[kept] = std::move(queue[i]);
+    ++kept;
   }
-  queue.resize(kept);
+  queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(kept), queue.begin() + static_cast<std::ptrdiff_t>(at) + 1);
 }
 
 std::optional<std::vector<uint64_t>> UnwoundStacks::take(const Event &event, bool last) {
