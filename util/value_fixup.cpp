@@ -104,8 +104,8 @@ class CodeReader {
         if (!n) return std::nullopt;
         return ValueStep{ValueOp::ShowEnum, *n};
       case 'g':
-        n = number(false, 1);
-        if (!n || (*n != 4 && *n != 8)) return std::nullopt;
+        n = number(false, 2);
+        if (!n || (*n != 4 && *n != 8 && *n != 10)) return std::nullopt;
         return ValueStep{ValueOp::ShowFloat, *n};
       case 'r': s.op = ValueOp::PushTerm; break;
       case 'v': s.op = ValueOp::Pick; break;

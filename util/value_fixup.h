@@ -29,7 +29,8 @@
 // The last step may say how the value is shown rather than compute it
 // (the kernel has no floating-point or counted types; the decoder finishes
 // them, see the manual's VALUES):
-//   g<bytes>  the bits are an IEEE float of 4 or 8 bytes (float, double, f32, f64)
+//   g<bytes>  the bits are an IEEE float of 4 or 8 bytes (float, double, f32, f64);
+//             g10: the primary's 10 fetched bytes are an x87 long double
 //   y         the primary's fetched bytes are text of the length on top of the
 //             stack (a counted string: Go string, Rust &str, std::string)
 //   z         the primary's fetched elements are a sequence of the length on

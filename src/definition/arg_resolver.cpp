@@ -676,6 +676,7 @@ class Resolver {
   // run-time values become `terms`).
   Result<FetchArg> scalar_fetch(const Value &value, const TypeInfo &t, const std::string &user_type,
                                 std::vector<FetchArg> &terms) {
+    if (t.kind == TypeInfo::Kind::Float && t.size > 8 && user_type.empty()) return x87_fetch(value, t);
     auto place = whole(value, t.size);
     if (!place) return std::move(place).error();
     dwarf::FetchExpr expr = site_.formatter.lower(dwarf::value_of(*place));
@@ -701,6 +702,23 @@ class Resolver {
     else arg.fixup = ValueFixup::add_and_keep(expr.post_add, 0, 0);
     if (user_type.empty()) add_display(t, value.type, arg);
     if (Status st = add_terms(value, expr, arg.at_entry, terms); !st) return std::move(st).error();
+    return arg;
+  }
+
+  // An x87 long double (x86_64's: the 80-bit extended format in 16 bytes)
+  // in memory: its 10 bytes fetched as an array, made a number by the
+  // decoder (g10). In a register (st0-st7) or elsewhere it is refused.
+  Result<FetchArg> x87_fetch(const Value &value, const TypeInfo &t) {
+    if (site_.formatter.regs.name != "x86_64" || t.size != 16)
+      return Error("'" + value.expr + "' is " + t.name + " (" + std::to_string(t.size) +
+                   " bytes), whose format kprobe-probe reads only as x86_64's x87 80-bit one");
+    if (value.place.kind != Place::Kind::Memory || value.bitfield)
+      return Error("cannot read '" + value.expr + "' at " + site_.where + ": it is " + t.name +
+                   " held outside memory here (an x87 or vector register), which kernel fetch-args cannot read");
+    auto fetch = fetch_text(value, dwarf::value_of(value.place));
+    if (!fetch) return std::move(fetch).error();
+    FetchArg arg{"", *fetch, "u8[10]", needs_entry(value.place)};
+    arg.fixup.steps.push_back({ValueOp::ShowFloat, 10});
     return arg;
   }
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace kpp::output {
 
@@ -21,9 +22,41 @@ void append_number(std::string &out, uint64_t bits, bool is_signed, bool hex) {
   out.append(buf, end);
 }
 
-void append_float(std::string &out, uint64_t bits, unsigned bytes) {
-  double value = bytes == 4 ? static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits)))
-                            : std::bit_cast<double>(bits);
+namespace {
+
+// The value of an x87 extended float (10 little-endian bytes); false where
+// this host's long double is another format.
+bool read_x87(std::string_view bytes, long double &value) {
+#if defined(__x86_64__) || defined(__i386__)
+  value = 0;
+  std::memcpy(&value, bytes.data(), 10);
+  return true;
+#else
+  (void)bytes;
+  (void)value;
+  return false;
+#endif
+}
+
+}  // namespace
+
+void append_float(std::string &out, uint64_t bits, unsigned bytes, std::string_view x87) {
+  // Every float and double is exactly a long double: one way to print them all.
+  long double value = 0;
+  int digits = bytes == 4 ? 9 : bytes == 8 ? 17 : 21;
+  if (bytes == 10) {
+    if (x87.size() != 10) {
+      out += "<an x87 long double without its bytes>";
+      return;
+    }
+    if (!read_x87(x87, value)) {
+      out += "<an x87 long double, which this host cannot read>";
+      return;
+    }
+  } else {
+    value = bytes == 4 ? static_cast<long double>(std::bit_cast<float>(static_cast<uint32_t>(bits)))
+                       : static_cast<long double>(std::bit_cast<double>(bits));
+  }
   if (std::isnan(value)) {
     out += std::signbit(value) ? "-nan" : "nan";
     return;
@@ -32,8 +65,8 @@ void append_float(std::string &out, uint64_t bits, unsigned bytes) {
     out += value < 0 ? "-inf" : "inf";
     return;
   }
-  char buf[40];
-  std::snprintf(buf, sizeof buf, bytes == 4 ? "%.9g" : "%.17g", value);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*Lg", digits, value);
   out += buf;
 }
 

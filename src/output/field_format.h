@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "src/stream/event.h"
 
@@ -13,8 +14,9 @@ namespace kpp::output {
 void append_number(std::string &out, uint64_t bits, bool is_signed, bool hex);
 
 // Appends a Float value as gdb prints it: %.9g for 4 bytes, %.17g for 8
-// (enough digits to read the same bits back); "inf", "-inf", "nan".
-void append_float(std::string &out, uint64_t bits, unsigned bytes);
+// (enough digits to read the same bits back); "inf", "-inf", "nan". For
+// 10 bytes (an x87 long double), `x87` holds them and %.21Lg is used.
+void append_float(std::string &out, uint64_t bits, unsigned bytes, std::string_view x87 = {});
 
 // Appends a Char value as gdb prints one: its code and the character,
 // escaped as C escapes it (120 'x', 10 '\n', 0 '\000').

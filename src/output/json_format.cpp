@@ -25,7 +25,7 @@ void append_json_value(std::string &out, const FieldValue &v) {
     case FieldKind::Float: {
       // JSON has no inf or nan: those are strings.
       std::string number;
-      output::append_float(number, v.u, v.float_bytes);
+      output::append_float(number, v.u, v.float_bytes, v.text);
       if (number.find_first_of("in") != std::string::npos) append_json_string(out, number);
       else out += number;
       break;

@@ -36,7 +36,7 @@ void append_value(std::string &out, const FieldValue &v) {
     case FieldKind::Hex: output::append_number(out, v.u, false, true); break;
     case FieldKind::String: append_quoted(out, v.text); break;
     case FieldKind::Array: output::append_array(out, v, false); break;
-    case FieldKind::Float: output::append_float(out, v.u, v.float_bytes); break;
+    case FieldKind::Float: output::append_float(out, v.u, v.float_bytes, v.text); break;
     case FieldKind::Bool: output::append_bool(out, v.u); break;
     case FieldKind::Char: output::append_char(out, v.i); break;
     case FieldKind::Enum:  // gdb's name for it, else the number

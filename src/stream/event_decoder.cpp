@@ -112,8 +112,10 @@ EventDecoder::FieldPlan EventDecoder::field_plan(tep_format_field *f, bool hex, 
     p.kind = p.elem_signed ? FieldKind::Signed : FieldKind::Unsigned;
   p.raw_kind = p.kind;
   NamedFixup named = split_fixup(p.name);
-  // A string's own steps can only show it as counted text (u8[N] reads as a string).
-  bool counted_text = !named.fixup.steps.empty() && named.fixup.steps.back().op == ValueOp::ShowText;
+  // A string's own steps can only show its bytes as counted text or as an
+  // x87 long double (u8[N] reads as a string).
+  const ValueStep *last = named.fixup.steps.empty() ? nullptr : &named.fixup.steps.back();
+  bool counted_text = last && (last->op == ValueOp::ShowText || (last->op == ValueOp::ShowFloat && last->operand == 10));
   if (p.kind != FieldKind::String || counted_text) {
     // Arithmetic the kernel could not do, named in the field (value_fixup.h).
     if (named.fixup.term && shown > 0) {
@@ -165,6 +167,9 @@ void EventDecoder::join_programs(EventPlan &plan) {
       p.kind = FieldKind::Array;
     } else if (last.op == ValueOp::ShowFloat && !window) {
       p.kind = FieldKind::Float;
+    } else if (last.op == ValueOp::ShowFloat && last.operand == 10 && window) {
+      p.kind = FieldKind::Float;  // an x87 long double's 10 bytes (show_counted)
+      if (p.raw_kind == FieldKind::String) p.raw_kind = FieldKind::Bytes;  // every byte, NULs too
     } else if (last.op == ValueOp::ShowBool && !window) {
       p.kind = FieldKind::Bool;
     } else if (last.op == ValueOp::ShowChar && !window) {
@@ -349,6 +354,16 @@ bool EventDecoder::show_counted(const FieldPlan &p, uint64_t length, FieldValue 
     v.text.assign(reinterpret_cast<const char *>(bytes.data()), shown);
     v.items.clear();
     v.cut_from = length > bytes.size() ? length : 0;
+    return true;
+  }
+  if (p.program.back().op == ValueOp::ShowFloat && p.program.back().operand == 10) {
+    // An x87 long double: its 10 bytes, kept for the printers to make a number of.
+    std::span<const uint8_t> bytes = leaves_.front().bytes;
+    if (bytes.size() < 10) return false;
+    v.kind = FieldKind::Float;
+    v.float_bytes = 10;
+    v.text.assign(reinterpret_cast<const char *>(bytes.data()), 10);
+    v.items.clear();
     return true;
   }
   if (p.program.back().op == ValueOp::ShowItems && p.raw_kind == FieldKind::Array) {

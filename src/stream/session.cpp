@@ -205,8 +205,8 @@ Status Session::open_stream(std::vector<EventSink *> sinks) {
   bool with_stacks = stacks_.mode != StackMode::Off;
   SinkChainOptions chain{std::move(companions_), getpid(), options_.sites, std::move(stacks_), targets_.ns_pids(),
                          threads_only_, task_exits_, task_events_shown_,
-                         targets_.empty() ? nullptr : targets_.retired()};  // else the chain filters nothing
-  chain.enums = options_.enums;
+                         targets_.empty() ? nullptr : targets_.retired(),  // else the chain filters nothing
+                         options_.enums};
   chain_ = std::make_unique<SinkChain>(std::move(chain), std::move(sinks));
   auto stream = EventStream::open(*instance_, {chain_.get()}, with_stacks);
   if (!stream) return std::move(stream).error();

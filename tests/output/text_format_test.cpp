@@ -125,6 +125,26 @@ TEST(Printers, BoolsAndCharsAsGdbPrintsThem) {
             std::string::npos) << json;
 }
 
+TEST(Printers, X87LongDoublesWithGdbsDigits) {
+  // 0.1L and 1.0L/3 as x87 80-bit values (little-endian: 8 bytes of
+  // mantissa, then sign and exponent); gdb 13 prints 0.100000000000000000001
+  // and 0.333333333333333333342 (%.21Lg).
+  Event e = walk_event();
+  Field tenth = num("t", FieldKind::Float, 0);
+  tenth.value.float_bytes = 10;
+  tenth.value.text = std::string("\xcd\xcc\xcc\xcc\xcc\xcc\xcc\xcc\xfb\x3f", 10);
+  Field third = num("h", FieldKind::Float, 0);
+  third.value.float_bytes = 10;
+  third.value.text = std::string("\xab\xaa\xaa\xaa\xaa\xaa\xaa\xaa\xfd\x3f", 10);
+  Field torn = num("z", FieldKind::Float, 0);
+  torn.value.float_bytes = 10;  // no bytes: said so, never a number
+  e.fields = {tenth, third, torn};
+  EXPECT_EQ(format_event_short(e),
+            "walk_L5: t=0.100000000000000000001 h=0.333333333333333333342 z=<an x87 long double without its bytes>");
+  EXPECT_NE(format_event_json(e).find("\"t\":0.100000000000000000001,\"h\":0.333333333333333333342,"), std::string::npos)
+      << format_event_json(e);
+}
+
 TEST(Printers, EnumsByTheNameGdbShowsTheNumberInJson) {
   Event e = walk_event();
   Field named = num("c", FieldKind::Enum, 5);

@@ -125,6 +125,9 @@ TEST(ValueFixup, DisplayStepsRoundTripAndLeaveTheValueAsItIs) {
   // Only 4- and 8-byte floats exist for the decoder.
   EXPECT_TRUE(split_fixup("x__kg2").fixup.empty());
   EXPECT_TRUE(split_fixup("x__kg16").fixup.empty());
+  ValueFixup x87;
+  x87.steps = {{ValueOp::ShowFloat, 10}};  // an x87 long double's 10 bytes
+  EXPECT_EQ(split_fixup("x__kg10").fixup, x87);
 }
 
 TEST(ValueFixup, AnEnumCarriesItsTypesHandle) {

@@ -25,6 +25,14 @@ __attribute__((noinline)) double price(double unit, int qty) {
   return total * scale;  /* @price_total */
 }
 
+long double ld_unit = 0.1L;  /* a global x87 long double */
+
+/* x86_64 passes a long double on the stack: in memory at the entry. */
+__attribute__((noinline)) long double ld_scale(long double x, int n) {
+  volatile long double t = x * n;
+  return t * ld_unit;  /* @ld_total */
+}
+
 __attribute__((noinline)) int flag(bool on, char tag, unsigned char byte) {
   printf("%d %c %u\n", on, tag, byte);
   return on ? tag : byte;
@@ -47,6 +55,7 @@ int main(void) {
   printf("%g %g %g\n", m, h, p);
   flag(true, 'x', 10);
   flag(false, '\'', 200);
+  printf("%Lg %Lg\n", ld_scale(1.0L / 3, 3), ld_scale(-2.25e300L, 2));
   paint(GREEN, P_READ | P_WRITE, L_LOW);
   paint((enum color)7, (enum perms)(P_EXEC | 16), (enum level)-5);
   paint(RED, (enum perms)0, L_HIGH);

@@ -6,6 +6,7 @@
 # own printing (Go, Rust, libstdc++'s pretty printers):
 #   ["float", VALUE, BYTES] ["int", N] ["text", STRING]
 #   ["items", LENGTH, [ELEMENTS]] ["enum", NUMBER, "AS GDB PRINTS IT"]
+#   ["ldouble", "AS GDB PRINTS IT"]
 #   ["opt"] ["err", MESSAGE]
 # Writes {"hits": {id: [value, ...]}} in hit order.
 import ast
@@ -48,6 +49,8 @@ def render(v):
     if t.code == gdb.TYPE_CODE_REF:
         v = v.referenced_value()
         t = v.type.strip_typedefs()
+    if t.code == gdb.TYPE_CODE_FLT and t.sizeof > 8:  # x87 long double: gdb's digits, as text
+        return ["ldouble", v.format_string()]
     if t.code == gdb.TYPE_CODE_FLT:
         return ["float", float(v), t.sizeof]
     if t.code == gdb.TYPE_CODE_ENUM:

@@ -94,6 +94,15 @@ def gdb_values(exe, cases):
         return json.load(open(req["out"]))["hits"]
 
 
+class FloatText(float):
+    """A JSON number kept with its text, to compare a long double's digits."""
+
+    def __new__(cls, text):
+        f = super().__new__(cls, text)
+        f.text = text
+        return f
+
+
 def trace(kpp, exe, group, cases):
     events = {}
     try:
@@ -107,7 +116,7 @@ def trace(kpp, exe, group, cases):
         for line in out.splitlines():
             if not line.startswith("{"):
                 continue
-            ev = json.loads(line)
+            ev = json.loads(line, parse_float=FloatText)
             g, _, name = ev.get("event", "").partition(":")
             if g == group:
                 events.setdefault(re.sub(r"_\d+$", "", name), []).append(ev)
@@ -128,13 +137,17 @@ def compare(g, ev, max_items):
     """(verdict, our value as text) for one hit."""
     fields = ev.get("fields", {})
     if "v" not in fields and "arg1" not in fields:
-        return "not fetched", None
+        return "WRONG (not in the event)", None
     ours = fields.get("v", fields.get("arg1"))
     cut = ev.get("cut", {}).get("v")
     shown = json.dumps(ours) + ("...(len=%d)" % cut if cut else "")
     kind = g[0]
     if kind == "float":
         return ("equal" if isinstance(ours, (int, float, str)) and same_float(g[1], ours, g[2]) else "WRONG"), shown
+    if kind == "ldouble":
+        # gdb's text ("0.100000000000000000001") against our JSON number's own text.
+        text = getattr(ours, "text", json.dumps(ours) if not isinstance(ours, str) else ours)
+        return ("equal" if text == g[1] else "WRONG"), shown
     if kind == "enum":
         # The number, and gdb's text for it beside it ("names"): "GREEN", "(A | B)", "7".
         name = ev.get("names", {}).get("v")
