@@ -177,11 +177,9 @@ Result<ResolvedSpec> build_sdt_probe(const ProbeSpec &spec, const BuildOptions &
   return SdtBuilder(spec, options).run();
 }
 
-bool all_sdt_specs(const std::vector<std::string> &texts) {
-  return !texts.empty() && std::all_of(texts.begin(), texts.end(), [](const std::string &text) {
-    auto spec = parse_probe_spec(text);
-    return spec && spec->point.sdt;
-  });
+bool all_sdt_specs(const ParsedSpecs &specs) {
+  return !specs.empty() &&
+         std::all_of(specs.begin(), specs.end(), [](const ParsedSpec &parsed) { return parsed.spec && parsed.spec->point.sdt; });
 }
 
 Result<std::vector<std::string>> list_sdt_markers(const std::string &path, const std::string &glob) {
