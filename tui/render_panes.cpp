@@ -115,10 +115,11 @@ std::vector<Line> render_log(const LiveModel &model, const UiState &ui, size_t w
     const Event &e = log.at(visible[end - 1]);
     out.push_back({{fit(log.text(visible[end - 1]), width, true), Style::Selected}});
     char head[96];
-    std::snprintf(head, sizeof head, "  time %llu.%09llu  cpu %d  pid %d  comm %s",
+    std::snprintf(head, sizeof head, "  time %llu.%09llu  cpu %d  pid %d",
                   static_cast<unsigned long long>(e.time_ns / 1000000000ull),
-                  static_cast<unsigned long long>(e.time_ns % 1000000000ull), e.cpu, e.pid, printable(e.comm).c_str());
-    out.push_back({{head, Style::Normal}});
+                  static_cast<unsigned long long>(e.time_ns % 1000000000ull), e.cpu, e.pid);
+    std::string in_container = e.ns_pid ? " on the host, " + std::to_string(e.ns_pid) + " in the container" : "";
+    out.push_back({{head + in_container + "  comm " + printable(e.comm), Style::Normal}});
     out.push_back({{"  event " + e.system + ":" + e.name + (e.probe_ip ? "  ip " + hex(e.probe_ip) : "") +
                            (e.site.empty() ? "" : "  site " + e.site), Style::Normal}});
     for (const Field &f : e.fields) {

@@ -1,5 +1,7 @@
 #include "dwarf/query/die_links.h"
 
+#include "dwarf/raw/raw_cursor.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -98,17 +100,9 @@ bool in_prologue_slot(llvm::DWARFDie die) {
   auto base = parent.find(llvm::dwarf::DW_AT_frame_base);
   auto base_block = base && base->isFormClass(llvm::DWARFFormValue::FC_Exprloc) ? base->getAsBlock() : std::nullopt;
   if (base_block && base_block->size() == 1 && (*base_block)[0] == llvm::dwarf::DW_OP_call_frame_cfa) {
-    int64_t offset = 0;
-    unsigned shift = 0;
-    size_t at = 1;
-    uint8_t byte = 0x80;
-    while (at < block->size() && (byte & 0x80) && shift < 64) {
-      byte = (*block)[at++];
-      offset |= static_cast<int64_t>(byte & 0x7f) << shift;
-      shift += 7;
-    }
-    if (shift < 64 && (byte & 0x40)) offset |= -(int64_t{1} << shift);  // SLEB128's sign
-    if (offset >= 0) return false;
+    raw::Cursor offset{block->data() + 1, block->data() + block->size()};
+    int64_t at = offset.sleb();
+    if (offset.ok && at >= 0) return false;
   }
   return true;
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "src/hist/hist_request.h"
 #include "src/stream/filter_expression.h"
 
 namespace kpp {
@@ -151,6 +152,10 @@ std::string option_text(int opt) {
 
 // The options that shape --stack do nothing without it.
 Status check_stack_options(const CliOptions &o) {
+  // hist counts in the kernel, whose only stack key is the kernel stack.
+  if (o.command == CliOptions::Command::Hist && (o.stack || o.folded || o.user_stack_given))
+    return Error("hist counts in the kernel, and the kernel's hist key of a stack holds kernel stacks only",
+                 kHistStackAlternative);
   const char *lone = o.user_stack_given ? "--user-stack" : o.stack_window_given ? "--stack-window" : nullptr;
   if (lone && !o.stack) return Error(std::string(lone) + " shapes --stack's user stacks: add --stack");
   if (o.stack_window_given && o.user_stack_fp) return Error("--stack-window is the window DWARF unwinding reads: not with --user-stack=fp");

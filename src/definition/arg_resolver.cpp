@@ -350,39 +350,49 @@ class Resolver {
 
   Result<Value> access(const Value &value, const ArgAccess &step) {
     TypeInfo t = site_.debug.describe(value.type);
-    Value next = value;
-    next.bitfield.reset();
-    if (step.kind == ArgAccess::Kind::Index) {
-      next.expr += "[" + std::to_string(step.index) + "]";
-      TypeInfo element = site_.debug.describe(t.target);
-      // An offset that overflows would wrap into another object; offsets are
-      // bounded to 32 bits so that the additions after this one stay exact.
-      int64_t offset = 0;
-      if (__builtin_mul_overflow(static_cast<int64_t>(step.index), static_cast<int64_t>(element.size), &offset) ||
-          offset > INT32_MAX || offset < INT32_MIN)
-        return Error("the index in '" + next.expr + "' is too large: its byte offset (" + std::to_string(step.index) +
-                         " x " + std::to_string(element.size) + " bytes) does not fit in 32 bits",
-                     "index within the array");
-      if (t.kind == TypeInfo::Kind::Pointer) {
-        auto target = pointee(value, t.size, offset);
-        if (!target) return std::move(target).error();
-        next.place = *target;
-      } else if (t.kind == TypeInfo::Kind::Array) {
-        auto p = dwarf::offset_into(value.place, offset);
-        if (!p) return Error("'" + value.expr + "' is held in a register at " + site_.where + "; it cannot be indexed");
-        next.place = *p;
-      } else {
-        return Error("'" + value.expr + "' is " + t.name + ", not an array or pointer");
-      }
-      next.type = t.target;
-      return next;
-    }
+    if (step.kind == ArgAccess::Kind::Index) return element_of(value, t, step.index);
     // A smart pointer's '->' is its raw pointer's, as gdb's xmethods read it.
     if (step.kind == ArgAccess::Kind::Arrow)
       if (auto raw = raw_pointer_of(value, t)) {
         if (!*raw) return std::move(*raw).error();
         return access(**raw, step);
       }
+    return member_of(value, t, step);
+  }
+
+  // value[index]: through a pointer, or within an array.
+  Result<Value> element_of(const Value &value, const TypeInfo &t, int64_t index) {
+    Value next = value;
+    next.bitfield.reset();
+    next.expr += "[" + std::to_string(index) + "]";
+    TypeInfo element = site_.debug.describe(t.target);
+    // An offset that overflows would wrap into another object; offsets are
+    // bounded to 32 bits so that the additions after this one stay exact.
+    int64_t offset = 0;
+    if (__builtin_mul_overflow(index, static_cast<int64_t>(element.size), &offset) || offset > INT32_MAX ||
+        offset < INT32_MIN)
+      return Error("the index in '" + next.expr + "' is too large: its byte offset (" + std::to_string(index) + " x " +
+                       std::to_string(element.size) + " bytes) does not fit in 32 bits",
+                   "index within the array");
+    if (t.kind == TypeInfo::Kind::Pointer) {
+      auto target = pointee(value, t.size, offset);
+      if (!target) return std::move(target).error();
+      next.place = *target;
+    } else if (t.kind == TypeInfo::Kind::Array) {
+      auto p = dwarf::offset_into(value.place, offset);
+      if (!p) return Error("'" + value.expr + "' is held in a register at " + site_.where + "; it cannot be indexed");
+      next.place = *p;
+    } else {
+      return Error("'" + value.expr + "' is " + t.name + ", not an array or pointer");
+    }
+    next.type = t.target;
+    return next;
+  }
+
+  // value.member or value->member.
+  Result<Value> member_of(const Value &value, const TypeInfo &t, const ArgAccess &step) {
+    Value next = value;
+    next.bitfield.reset();
     // A C++ reference is a pointer that '.' goes through, as in the source.
     bool arrow = step.kind == ArgAccess::Kind::Arrow || (t.kind == TypeInfo::Kind::Pointer && t.is_reference);
     next.expr += (arrow ? "->" : ".") + step.member;

@@ -58,6 +58,12 @@ Result<HistKey> parse_hist_key(const std::string &text) {
                    "modifiers: .log2 .hex .sym .execname");
   }
   if (Status s = check_hist_field("--by", field); !s) return std::move(s).error();
+  // The kernel's stack key (`common_stacktrace` since 6.5) is the kernel
+  // stack at the hit, printed over several lines: no uprobe's user stack.
+  if (field == "stacktrace" || field == "common_stacktrace")
+    return Error("--by " + field + ": the kernel's stack key holds kernel stacks only (at a uprobe, the kernel's own "
+                 "frames, not the program's), and hist does not read its rows",
+                 kHistStackAlternative);
   key.field = field;
   return key;
 }

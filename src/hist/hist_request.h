@@ -39,6 +39,13 @@ struct HistRequest {
 // Parses "FIELD[.log2|.hex|.sym|.execname]". Field names are C identifiers
 // (what the kernel's format files have): anything else never reaches tracefs.
 Result<HistKey> parse_hist_key(const std::string &text);
+
+// What to use for stacks instead: the kernel's hist key of a stack
+// (`stacktrace`) holds kernel stacks only, and a uprobe's user stack is
+// unwound in user space (--by stacktrace and hist --stack say so).
+inline constexpr const char *kHistStackAlternative =
+    "count the stacks (user stacks unwound from DWARF) with 'kprobe-probe trace -e GROUP:EVENT --stack --folded': "
+    "one line per stack with its count, a flame graph's input";
 // Checks a --sum field name the same way.
 Status check_hist_field(const std::string &option, const std::string &field);
 // A --filter must be one line, its parentheses balanced and its quotes closed

@@ -77,6 +77,13 @@ std::string format_event_text(const Event &e) {
   out += e.comm;
   out += '-';
   out += std::to_string(e.pid);
+  // A -p target in another pid namespace: its pid there too (NSpid), in
+  // one word so that the line keeps its columns.
+  if (e.ns_pid) {
+    out += "(container:";
+    out += std::to_string(e.ns_pid);
+    out += ')';
+  }
   out += ' ';
   out += e.system;
   out += ':';

@@ -11,13 +11,12 @@ constexpr int kReadEveryMs = 10;
 
 Result<std::unique_ptr<DwarfUserStacks>> DwarfUserStacks::start(const PerfUserStacksOptions &options,
                                                                 std::vector<std::string> sites,
-                                                                std::shared_ptr<UserStackUnwinder> unwinder,
-                                                                bool every_hit) {
+                                                                std::shared_ptr<UserStackUnwinder> unwinder) {
   auto perf = PerfUserStacks::open(options);
   if (!perf) return std::move(perf).error();
   std::unique_ptr<DwarfUserStacks> s(new DwarfUserStacks());
   s->perf_ = std::move(*perf);
-  s->stacks_ = std::make_unique<UnwoundStacks>(std::move(sites), every_hit);
+  s->stacks_ = std::make_unique<UnwoundStacks>(std::move(sites));
   s->unwinder_ = std::move(unwinder);
   s->thread_ = std::thread([p = s.get()] { p->run(); });
   return s;

@@ -39,11 +39,10 @@ class UserStackUnwinder {
 class DwarfUserStacks : public UserStackSource {
  public:
   // `sites`: "group:event" of each site in `options.sites`, same order.
-  // `unwinder` is used by the reader thread only. `every_hit`: the tracefs
-  // stream has every hit of the sites (no filter).
+  // `unwinder` is used by the reader thread only.
   static Result<std::unique_ptr<DwarfUserStacks>> start(const PerfUserStacksOptions &options,
                                                         std::vector<std::string> sites,
-                                                        std::shared_ptr<UserStackUnwinder> unwinder, bool every_hit);
+                                                        std::shared_ptr<UserStackUnwinder> unwinder);
   ~DwarfUserStacks() override;
 
   std::optional<std::vector<uint64_t>> take(const Event &event, bool last) override {

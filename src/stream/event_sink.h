@@ -37,8 +37,15 @@ class EventSink {
   virtual bool wants_events() const { return true; }
   // True: the sink receives every raw ring-buffer page, per CPU in read order.
   virtual bool wants_pages() const { return false; }
-  // A raw page exactly as read from per_cpu/cpuN/trace_pipe_raw.
+  // A raw page exactly as read from per_cpu/cpuN/trace_pipe_raw (less the
+  // events a drops_events() sink left out, made padding: page_filter.h).
   virtual Status on_page(int cpu, std::span<const uint8_t> page) { (void)cpu; (void)page; return Ok{}; }
+  // True: the sink leaves some events out of what it shows (a -p
+  // session's task filter) and the pages must not keep them either: the
+  // stream decodes every event, asks dropped_last() after on_event(), and
+  // hands each page on once all its events were asked.
+  virtual bool drops_events() const { return false; }
+  virtual bool dropped_last() const { return false; }
   // A decoded event, in global timestamp order. `event` is only valid during
   // the call (its storage is reused); copy it to keep it.
   virtual Status on_event(const Event &event) { (void)event; return Ok{}; }

@@ -18,6 +18,7 @@
 extern "C" {  // kbuffer.h has no C++ guard
 #include <traceevent/kbuffer.h>
 }
+#include "src/stream/page_filter.h"
 #include "src/stream/tracefs_cxx.h"
 
 namespace kpp {
@@ -34,6 +35,7 @@ Result<std::unique_ptr<EventStream>> EventStream::open(const TraceInstance &inst
   for (EventSink *k : s->sinks_) {
     if (k->wants_pages()) s->page_sinks_.push_back(k);
     if (k->wants_events()) s->event_sinks_.push_back(k);
+    if (k->wants_pages() && k->drops_events()) s->gate_ = true;
   }
 
   // One tep for the whole stream, from the local format files of the
@@ -70,6 +72,9 @@ Result<std::unique_ptr<EventStream>> EventStream::open(const TraceInstance &inst
 
   std::string clock = instance.clock();
   s->mono_clock_ = clock == "mono";
+  // A page's header: a u64 time stamp and the kernel's long commit word.
+  int long_size = tep_get_long_size(s->tep_);
+  s->data_start_ = 8 + (long_size > 0 ? long_size : static_cast<int>(sizeof(long)));
   s->info_ = StreamInfo{instance.tracing_dir(), instance.name(), instance.raw(), systems,
                         static_cast<int>(ncpu), page_size, clock, probe_shapes_of(s->tep_)};
   return s;
@@ -141,7 +146,7 @@ Result<size_t> EventStream::drain_cpu(CpuReader &c) {
     // A short read still hands over a whole page: the rest is zero.
     if (r < info_.page_size) std::memset(page + r, 0, static_cast<size_t>(info_.page_size - r));
     bytes_read_ += static_cast<uint64_t>(info_.page_size);
-    for (EventSink *k : page_sinks_) {
+    for (EventSink *k : gate_ ? std::vector<EventSink *>{} : page_sinks_) {
       Status st = k->on_page(c.cpu, std::span<const uint8_t>(page, static_cast<size_t>(info_.page_size)));
       if (!st) {
         give_page(page);
@@ -167,8 +172,7 @@ void EventStream::load_next(CpuReader &c) {
   while (!c.record && !c.pages.empty()) {
     if (!c.loaded) {
       if (kbuffer_load_subbuffer(c.kbuf, c.pages.front()) < 0) {
-        give_page(c.pages.front());
-        c.pages.pop_front();
+        pop_page(c);
         continue;
       }
       c.loaded = true;
@@ -179,12 +183,29 @@ void EventStream::load_next(CpuReader &c) {
       c.record = kbuffer_read_event(c.kbuf, &ts);
       c.ts = ts;
     }
-    if (!c.record) {
-      give_page(c.pages.front());
-      c.pages.pop_front();
-      c.loaded = false;
-    }
+    if (!c.record) pop_page(c);
   }
+}
+
+void EventStream::pop_page(CpuReader &c) {
+  uint8_t *page = c.pages.front();
+  if (gate_ && page_error_) {
+    std::span<uint8_t> bytes(page, static_cast<size_t>(info_.page_size));
+    // A page laid out otherwise than the filter knows goes on whole.
+    if (!c.left_out.empty()) (void)pad_out_events(bytes, data_start_, c.left_out);
+    for (EventSink *k : page_sinks_)
+      if (Status st = k->on_page(c.cpu, bytes); !st && page_error_) page_error_ = std::move(st);
+  }
+  c.left_out.clear();
+  give_page(page);
+  c.pages.pop_front();
+  c.loaded = false;
+}
+
+bool EventStream::left_out_by_a_sink() const {
+  for (EventSink *k : event_sinks_)
+    if (k->drops_events() && k->dropped_last()) return true;
+  return false;
 }
 
 void EventStream::advance(CpuReader &c) {
@@ -192,9 +213,7 @@ void EventStream::advance(CpuReader &c) {
   c.record = kbuffer_next_event(c.kbuf, &ts);
   c.ts = ts;
   if (!c.record) {
-    give_page(c.pages.front());
-    c.pages.pop_front();
-    c.loaded = false;
+    pop_page(c);
     load_next(c);
   }
 }
@@ -217,9 +236,11 @@ Result<size_t> EventStream::deliver(uint64_t watermark) {
         Status st = k->on_event(scratch_);
         if (!st) return std::move(st).error();
       }
+      if (gate_ && left_out_by_a_sink()) best->left_out.push_back(static_cast<uint32_t>(kbuffer_curr_offset(best->kbuf)));
     }
     ++n;
     advance(*best);
+    if (!page_error_) return std::move(page_error_).error();
   }
   return n;
 }
@@ -259,16 +280,15 @@ void EventStream::account_lost(bool all_cpus) {
   }
 }
 
-Result<size_t> EventStream::poll(int timeout_ms, std::initializer_list<int> wake_fds) {
+Result<size_t> EventStream::poll(int timeout_ms, const std::vector<int> &wake_fds) {
   if (timeout_ms > 0) {
-    pollfd pfds[4];
-    nfds_t n = 0;
+    std::vector<pollfd> pfds;
     for (int fd : wake_fds)
-      if (fd >= 0 && n < std::size(pfds)) pfds[n++] = pollfd{fd, POLLIN, 0};
+      if (fd >= 0) pfds.push_back(pollfd{fd, POLLIN, 0});
     // The ring buffers only wake pollers when buffer_percent full, so this is
     // a timed sleep that a signal or a wake fd (a child's pidfd, the
     // terminal) cuts short.
-    ::poll(n ? pfds : nullptr, n, timeout_ms);
+    ::poll(pfds.data(), pfds.size(), timeout_ms);
   }
   uint64_t watermark = mono_clock_ ? monotonic_ns() : kNoWatermark;
   Status st = drain_all();

@@ -17,7 +17,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <initializer_list>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -58,7 +57,7 @@ class EventStream {
   // becomes readable or a signal arrives), then drains every CPU and
   // delivers the events that are safe to order, then ends the batch
   // (on_batch_end), also an empty one. Returns how many it delivered.
-  Result<size_t> poll(int timeout_ms, std::initializer_list<int> wake_fds = {});
+  Result<size_t> poll(int timeout_ms, const std::vector<int> &wake_fds = {});
 
   // Drains every CPU and delivers everything still pending, in order. Call
   // after disabling the events, before close().
@@ -96,6 +95,7 @@ class EventStream {
     uint64_t lost = 0;
     bool lost_unknown = false;
     bool check_stats = false;     // a page said "dropped", count not stored
+    std::vector<uint32_t> left_out;  // offsets of pages.front()'s events a sink left out
   };
 
   EventStream() = default;
@@ -103,6 +103,10 @@ class EventStream {
   Status drain_all();
   void load_next(CpuReader &c);
   void advance(CpuReader &c);
+  // Done with c.pages.front(): handed to the page sinks when they wait for
+  // the events' verdicts (gate_), then reused.
+  void pop_page(CpuReader &c);
+  bool left_out_by_a_sink() const;
   Result<size_t> deliver(uint64_t watermark);
   Status end_batch();
   void account_lost(bool all_cpus);
@@ -122,6 +126,9 @@ class EventStream {
   std::vector<std::unique_ptr<uint8_t[]>> all_pages_;
   Event scratch_;
   bool mono_clock_ = false;
+  bool gate_ = false;
+  int data_start_ = 16;  // where a page's events start    // a page sink drops events: pages go on after their events' verdicts
+  Status page_error_ = Ok{};  // a page sink's error while handing on a page (reported by deliver)
   bool started_ = false, finished_ = false;
   uint64_t events_ = 0, bytes_read_ = 0;
   std::unordered_map<std::string, uint64_t> counts_;

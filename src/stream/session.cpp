@@ -16,6 +16,7 @@
 #include "src/stream/trace_instance.h"
 #include "src/stream/tracefs_cxx.h"
 #include "src/stream/tracefs_mount.h"
+#include "util/monotonic_clock.h"
 
 namespace kpp {
 
@@ -72,7 +73,7 @@ bool is_uprobe_event(const EventId &e) {
 
 // Waits up to `wait_ms` for one of `fds` (-1: none) to become readable, or
 // a signal: a session that streams nothing.
-void wait_for_any(std::initializer_list<int> fds, int wait_ms) {
+void wait_for_any(const std::vector<int> &fds, int wait_ms) {
   std::vector<pollfd> polled;
   for (int fd : fds)
     if (fd >= 0) polled.push_back(pollfd{fd, POLLIN, 0});
@@ -128,8 +129,13 @@ Status Session::setup(std::vector<EventSink *> sinks) {
     if (Status c = instance.set_clock(opt.clock); !c) summary_.warnings.push_back(c.error().message);
   if (opt.buffer_size_kb)
     if (Status b = instance.set_buffer_size_kb(opt.buffer_size_kb); !b) return b;
+  // The targets' pids before any event or trigger: a hist trigger counts
+  // with tracing off, and would count every process's hits until then.
+  if (!targets_.empty())
+    if (Status p = targets_.filter(instance, opt.target_children); !p) return p;
   if (opt.stream_events)
     if (Status e = enable_events(); !e) return e;
+  if (!targets_.empty() && opt.stream_events) enable_task_events();
   if (opt.prepare)
     if (Status p = opt.prepare(instance); !p) return p;
   if (!opt.command.empty()) {
@@ -137,16 +143,6 @@ Status Session::setup(std::vector<EventSink *> sinks) {
     summary_.command_pid = command_.pid();
     if (opt.pid_only)
       if (Status p = instance.set_event_pid(command_.pid()); !p) return p;
-  }
-  if (!targets_.empty()) {
-    // A stream follows every task the targets fork (a thread started
-    // between two polls is not missed) and drops their child processes
-    // (task_filter.h); hist, which streams nothing, has their threads,
-    // added as they start.
-    // (With threads only, event-fork comes once tracing is on: see follow_forks.)
-    threads_only_ = !opt.target_children && opt.stream_events &&
-                    instance.enable(std::string(TaskFilter::kSystem) + ":" + TaskFilter::kEvent).has_value();
-    if (Status p = targets_.filter(instance, opt.target_children); !p) return p;
   }
   if (opt.stream_events)
     if (Status s = open_stream(std::move(sinks)); !s) return s;
@@ -158,6 +154,19 @@ Status Session::setup(std::vector<EventSink *> sinks) {
   if (command_.started())
     if (Status r = command_.release(); !r) return r;
   return Ok{};
+}
+
+void Session::enable_task_events() {
+  // A stream follows every task the targets fork (a thread started
+  // between two polls is not missed) and drops their child processes;
+  // hist, which streams nothing, has their threads, added as they start.
+  // (With threads only, event-fork comes once tracing is on: see follow_forks.)
+  // Task exits say when an id may be another process's (task_filter.h).
+  // Enabled after enable_events() set the probes' filter, which is not theirs.
+  TraceInstance &instance = *instance_;
+  threads_only_ = !options_.target_children &&
+                  instance.enable(std::string(TaskFilter::kSystem) + ":" + TaskFilter::kEvent).has_value();
+  task_exits_ = instance.enable(std::string(TaskFilter::kExitSystem) + ":" + TaskFilter::kExitEvent).has_value();
 }
 
 Status Session::enable_events() {
@@ -189,7 +198,8 @@ Status Session::open_stream(std::vector<EventSink *> sinks) {
   bool with_stacks = stacks_.mode != StackMode::Off;
   chain_ = std::make_unique<SinkChain>(
       SinkChainOptions{std::move(companions_), getpid(), options_.sites, std::move(stacks_), targets_.ns_pids(),
-                       threads_only_},
+                       threads_only_, task_exits_,
+                       targets_.empty() ? nullptr : targets_.retired()},  // else the chain filters nothing
       std::move(sinks));
   auto stream = EventStream::open(*instance_, {chain_.get()}, with_stacks);
   if (!stream) return std::move(stream).error();
@@ -265,10 +275,7 @@ Status Session::start_dwarf_stacks(const std::vector<EventId> &uprobes, StackJoi
       names.push_back(e.system + ":" + e.name);
     }
   }
-  // The filter (ours only drops this process's own hits), --pid-only and -p
-  // leave hits out of the tracefs stream that perf still samples.
-  bool every_hit = options_.filter.empty() && !options_.pid_only && options_.target_pids.empty();
-  auto started = DwarfUserStacks::start(perf, names, options_.unwinder, every_hit);
+  auto started = DwarfUserStacks::start(perf, names, options_.unwinder);
   if (!started)
     return Error("cannot sample the user stacks of the uprobe events (--stack): " + started.error().message,
                  started.error().hint.empty() ? "use --user-stack=fp to walk them by frame pointers instead"
@@ -283,13 +290,17 @@ void Session::sum_up_dwarf_stacks() {
   if (!dwarf_stacks_) return;
   dwarf_stacks_->stop();
   for (std::string &n : dwarf_stacks_->take_notes()) summary_.notes.push_back(std::move(n));
-  if (uint64_t lost = dwarf_stacks_->lost())
-    summary_.warnings.push_back("lost the user stacks of " + std::to_string(lost) +
-                                " events (perf's ring was full): their events have no user stack");
-  // An event shown without its stack is said, never left to look like a one-frame program.
-  if (uint64_t none = dwarf_stacks_->without_stack())
-    summary_.warnings.push_back(std::to_string(none) + (none == 1 ? " event" : " events") +
-                                " came without a user stack (no perf sample matched, or it did not unwind)");
+  // An event shown without its stack is said, never left to look like a
+  // one-frame program; the kernel's part (perf's ring was full) apart.
+  uint64_t lost = dwarf_stacks_->lost(), none = dwarf_stacks_->without_stack();
+  auto events = [](uint64_t n) { return std::to_string(n) + (n == 1 ? " event" : " events"); };
+  if (lost)
+    summary_.warnings.push_back("perf lost " + std::to_string(lost) +
+                                " user stack samples (PERF_RECORD_LOST: its ring was full): their events have none");
+  if (none)
+    summary_.warnings.push_back(events(none) + " came without a user stack" +
+                                (lost ? std::string(" (perf lost samples, above)")
+                                      : std::string(" (no perf sample of their hit, or it did not unwind)")));
 }
 
 Result<SessionState> Session::step(int max_wait_ms, int wake_fd) {
@@ -300,6 +311,7 @@ Result<SessionState> Session::step(int max_wait_ms, int wake_fd) {
   }
   if (command_.started() && command_.reap(false) && options_.end_with_command) return SessionState::CommandExited;
   if (!targets_.empty()) {
+    if (Status r = retire_targets(); !r) return std::move(r).error();
     if (targets_.all_exited() && options_.end_with_command) {
       summary_.targets_exited = true;
       return SessionState::TargetsExited;
@@ -315,13 +327,29 @@ Result<SessionState> Session::step(int max_wait_ms, int wake_fd) {
     }
     wait_ms = static_cast<int>(std::min<long long>(wait_ms, left));
   }
+  std::vector<int> fds = targets_.wake_fds();
+  fds.push_back(command_.wake_fd());
+  fds.push_back(wake_fd);
   if (!stream_) {
-    wait_for_any({command_.wake_fd(), targets_.wake_fd(), wake_fd}, wait_ms);
+    wait_for_any(fds, wait_ms);
     return SessionState::Running;
   }
-  auto r = stream_->poll(wait_ms, {command_.wake_fd(), targets_.wake_fd(), wake_fd});
+  // A target that exited while we waited is retired before its events are
+  // delivered: one of its pid's next process's events must not pass.
+  if (!targets_.empty()) {
+    wait_for_any(fds, wait_ms);
+    if (Status r = retire_targets(); !r) return std::move(r).error();
+    wait_ms = 0;
+  }
+  auto r = stream_->poll(wait_ms, fds);
   if (!r) return std::move(r).error();
   return SessionState::Running;
+}
+
+Status Session::retire_targets() {
+  // Event times are CLOCK_MONOTONIC on the "mono" trace clock only.
+  uint64_t now = options_.clock == "mono" ? monotonic_ns() : 0;
+  return targets_.retire_exited(*instance_, now);
 }
 
 Result<SessionSummary> Session::finish() {
@@ -346,8 +374,10 @@ Result<SessionSummary> Session::finish() {
     // companions folded into their probes are not).
     sum.events = chain_->shown();
     const std::string tasks = std::string(TaskFilter::kSystem) + ":" + TaskFilter::kEvent;
+    const std::string exits = std::string(TaskFilter::kExitSystem) + ":" + TaskFilter::kExitEvent;
     for (const auto &[k, v] : stream_->counts())
-      if (companions.role_of(k) == CompanionRole::None && !(threads_only_ && k == tasks)) sum.per_event.emplace_back(k, v);
+      if (companions.role_of(k) == CompanionRole::None && !(threads_only_ && k == tasks) && !(task_exits_ && k == exits))
+        sum.per_event.emplace_back(k, v);
     std::sort(sum.per_event.begin(), sum.per_event.end());
     sum.bytes_read = stream_->bytes_read();
     for (int cpu = 0; cpu < stream_->cpus(); ++cpu) {

@@ -140,6 +140,11 @@ class Session {
   Status setup(std::vector<EventSink *> sinks);
   // Enables the events, their companions, the filter and the stacks.
   Status enable_events();
+  // -p, streaming: the kernel events of the task filter (task_filter.h).
+  void enable_task_events();
+  // The -p targets that exited since the last step: no longer recorded,
+  // and their ids' later events dropped (TargetSet::retire_exited).
+  Status retire_targets();
   // The sink chain and the stream that feeds it.
   Status open_stream(std::vector<EventSink *> sinks);
   // Turns on the stacks of the enabled events (see SessionOptions::stack).
@@ -161,6 +166,7 @@ class Session {
   std::unique_ptr<EventStream> stream_;
   SessionSummary summary_;
   bool threads_only_ = false;  // -p without --children, streaming: task:task_newtask is on (task_filter.h)
+  bool task_exits_ = false;    // -p, streaming: sched:sched_process_exit is on (task_filter.h)
   std::chrono::steady_clock::time_point started_, deadline_;
   bool finished_ = false;
 };

@@ -1,13 +1,15 @@
 // SinkChain: the one road every shown event takes, whatever the command
 // (trace, record, live, demo, report):
 //
-//   stream/trace.dat -> own-pid filter -> task filter -> site, ns pid -> stack join -> companion join -> sinks
+//   stream/trace.dat -> own-pid filter -> task filter -> retired pids -> site, ns pid -> stack join -> companion join -> sinks
 //
 // (Value fixups -- a signed bitfield, DWARF's additions -- are finished by
 // the EventDecoder before the chain, so every sink sees final values.)
 // The own-pid filter drops events of the tool's own process: a probe on the
 // read path would otherwise show our own buffer reads. The task filter
-// (task_filter.h, -p without --children) drops the targets' child processes. The companion join
+// (task_filter.h, -p without --children) drops the targets' child processes,
+// the retired-pid filter the events of a process that got an exited
+// target's pid (target_set.h). The companion join
 // (entry_value_join.h) folds entry-value companions into their probe; the
 // site (event_sites.h) says which copy of a probe fired. The stack join
 // (stack_join.h) puts the kernel's stack events back on their event.
@@ -42,6 +44,12 @@ struct SinkChainOptions {
   std::shared_ptr<const std::map<pid_t, pid_t>> ns_pids;
   // -p without --children: drop the targets' child processes (task_filter.h).
   bool threads_only = false;
+  // -p: sched_process_exit is recorded; a uprobe event of an id after its
+  // task exited is dropped (task_filter.h).
+  bool task_exits = false;
+  // -p targets that exited: host tid -> the time they were seen gone; a
+  // later event of that tid is another process's (its pid reused) and is dropped.
+  std::shared_ptr<const std::map<pid_t, uint64_t>> retired;
 };
 
 class SinkChain : public EventSink {
@@ -50,7 +58,9 @@ class SinkChain : public EventSink {
   SinkChain(SinkChainOptions options, std::vector<EventSink *> sinks);
 
   Status on_start(const StreamInfo &info) override;
-  bool wants_events() const override { return stacks_.wants_events(); }
+  bool wants_events() const override { return stacks_.wants_events() || drops_events(); }
+  bool drops_events() const override { return tasks_ || retired_; }
+  bool dropped_last() const override { return dropped_; }
   bool wants_pages() const override { return stacks_.wants_pages(); }
   Status on_page(int cpu, std::span<const uint8_t> page) override { return stacks_.on_page(cpu, page); }
   Status on_event(const Event &event) override;
@@ -59,16 +69,20 @@ class SinkChain : public EventSink {
   Status on_finish() override { return stacks_.on_finish(); }
 
   const Companions &companions() const { return join_.companions(); }
+  // Whether `event` is left out (the tool's own, a task the filters drop).
+  bool leaves_out(const Event &event);
   // Events that reached the sinks: not the tool's own, companions folded in.
   uint64_t shown() const { return join_.forwarded(); }
 
  private:
   pid_t own_pid_;
   std::shared_ptr<const std::map<pid_t, pid_t>> ns_pids_;
+  std::shared_ptr<const std::map<pid_t, uint64_t>> retired_;
   std::optional<TaskFilter> tasks_;
   bool recognise_;
   EventSites sites_;
   Event sited_;  // reused: the event with its site
+  bool dropped_ = false;  // the last event was left out
   EntryValueJoin join_;
   StackJoin stacks_;  // in front of join_
 };

@@ -70,6 +70,7 @@ void StackJoin::try_dwarf(Held &held, bool last) {
     held.event.stack.push_back(std::move(f));
   }
   held.wants_dwarf = false;
+  --dwarf_waiting_;
 }
 
 Status StackJoin::on_event(const Event &event) {
@@ -107,7 +108,9 @@ Status StackJoin::on_event(const Event &event) {
     h.wants_dwarf = options_.dwarf_stack_events.count(key_) > 0;
     h.wants_user = options_.user_stacks && !h.wants_dwarf;
     h.ready = !h.wants_kernel && !h.wants_user;
-    try_dwarf(h);
+    // The DWARF stacks are taken in the events' order (a source tells an
+    // event's sample from its thread's older ones by what was taken).
+    if (h.wants_dwarf && dwarf_waiting_++ == 0) try_dwarf(h);
   }
   last_on_cpu_[event.cpu] = h.serial;
   // DWARF stacks come from a thread that unwinds behind the stream: a burst
@@ -153,10 +156,12 @@ Status StackJoin::on_batch_end() {
   // A stack stamped after this poll's watermark comes with the next poll:
   // an event waits over one batch end, not two.
   // A DWARF stack is waited for longer: the unwinding thread may lag.
+  bool in_order = true;  // no older event still waits for its DWARF stack
   for (size_t i = 0; i < count_; ++i) {
     Held &h = held(i);
     ++h.batches;
-    try_dwarf(h, h.batches >= options_.dwarf_wait_batches);
+    if (in_order) try_dwarf(h, h.batches >= options_.dwarf_wait_batches);
+    in_order = in_order && !h.wants_dwarf;
     if (h.batches >= 2) h.ready = true;
   }
   if (Status st = release_ready(); !st) return st;

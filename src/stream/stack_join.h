@@ -134,6 +134,7 @@ class StackJoin : public EventSink {
   std::vector<Held> ring_;
   size_t head_ = 0, count_ = 0;
   uint64_t next_serial_ = 0;
+  size_t dwarf_waiting_ = 0;  // held events that want their DWARF stack still
   std::unordered_map<int, uint64_t> last_on_cpu_;  // cpu -> serial of its newest held event
   std::string key_;
 };

@@ -42,6 +42,7 @@ std::vector<pid_t> TargetSet::new_threads() {
     for (pid_t tid : p.threads()) {
       if (!written_.insert(tid).second) continue;
       added.push_back(tid);
+      threads_of_[p.pid()].push_back(tid);
       if (p.ns_pid())
         if (pid_t inner = ns_tid(p.pid(), tid)) (*ns_pids_)[tid] = inner;
     }
@@ -73,16 +74,30 @@ Status TargetSet::follow_forks(TraceInstance &instance) {
   return instance.set_event_pids(new_threads(), true, true);
 }
 
+Status TargetSet::retire_exited(TraceInstance &instance, uint64_t now_ns) {
+  std::vector<pid_t> ids;
+  for (const TargetProcess &p : processes_) {
+    if (p.alive() || !gone_.insert(p.pid()).second) continue;
+    std::vector<pid_t> tids = threads_of_[p.pid()];
+    tids.push_back(p.pid());
+    for (pid_t tid : tids)
+      if (now_ns) retired_->emplace(tid, now_ns);
+    ids.insert(ids.end(), tids.begin(), tids.end());
+  }
+  return instance.add_event_notrace_pids(ids);
+}
+
 bool TargetSet::all_exited() const {
   for (const TargetProcess &p : processes_)
     if (p.alive()) return false;
   return !processes_.empty();
 }
 
-int TargetSet::wake_fd() const {
+std::vector<int> TargetSet::wake_fds() const {
+  std::vector<int> fds;
   for (const TargetProcess &p : processes_)
-    if (p.alive()) return p.pidfd();
-  return -1;
+    if (p.alive()) fds.push_back(p.pidfd());
+  return fds;
 }
 
 std::string TargetSet::describe() const {

@@ -10,6 +10,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+
 #include <map>
 #include <memory>
 #include <set>
@@ -27,6 +29,11 @@ class TraceInstance;
 // (only for targets in another one); shared with the sink chain, which
 // puts it on each event (Event::ns_pid).
 using NsPidMap = std::map<pid_t, pid_t>;
+// A pid is not a process for ever: thread id of a target that has exited
+// -> the CLOCK_MONOTONIC time (the sessions' trace clock) when the session
+// saw it gone. An event of that id stamped later is another process's,
+// which got the id once the target was reaped; the sink chain drops it.
+using RetiredMap = std::map<pid_t, uint64_t>;
 
 class TargetSet {
  public:
@@ -47,9 +54,16 @@ class TargetSet {
   // Adds the threads started since filter().
   Status follow_forks(TraceInstance &instance);
 
+  // The targets seen exiting since the last call, at `now_ns` (0: not
+  // known on this trace clock): their thread ids go into the instance's
+  // set_event_notrace_pid, so that a process given one of them after the
+  // target is reaped is not recorded, and into retired().
+  Status retire_exited(TraceInstance &instance, uint64_t now_ns);
+  std::shared_ptr<const RetiredMap> retired() const { return retired_; }
+
   bool all_exited() const;
-  // A pidfd of a target still running (readable when it exits); -1 when none is.
-  int wake_fd() const;
+  // The pidfds of the targets still running (each readable when it exits).
+  std::vector<int> wake_fds() const;
   // "pid 41234 (loop)" of each target, ", " between them.
   std::string describe() const;
   std::shared_ptr<const NsPidMap> ns_pids() const { return ns_pids_; }
@@ -61,7 +75,10 @@ class TargetSet {
   std::vector<TargetProcess> processes_;
   bool follow_forks_ = false;
   std::set<pid_t> written_;
+  std::map<pid_t, std::vector<pid_t>> threads_of_;  // target pid -> the thread ids written for it
+  std::set<pid_t> gone_;                            // targets retired
   std::shared_ptr<NsPidMap> ns_pids_ = std::make_shared<NsPidMap>();
+  std::shared_ptr<RetiredMap> retired_ = std::make_shared<RetiredMap>();
 };
 
 }  // namespace kpp

@@ -229,6 +229,16 @@ Status TraceInstance::set_event_pids(const std::vector<pid_t> &pids, bool follow
   return Ok{};
 }
 
+Status TraceInstance::add_event_notrace_pids(const std::vector<pid_t> &pids) {
+  if (!inst_) return Error("trace instance is closed");
+  if (!tracefs_file_exists(inst_, "set_event_notrace_pid")) return Ok{};  // before 5.8: set_event_pid alone
+  std::string text;
+  for (pid_t pid : pids) text += " " + std::to_string(pid);
+  if (!text.empty() && tracefs_instance_file_append(inst_, "set_event_notrace_pid", text.c_str()) < 0)
+    return Error("cannot write set_event_notrace_pid in instance " + name_ + ": " + std::strerror(errno));
+  return Ok{};
+}
+
 Status TraceInstance::set_buffer_size_kb(size_t kb) {
   if (!inst_) return Error("trace instance is closed");
   if (tracefs_instance_set_buffer_size(inst_, kb, -1) != 0)

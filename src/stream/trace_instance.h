@@ -78,6 +78,9 @@ class TraceInstance {
   // is per task), added to those already set when `append`; with
   // `follow_forks` (event-fork), every task they fork joins them.
   Status set_event_pids(const std::vector<pid_t> &pids, bool follow_forks, bool append);
+  // Adds `pids` to set_event_notrace_pid: their events are not recorded,
+  // even where set_event_pid holds them (Linux 5.8+).
+  Status add_event_notrace_pids(const std::vector<pid_t> &pids);
 
   // Per-CPU buffer size in KiB.
   Status set_buffer_size_kb(size_t kb);

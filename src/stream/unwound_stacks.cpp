@@ -5,8 +5,7 @@
 
 namespace kpp {
 
-UnwoundStacks::UnwoundStacks(std::vector<std::string> sites, bool every_hit)
-    : sites_(std::move(sites)), every_hit_(every_hit) {}
+UnwoundStacks::UnwoundStacks(std::vector<std::string> sites) : sites_(std::move(sites)) {}
 
 void UnwoundStacks::add(int tid, uint64_t time_ns, size_t site, std::vector<uint64_t> ips) {
   std::lock_guard lock(mutex_);
@@ -35,48 +34,46 @@ bool UnwoundStacks::is_event(size_t site, const Event &event) const {
          name.compare(event.system.size() + 1, std::string::npos, event.name) == 0;
 }
 
-size_t UnwoundStacks::find(const std::deque<Unwound> &queue, size_t from, const Event &event, bool decidable) const {
-  size_t best = queue.size();
-  if (every_hit_) {
-    for (size_t i = from; i < queue.size() && queue[i].time_ns <= event.time_ns + kLateNs; ++i)
-      if (is_event(queue[i].site, event)) return i;
-    return best;
+size_t UnwoundStacks::find(const std::deque<Unwound> &queue, const Event &event) const {
+  // The latest of the site stamped up to the event, and not long before
+  // (the queue is by time: a thread's later samples may be many).
+  auto after = std::upper_bound(queue.begin(), queue.end(), event.time_ns,
+                                [](uint64_t t, const Unwound &u) { return t < u.time_ns; });
+  for (size_t i = static_cast<size_t>(after - queue.begin()); i-- > 0;) {
+    if (queue[i].time_ns + kLateNs < event.time_ns) break;
+    if (is_event(queue[i].site, event)) return i;
   }
-  if (!decidable) return best;
-  uint64_t best_gap = kSkewNs + 1;
-  for (size_t i = from; i < queue.size() && queue[i].time_ns <= event.time_ns + kSkewNs; ++i) {
-    uint64_t t = queue[i].time_ns, gap = t > event.time_ns ? t - event.time_ns : event.time_ns - t;
-    if (gap < best_gap && is_event(queue[i].site, event)) {
-      best = i;
-      best_gap = gap;
+  return queue.size();
+}
+
+void UnwoundStacks::erase_through(std::deque<Unwound> &queue, size_t at) {
+  // Only the samples before `at` move: when events take theirs in order,
+  // that is none or a few.
+  size_t site = queue[at].site, kept = 0;
+  for (size_t i = 0; i < at; ++i) {
+    if (queue[i].site == site) {
+      ++unmatched_;
+      continue;
     }
+    if (kept != i) queue[kept] = std::move(queue[i]);
+    ++kept;
   }
-  return best;
+  queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(kept), queue.begin() + static_cast<std::ptrdiff_t>(at) + 1);
 }
 
 std::optional<std::vector<uint64_t>> UnwoundStacks::take(const Event &event, bool last) {
   std::lock_guard lock(mutex_);
+  if (!last && event.time_ns + kSettleNs >= read_until_) return std::nullopt;  // its sample may be unread
   taken_until_ = std::max(taken_until_, event.time_ns);
-  bool decidable = last || event.time_ns + (every_hit_ ? kLateNs : kSkewNs) < read_until_;
-  auto it = by_tid_.find(event.pid);
-  if (it == by_tid_.end()) {
-    if (!decidable) return std::nullopt;
-    ++without_stack_;
-    return std::vector<uint64_t>{};
-  }
-  std::deque<Unwound> &queue = it->second;
-  size_t stale = 0;
-  while (stale < queue.size() && queue[stale].time_ns + kLateNs < event.time_ns) ++stale;
-  size_t best = find(queue, stale, event, decidable);
-  if (best == queue.size() && !decidable) return std::nullopt;
   std::vector<uint64_t> ips;
-  if (best < queue.size()) {
-    ips = std::move(queue[best].ips);
-    queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(best));
+  if (auto it = by_tid_.find(event.pid); it != by_tid_.end()) {
+    std::deque<Unwound> &queue = it->second;
+    if (size_t at = find(queue, event); at < queue.size()) {
+      ips = std::move(queue[at].ips);
+      erase_through(queue, at);
+    }
+    if (queue.empty()) by_tid_.erase(it);
   }
-  unmatched_ += stale;
-  queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(stale));
-  if (queue.empty()) by_tid_.erase(it);
   if (ips.empty()) ++without_stack_;  // no sample matched, or it did not unwind
   return ips;
 }

@@ -2,15 +2,22 @@
 // the tracefs events they belong to (DwarfUserStacks fills it from its
 // reader thread, the StackJoin takes from it).
 //
-// One breakpoint runs both handlers, the tracefs event's and perf's, in
-// either order, microseconds apart, unless the thread is preempted between
-// them (10 ms was seen on a busy machine); a thread's hits come one after
-// another. So when every hit is traced (no filter), an event's sample is
-// the oldest one of its thread and site not taken yet; with a filter, the
-// hits it dropped were sampled too, and the sample is the one of the
-// thread and site stamped nearest the event (within kSkewNs), decided once
-// every sample stamped up to there has been read. Samples far older than
-// their thread's event are of hits the tracefs stream lost: dropped.
+// One breakpoint runs both handlers, perf's and then the tracefs event's:
+// the kernel runs a uprobe's consumers newest first, and the perf events
+// are opened after the session enabled its tracefs events. So a hit's
+// sample is stamped before its event: microseconds before, or longer when
+// the thread slept in between (the event's fetch-args fault a page in, a
+// per-CPU buffer's mutex is taken; 10 ms was seen on a busy machine). A
+// thread's hits come one after another, so an event's sample is the
+// latest sample of its thread and site stamped up to the event. It is
+// told once every sample stamped up to there has been read (read_until),
+// not before: the thread's samples are in several per-CPU rings, and one
+// read and unwound before another is no sign the other is not coming.
+//
+// A hit perf did not sample (its ring was full: PERF_RECORD_LOST) leaves
+// its event without a stack, never with another hit's: the samples older
+// than the one an event takes are of hits the tracefs stream does not
+// show (a filter, lost events) and are dropped.
 #pragma once
 
 #include <cstdint>
@@ -27,13 +34,12 @@ namespace kpp {
 
 class UnwoundStacks {
  public:
-  static constexpr uint64_t kSkewNs = 50'000'000;   // event to sample, at most (with a filter)
-  static constexpr uint64_t kLateNs = 1'000'000'000;  // older samples are of lost hits
+  static constexpr uint64_t kSettleNs = 10'000'000;   // a sample is in its ring this soon after its stamp
+  static constexpr uint64_t kLateNs = 1'000'000'000;  // older samples are not the event's
   static constexpr size_t kMaxQueued = 1 << 16;       // per thread
 
-  // `sites`: "group:event" of each sampled site. `every_hit`: the tracefs
-  // stream has every hit of the sites.
-  UnwoundStacks(std::vector<std::string> sites, bool every_hit);
+  // `sites`: "group:event" of each sampled site.
+  explicit UnwoundStacks(std::vector<std::string> sites);
 
   // The stack of one hit of `site` by thread `tid` (any thread).
   void add(int tid, uint64_t time_ns, size_t site, std::vector<uint64_t> ips);
@@ -53,12 +59,13 @@ class UnwoundStacks {
     std::vector<uint64_t> ips;
   };
   bool is_event(size_t site, const Event &event) const;
-  // The index in `queue` of `event`'s sample, from `from` on (size(): none).
-  size_t find(const std::deque<Unwound> &queue, size_t from, const Event &event, bool decidable) const;
+  // The index in `queue` of `event`'s sample (size(): none).
+  size_t find(const std::deque<Unwound> &queue, const Event &event) const;
+  // Removes `queue[at]` and the samples of its site before it.
+  void erase_through(std::deque<Unwound> &queue, size_t at);
   void forget_untaken();
 
   std::vector<std::string> sites_;
-  bool every_hit_;
   mutable std::mutex mutex_;
   std::unordered_map<int, std::deque<Unwound>> by_tid_;  // by time
   uint64_t read_until_ = 0, taken_until_ = 0;

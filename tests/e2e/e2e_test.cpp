@@ -1509,6 +1509,19 @@ TEST_F(E2e, OptionsThatDoNotApplyAreRefused) {
   }
 }
 
+// hist counts in the kernel, whose stack key holds kernel stacks only: a
+// user stack asked of it is refused, naming where stacks are counted.
+TEST_F(E2e, HistRefusesStacksAndNamesTraceFolded) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"hist", "-e", "x:y", "--by", "stacktrace"},
+                                        {"hist", "-e", "x:y", "--by", "common_stacktrace"},
+                                        {"hist", "-e", "x:y", "--by", "comm", "--stack"}}) {
+    run_result r = kpp(args);
+    EXPECT_EQ(r.status, 1) << describe(r);
+    EXPECT_TRUE(contains(r.err, "kernel stacks only")) << r.err;
+    EXPECT_TRUE(contains(r.err, "trace -e GROUP:EVENT --stack --folded")) << r.err;
+  }
+}
+
 // SIGINT/SIGTERM/SIGHUP/SIGPIPE at random moments of trace and record: the
 // command ends, the instance goes, the recording is one trace-cmd reads.
 TEST_F(E2eSession, SignalsAtRandomMomentsLeaveNothingBehind) {

@@ -4,14 +4,18 @@
 // NSpid), never from the tool. The command-line checks follow perf's own
 // tests of perf probe (tools/perf/tests/shell/base_probe/
 // test_invalid_options.sh), read as a list of what must be refused.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -373,6 +377,16 @@ TEST_F(TargetPid, ContainerProcessProbedBySourceLineWithBothPids) {
   }
   EXPECT_TRUE(contains(r.err, "pid " + inner + " in the container, " + str(host) + " on the host (pid_fixture)"))
       << describe(r);
+  // Text lines: the host's pid, then the container's, on every line.
+  run_result text = tool({"trace", "-p", str(host), "-e", group_ + ":work", "--duration", "1"});
+  ASSERT_EQ(text.status, 0) << describe(text);
+  size_t shown = 0;
+  for (const std::string &event : split_lines(text.out)) {
+    if (!contains(event, " " + group_ + ":work ")) continue;
+    ++shown;
+    EXPECT_TRUE(contains(event, " pid_fixture-" + str(host) + "(container:" + inner + ") ")) << event;
+  }
+  EXPECT_GE(shown, 10u) << describe(text);
 }
 
 }  // namespace
@@ -449,11 +463,11 @@ TEST_F(TargetPid, PythonHttpServerCountedPerRequest) {
 namespace {
 
 // Without --children, the processes a target forks are not shown (their
-// work(101, ...)); with it, they are.
+// work(101, ...)) nor recorded; with it, they are.
 TEST_F(TargetPid, ChildrenOnlyWithTheFlag) {
   Started a({fixture, "1", "100", "0", "fork"});
   ASSERT_TRUE(runs(a.pid(), "pid_fixture"));
-  run_result add = tool({"-p", str(a.pid()), "--add", ev("work") + "work tag"});
+  run_result add = tool({"-p", str(a.pid()), "--add", ev("work") + "work tag round"});
   ASSERT_EQ(add.status, 0) << describe(add);
   auto tags = [&](const std::vector<std::string> &extra) {
     std::vector<std::string> args{"trace", "-p", str(a.pid()), "-e", group_ + ":work", "--json", "--duration", "1"};
@@ -470,6 +484,183 @@ TEST_F(TargetPid, ChildrenOnlyWithTheFlag) {
   std::map<std::string, int> all = tags({"--children"});
   EXPECT_GE(all["own"], 10);
   EXPECT_GE(all["child"], 10);
+  // record -p keeps what trace -p shows: the trace.dat, read by trace-cmd
+  // (the oracle, not our reader), holds the same, and the events kept have
+  // their times, in order.
+  std::string dat = "/tmp/kpptest_pid_record_" + str(getpid()) + ".dat";
+  auto recorded = [&](const std::vector<std::string> &extra) {
+    std::vector<std::string> args{"record", "-p", str(a.pid()), "-e", group_ + ":work", "-o", dat, "--duration", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    run_result r = tool(args);
+    EXPECT_EQ(r.status, 0) << describe(r);
+    run_result raw = run_program({"/bin/sh", "-c", "trace-cmd report -i " + dat + " 2>/dev/null"});
+    std::remove(dat.c_str());
+    EXPECT_EQ(raw.status, 0) << describe(raw);
+    std::map<std::string, int> seen;
+    double last = 0;
+    const std::regex time(R"(\s(\d+\.\d+):\s)");
+    for (const std::string &line : split_lines(raw.out)) {
+      if (!contains(line, " work: ")) continue;  // trace-cmd names the event without its group
+      ++seen[contains(line, "tag=101") ? "child" : contains(line, "tag=1 ") ? "own" : "other"];
+      std::smatch t;
+      if (std::regex_search(line, t, time)) {
+        double now = std::stod(t[1]);
+        EXPECT_GE(now, last) << line;
+        last = now;
+      }
+    }
+    return seen;
+  };
+  std::map<std::string, int> own_recorded = recorded({});
+  EXPECT_GE(own_recorded["own"], 10);
+  EXPECT_EQ(own_recorded["child"], 0) << "record -p without --children kept the child processes' events";
+  EXPECT_EQ(own_recorded["other"], 0);
+  std::map<std::string, int> all_recorded = recorded({"--children"});
+  EXPECT_GE(all_recorded["own"], 10);
+  EXPECT_GE(all_recorded["child"], 10);
+}
+
+}  // namespace
+
+namespace {
+
+// --- a pid is not a process for ever ---------------------------------------
+
+// clone3's arguments (linux/sched.h, CLONE_ARGS_SIZE_VER1): set_tid asks
+// for the child's pid (root may, in its own pid namespace).
+struct CloneArgs {
+  uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size;
+};
+
+// Starts `argv` (output to /dev/null) as a child of this test with pid
+// `pid`, or any pid when `pid` is 0; -errno when the kernel refuses.
+pid_t spawn_with_pid(const std::vector<std::string> &argv, pid_t pid = 0) {
+  std::vector<char *> args;
+  for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t wanted[1] = {pid};
+  CloneArgs clone{};
+  clone.exit_signal = SIGCHLD;
+  clone.set_tid = pid ? reinterpret_cast<uint64_t>(wanted) : 0;
+  clone.set_tid_size = pid ? 1 : 0;
+  long child = syscall(SYS_clone3, &clone, sizeof clone);
+  if (child < 0) return -errno;
+  if (child == 0) {
+    int null = open("/dev/null", O_RDWR);
+    dup2(null, 0), dup2(null, 1), dup2(null, 2);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return static_cast<pid_t>(child);
+}
+
+// The pid-reuse scenario: target A ends after `rounds`; the moment the
+// test reaps it, a new process C (tag 3, until killed) is started with
+// A's pid, running the same program. The tool must never take C for A.
+struct PidReuse {
+  pid_t a = 0, c = 0;
+  int a_status = -1;
+  std::thread reaper;
+  explicit PidReuse(const std::string &rounds) {
+    a = spawn_with_pid({fixture, "1", "100", rounds});
+    reaper = std::thread([this] {
+      int st = 0;
+      if (a > 0 && waitpid(a, &st, 0) == a) a_status = st;
+      c = spawn_with_pid({fixture, "3", "300"}, a);
+    });
+  }
+  ~PidReuse() {
+    if (reaper.joinable()) reaper.join();
+    if (c > 0) kill(c, SIGKILL), waitpid(c, nullptr, 0);
+  }
+  void join() { reaper.join(); }
+  bool reused() const { return c == a; }
+};
+
+TEST_F(TargetPid, ATargetWhosePidIsReusedIsNotFollowed) {
+  run_result add = tool({"-x", fixture, "--add", ev("work") + "work tag round"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  PidReuse reuse("50");  // 1 s
+  ASSERT_GT(reuse.a, 0);
+  ASSERT_TRUE(runs(reuse.a, "pid_fixture"));
+  run_options guard;
+  guard.signal = SIGKILL;
+  guard.signal_after_s = 20;
+  run_result r = tool({"trace", "-p", str(reuse.a), "-e", group_ + ":work", "--json"}, guard);
+  reuse.join();
+  if (reuse.c == -EPERM || reuse.c == -ENOSYS || reuse.c == -EEXIST)
+    GTEST_SKIP() << "clone3 could not give a new process pid " << reuse.a << ": " << std::strerror(-reuse.c);
+  ASSERT_TRUE(reuse.reused()) << "clone3 gave " << reuse.c;
+  EXPECT_TRUE(WIFEXITED(reuse.a_status) && WEXITSTATUS(reuse.a_status) == 0) << reuse.a_status;
+  // The run ended with A, said so, and showed A's events and never C's.
+  EXPECT_EQ(r.status, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "pid " + str(reuse.a) + " (pid_fixture) exited")) << describe(r);
+  EXPECT_TRUE(contains(r.out, "\"round\":49")) << describe(r);
+  EXPECT_FALSE(contains(r.out, "\"tag\":3")) << "C, which took A's pid, was followed:\n" << describe(r);
+}
+
+TEST_F(TargetPid, ATargetWhosePidIsReusedIsNotFollowedWhileOthersRun) {
+  run_result add = tool({"-x", fixture, "--add", ev("work") + "work tag round"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  Started b({fixture, "2", "200", "150"});  // 3 s
+  PidReuse reuse("50");                     // 1 s
+  ASSERT_GT(reuse.a, 0);
+  ASSERT_TRUE(runs(reuse.a, "pid_fixture") && runs(b.pid(), "pid_fixture"));
+  run_options guard;
+  guard.signal = SIGKILL;
+  guard.signal_after_s = 20;
+  std::thread b_reaper([&] { b.wait_for([&] { return b.exited(); }, 10); });
+  run_result r =
+      tool({"trace", "-p", str(reuse.a), "-p", str(b.pid()), "-e", group_ + ":work", "--json"}, guard);
+  b_reaper.join();
+  reuse.join();
+  if (reuse.c == -EPERM || reuse.c == -ENOSYS || reuse.c == -EEXIST)
+    GTEST_SKIP() << "clone3 could not give a new process pid " << reuse.a << ": " << std::strerror(-reuse.c);
+  ASSERT_TRUE(reuse.reused()) << "clone3 gave " << reuse.c;
+  EXPECT_EQ(r.status, 0) << describe(r);
+  // B's last round came two seconds after C started: the run went on, without C.
+  EXPECT_TRUE(contains(r.out, "\"tag\":2,\"round\":149")) << describe(r);
+  size_t c_events = 0;
+  for (const std::string &line : event_lines(r.out, group_)) c_events += contains(line, "\"tag\":3");
+  EXPECT_EQ(c_events, 0u) << "C, which took A's pid, was followed:\n" << describe(r);
+}
+
+}  // namespace
+
+namespace {
+
+// export -p: the metrics count only the target's hits (its tag, 1, never
+// the other instance's 2: every value of the tag histogram is <= 1), and
+// the exporter ends, exit 0, when the target exits.
+TEST_F(TargetPid, ExportCountsOnlyItsTarget) {
+  run_result add = tool({"-x", fixture, "--add", ev("work") + "work tag"});
+  ASSERT_EQ(add.status, 0) << describe(add);
+  Started b({fixture, "2", "200"});
+  Started a({fixture, "1", "100", "150"});  // 3 s
+  ASSERT_TRUE(runs(a.pid(), "pid_fixture") && runs(b.pid(), "pid_fixture"));
+  Started exporter({kpp_bin, "export", "-p", str(a.pid()), "-e", group_ + ":work", "--listen", "127.0.0.1:0",
+                    "--hist", "tag"});
+  std::smatch m;
+  const std::regex serving(R"(serving metrics at http://127\.0\.0\.1:([0-9]+)/metrics)");
+  std::string said;
+  ASSERT_TRUE(exporter.wait_for([&] { return std::regex_search(said = exporter.err(), m, serving); }, 30)) << said;
+  uint16_t port = static_cast<uint16_t>(std::stoi(m[1].str()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  std::string body = http_get(port, "/metrics").body;
+  auto value = [&](const std::string &name) {
+    std::smatch v;
+    std::regex line("\n" + std::regex_replace(name, std::regex(R"([{}\\.+"])"), R"(\$&)") + R"( ([0-9.e+]+))");
+    return std::regex_search(body, v, line) ? std::stod(v[1]) : -1.0;
+  };
+  std::string labels = "group=\"" + group_ + "\",event=\"work\",arg=\"tag\"";
+  double count = value("kprobe_probe_arg_count{" + labels + "}");
+  EXPECT_GE(count, 10) << body;
+  EXPECT_EQ(value("kprobe_probe_arg_bucket{" + labels + ",le=\"1\"}"), count) << "another process's hits:\n" << body;
+  std::thread reaper([&] { a.wait_for([&] { return a.exited(); }, 10); });
+  EXPECT_TRUE(exporter.wait_for([&] { return exporter.exited(); }, 15)) << exporter.err();
+  reaper.join();
+  EXPECT_EQ(exporter.stop(), 0) << exporter.err();
+  EXPECT_TRUE(contains(exporter.err(), "pid " + str(a.pid()) + " (pid_fixture) exited")) << exporter.err();
 }
 
 }  // namespace

@@ -31,6 +31,15 @@ TEST(HistRequest, CommIsThePidsExecname) {
   EXPECT_EQ(k.column(), "comm");
 }
 
+TEST(HistRequest, TheKernelsStackKeyIsRefusedForTraceFolded) {
+  for (const char *key : {"stacktrace", "common_stacktrace", "stacktrace.hex"}) {
+    auto k = parse_hist_key(key);
+    ASSERT_FALSE(k) << key;
+    EXPECT_NE(k.error().message.find("kernel stacks only"), std::string::npos) << k.error().message;
+    EXPECT_NE(k.error().hint.find("--stack --folded"), std::string::npos) << k.error().hint;
+  }
+}
+
 TEST(HistRequest, RefusesWhatIsNotAFieldOrModifier) {
   EXPECT_FALSE(parse_hist_key("count.bogus"));
   EXPECT_FALSE(parse_hist_key("a:b"));

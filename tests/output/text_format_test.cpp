@@ -44,6 +44,15 @@ TEST(Printers, TextLineHasTimeCpuCommPidEventAndFields) {
             "  1234.567890123 [001] prog-4242 probe_prog:walk_L5 name=\"three\" i=1 s=3 p=0x7ffc10 neg=-42");
 }
 
+// A thread of a -p target in another pid namespace: the host's pid, then its pid there.
+TEST(Printers, TextLineOfAContainersThreadHasBothPids) {
+  Event e = walk_event();
+  e.pid = 41234;
+  e.ns_pid = 7;
+  e.fields.clear();
+  EXPECT_EQ(format_event_text(e), "  1234.567890123 [001] prog-41234(container:7) probe_prog:walk_L5");
+}
+
 TEST(Printers, ShortFormIsTheDemosLine) {
   EXPECT_EQ(format_event_short(walk_event()), "walk_L5: name=\"three\" i=1 s=3");
 }

@@ -1,5 +1,5 @@
 // UnwoundStacks and the StackJoin's DWARF stacks, without a kernel: each
-// event gets the sample of its own hit, whichever handler ran first, and
+// event gets the sample of its own hit or none, never another hit's, and
 // waits while that cannot be told yet.
 #include <gtest/gtest.h>
 
@@ -23,47 +23,65 @@ Event hit(const std::string &name, int tid, uint64_t time_ns) {
 using Ips = std::vector<uint64_t>;
 constexpr uint64_t ms = 1'000'000;
 
-TEST(UnwoundStacks, EveryHitTracedTakesTheThreadsOldestSampleOfTheSite) {
-  UnwoundStacks stacks({"grp:a", "grp:b"}, true);
-  // The sample of hit 1 was stamped 10 ms after its event (preempted
-  // between the handlers), after the event of hit 2 even.
-  stacks.add(7, 100 * ms + 10 * ms, 0, {0x1});
-  stacks.add(7, 100 * ms + 11 * ms, 0, {0x2});
-  stacks.add(8, 100 * ms, 0, {0x8});  // another thread
-  stacks.add(7, 100 * ms + 12 * ms, 1, {0xb});
+// Hits are told once every sample stamped up to them is in.
+void all_read_past(UnwoundStacks &stacks, uint64_t time_ns) {
+  stacks.read_until(time_ns + UnwoundStacks::kSettleNs + 1);
+}
+
+TEST(UnwoundStacks, AnEventTakesTheLatestSampleOfItsThreadAndSiteBeforeIt) {
+  UnwoundStacks stacks({"grp:a", "grp:b"});
+  // perf's handler runs first: each sample is stamped before its event,
+  // hit 1's 10 ms before (the thread slept between the handlers).
+  stacks.add(7, 90 * ms, 0, {0x1});
+  stacks.add(7, 100 * ms + 20'000, 0, {0x2});
+  stacks.add(8, 100 * ms - 5'000, 0, {0x8});  // another thread
+  stacks.add(7, 100 * ms + 40'000, 1, {0xb});  // another site
+  all_read_past(stacks, 101 * ms);
   EXPECT_EQ(stacks.take(hit("a", 7, 100 * ms), false), Ips{0x1});
-  EXPECT_EQ(stacks.take(hit("b", 7, 100 * ms + 11 * ms), false), Ips{0xb});
-  EXPECT_EQ(stacks.take(hit("a", 7, 100 * ms + 10 * ms + 500), false), Ips{0x2});
+  EXPECT_EQ(stacks.take(hit("a", 7, 100 * ms + 30'000), false), Ips{0x2});
+  EXPECT_EQ(stacks.take(hit("b", 7, 100 * ms + 50'000), false), Ips{0xb});
   EXPECT_EQ(stacks.take(hit("a", 8, 100 * ms), false), Ips{0x8});
   EXPECT_EQ(stacks.unmatched(), 0u);
+  EXPECT_EQ(stacks.without_stack(), 0u);
 }
 
 TEST(UnwoundStacks, NotYetReadIsNotYetTold) {
-  UnwoundStacks stacks({"grp:a"}, true);
+  UnwoundStacks stacks({"grp:a"});
+  // A later hit's sample, read first (its CPU's ring was read before the
+  // ring that has this hit's): the event waits for its own.
+  stacks.add(7, 6 * ms, 0, {0x2});
   EXPECT_EQ(stacks.take(hit("a", 7, 5 * ms), false), std::nullopt);
-  stacks.read_until(5 * ms + UnwoundStacks::kLateNs + 1);
-  EXPECT_EQ(stacks.take(hit("a", 7, 5 * ms), false), Ips{});  // read past it: none came
-  EXPECT_EQ(stacks.take(hit("a", 7, 9 * ms), true), Ips{});   // the last chance: none
+  stacks.add(7, 5 * ms - 1000, 0, {0x1});
+  all_read_past(stacks, 7 * ms);
+  EXPECT_EQ(stacks.take(hit("a", 7, 5 * ms), false), Ips{0x1});
+  EXPECT_EQ(stacks.take(hit("a", 7, 6 * ms + 1000), false), Ips{0x2});
+  EXPECT_EQ(stacks.take(hit("a", 7, 9 * ms), true), Ips{});  // the last chance: none
+  EXPECT_EQ(stacks.without_stack(), 1u);
 }
 
-TEST(UnwoundStacks, WithAFilterTheNearestSampleIsTheHits) {
-  UnwoundStacks stacks({"grp:a"}, false);
-  // Hits at 10, 10.02 and 10.04 ms; the filter kept only the second.
-  stacks.add(7, 10 * ms + 1000, 0, {0x1});
-  stacks.add(7, 10 * ms + 20'000 + 1000, 0, {0x2});
-  stacks.add(7, 10 * ms + 40'000 + 1000, 0, {0x3});
-  Event kept = hit("a", 7, 10 * ms + 20'000);
-  EXPECT_EQ(stacks.take(kept, false), std::nullopt);  // a nearer sample may still come
-  stacks.read_until(kept.time_ns + UnwoundStacks::kSkewNs + 1);
-  EXPECT_EQ(stacks.take(kept, false), Ips{0x2});
+TEST(UnwoundStacks, AHitPerfLostLeavesItsEventWithoutAStackNotWithAnothers) {
+  UnwoundStacks stacks({"grp:a"});
+  stacks.add(7, 1 * ms, 0, {0x1});
+  // hit 2's sample was lost (PERF_RECORD_LOST)
+  stacks.add(7, 3 * ms, 0, {0x3});
+  all_read_past(stacks, 4 * ms);
+  EXPECT_EQ(stacks.take(hit("a", 7, 1 * ms + 100), false), Ips{0x1});
+  EXPECT_EQ(stacks.take(hit("a", 7, 2 * ms + 100), false), Ips{});
+  EXPECT_EQ(stacks.take(hit("a", 7, 3 * ms + 100), false), Ips{0x3});
 }
 
-TEST(UnwoundStacks, SamplesOfLostHitsAreDropped) {
-  UnwoundStacks stacks({"grp:a"}, true);
-  stacks.add(7, 1 * ms, 0, {0x1});  // its event was lost
-  stacks.add(7, 3000 * ms, 0, {0x2});
-  EXPECT_EQ(stacks.take(hit("a", 7, 3000 * ms - 5), false), Ips{0x2});
-  EXPECT_EQ(stacks.unmatched(), 1u);
+TEST(UnwoundStacks, SamplesOfHitsTheStreamDoesNotShowAreDropped) {
+  UnwoundStacks stacks({"grp:a"});
+  // Hits at 10, 10.02 and 10.04 ms; a filter kept only the second.
+  stacks.add(7, 10 * ms, 0, {0x1});
+  stacks.add(7, 10 * ms + 20'000, 0, {0x2});
+  stacks.add(7, 10 * ms + 40'000, 0, {0x3});
+  stacks.add(7, 1 * ms, 0, {0x9});  // long before: a hit the stream lost
+  all_read_past(stacks, 11 * ms);
+  EXPECT_EQ(stacks.take(hit("a", 7, 10 * ms + 20'500), false), Ips{0x2});
+  EXPECT_EQ(stacks.unmatched(), 2u);  // 0x9 and 0x1: before the one taken
+  // A later event whose sample was lost does not take 0x1 or 0x9.
+  EXPECT_EQ(stacks.take(hit("a", 7, 10 * ms + 30'000), false), Ips{});
 }
 
 struct Collect : EventSink {
@@ -108,6 +126,37 @@ TEST(StackJoinDwarf, AnEventWaitsForItsDwarfStackAcrossBatches) {
   ASSERT_EQ(sink.events[0].stack.size(), 2u);
   EXPECT_EQ(sink.events[0].stack[1].ip, 0x402000u);
   EXPECT_TRUE(sink.events[0].stack[0].user);
+}
+
+// Records the order the events were answered in.
+struct OrderSource : UserStackSource {
+  bool ready = false;
+  std::vector<uint64_t> answered;  // event times
+  std::optional<std::vector<uint64_t>> take(const Event &e, bool last) override {
+    if (!ready && !last) return std::nullopt;
+    answered.push_back(e.time_ns);
+    return Ips{0x401000};
+  }
+};
+
+TEST(StackJoinDwarf, StacksAreTakenInTheEventsOrder) {
+  Collect sink;
+  OrderSource source;
+  StackJoinOptions o;
+  o.mode = StackMode::Expected;
+  o.dwarf_stack_events = {"grp:a"};
+  o.dwarf = &source;
+  StackJoin join(o, &sink);
+  ASSERT_TRUE(join.on_event(hit("a", 7, 1)));  // not told yet
+  source.ready = true;
+  ASSERT_TRUE(join.on_event(hit("a", 7, 2)));  // waits behind the first
+  EXPECT_TRUE(source.answered.empty());
+  ASSERT_TRUE(join.on_batch_end());
+  EXPECT_EQ(source.answered, (std::vector<uint64_t>{1, 2}));
+  ASSERT_TRUE(join.on_event(hit("a", 7, 3)));  // none waits: told at once
+  EXPECT_EQ(source.answered.size(), 3u);
+  ASSERT_TRUE(join.on_finish());
+  EXPECT_EQ(sink.events.size(), 3u);
 }
 
 TEST(StackJoinDwarf, AtTheEndAnEventGoesWithWhatCame) {

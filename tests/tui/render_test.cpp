@@ -124,6 +124,22 @@ TEST(Render, DetailOfTheLogLine) {
   EXPECT_NE(text.find("pid 100  comm demo"), std::string::npos) << text;
 }
 
+// A thread of a -p target in another pid namespace: both pids in its line and in its detail.
+TEST(Render, DetailOfAContainersLineHasBothPids) {
+  LiveModel m;
+  add_demo_probes(m);
+  Event e = with_int(make_event("add", 1000 * s, 41234), "a", 1);
+  e.ns_pid = 7;
+  m.on_event(e);
+  UiState ui;
+  ui.focus = Pane::Log;
+  std::string line = frame_text(render_screen(m, ui, {24, 80}));
+  EXPECT_NE(line.find(" demo-41234(container:7) probe_demo:add"), std::string::npos) << line;
+  handle_key(ui, m, Key::of(Key::Kind::Enter), 10);
+  std::string detail = frame_text(render_screen(m, ui, {24, 120}));
+  EXPECT_NE(detail.find("pid 41234 on the host, 7 in the container  comm demo"), std::string::npos) << detail;
+}
+
 TEST(Render, TinyAndEmptyScreensKeepTheirShape) {
   LiveModel empty;
   UiState ui;
