@@ -212,6 +212,13 @@ class DebugInfo : public ElfFacts {
 
   // Type queries, on the handles that Variable::type and these return.
   virtual TypeInfo describe(TypeRef type) = 0;
+  // The enumerators of an enumeration type (through typedefs and
+  // qualifiers), as gdb names them; nullopt for any other type, or a
+  // handle that names no DIE (it may come from a definition on disk).
+  virtual std::optional<Enumeration> enumeration(TypeRef type) {
+    (void)type;
+    return std::nullopt;
+  }
   // A member of a struct/union (searching anonymous members), with its byte
   // offset and, for bitfields, bit position; nullopt when there is none.
   virtual std::optional<Member> member(TypeRef aggregate, const std::string &name) = 0;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "util/enumeration.h"
 #include "util/value_fixup.h"
 
 namespace kpp::dwarf {
@@ -131,6 +132,8 @@ struct TypeInfo {
   bool is_reference = false;  // Pointer: a C++ reference, whose members '.' reaches
   std::optional<uint64_t> count;  // Array: element count when known
 };
+
+using kpp::Enumeration;  // util/enumeration.h
 
 struct Member {
   std::string name;

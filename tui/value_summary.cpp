@@ -48,6 +48,7 @@ void ValueSummary::add(const FieldValue &v) {
     case FieldKind::Float:
     case FieldKind::Bool:
     case FieldKind::Char:
+    case FieldKind::Enum:
       count(texts_, format_value(v), other_);
       break;
   }

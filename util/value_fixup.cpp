@@ -99,6 +99,10 @@ class CodeReader {
         s.op = c == 's' ? ValueOp::SignExtend : ValueOp::ZeroExtend;
         s.operand = *n;
         return s;
+      case 'q':
+        n = number(true, 16);
+        if (!n) return std::nullopt;
+        return ValueStep{ValueOp::ShowEnum, *n};
       case 'g':
         n = number(false, 1);
         if (!n || (*n != 4 && *n != 8)) return std::nullopt;
@@ -202,6 +206,7 @@ std::string step_text(const ValueStep &step) {
     case ValueOp::SignExtend: return "s" + std::to_string(step.operand);
     case ValueOp::ZeroExtend: return "u" + std::to_string(step.operand);
     case ValueOp::ShowFloat: return "g" + std::to_string(step.operand);
+    case ValueOp::ShowEnum: return "q" + digits_of(step.operand);
     case ValueOp::PushTerm: return "r" + std::to_string(step.operand);
     case ValueOp::Pick: return "v" + std::to_string(step.operand);
     case ValueOp::Skip: return "i" + std::to_string(step.operand);

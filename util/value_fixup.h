@@ -36,6 +36,10 @@
 //             top of the stack (a slice, Vec, std::vector): the first ones
 //   o         a bool: false, true (another number as itself, as gdb shows it)
 //   h         a char: its code and the character, 120 'x'
+//   q<hex>    an enumeration: the number, named by the enumerators of the type
+//             whose DIE handle (dwarf/place.h TypeRef) is <hex> in the probed
+//             file's DWARF (the names are looked up when the events are shown:
+//             src/stream/event_enums.h; the number stays the field's value)
 // Hex digits are lowercase, so a step letter ends a constant ("level__km1s32":
 // level minus 1 as a signed 32-bit value).
 #pragma once
@@ -53,13 +57,13 @@ enum class ValueOp : uint8_t {
   AddConst, PushConst, SignExtend, ZeroExtend, PushTerm, Pick, Skip, Branch, Load,
   Add, Sub, Mul, Div, Mod, And, Or, Xor, Shl, Shr, Shra, Neg, Not, Abs,
   Eq, Ne, Lt, Gt, Le, Ge, Dup, Drop, Swap, Over, Rot,
-  ShowFloat, ShowText, ShowItems, ShowBool, ShowChar,  // how the value is shown (see above): no-ops on the stack
+  ShowFloat, ShowText, ShowItems, ShowBool, ShowChar, ShowEnum,  // how the value is shown (see above): no-ops on the stack
 };
 
 // Whether `op` says how a value is shown rather than computing it.
 inline bool is_display_op(ValueOp op) {
   return op == ValueOp::ShowFloat || op == ValueOp::ShowText || op == ValueOp::ShowItems || op == ValueOp::ShowBool ||
-         op == ValueOp::ShowChar;
+         op == ValueOp::ShowChar || op == ValueOp::ShowEnum;
 }
 
 struct ValueStep {

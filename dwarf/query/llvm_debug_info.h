@@ -70,6 +70,7 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   std::optional<TypeInfo> scalar_return_type(const Function &fn) override;
 
   TypeInfo describe(TypeRef type) override;
+  std::optional<Enumeration> enumeration(TypeRef type) override;
   std::optional<Member> member(TypeRef aggregate, const std::string &name) override;
   std::vector<Member> members_named(TypeRef aggregate, const std::string &name) override;
   std::vector<std::string> member_names(TypeRef aggregate) override;

@@ -1,6 +1,7 @@
 // Types: what a value is (integer, pointer, aggregate), how big, how C and
 // C++ spell it, and where members sit.
 #include <algorithm>
+#include <bit>
 
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
@@ -201,6 +202,59 @@ TypeInfo LlvmDebugInfo::describe(TypeRef ref) {
     default: info.kind = TypeInfo::Kind::Other; break;
   }
   return info;
+}
+
+namespace {
+
+// Whether gdb qualifies an enumerator's name with its scope: in C++ and
+// Rust (gdb's dwarf2_compute_name), not in C.
+bool qualifies_enumerators(const DWARFDie &die) {
+  if (is_cxx_unit(die)) return true;
+  DWARFUnit *unit = die.getDwarfUnit();
+  auto language = unit ? unit->getUnitDIE().find(llvm::dwarf::DW_AT_language) : std::nullopt;
+  return language && language->getAsUnsignedConstant() == uint64_t{llvm::dwarf::DW_LANG_Rust};
+}
+
+// One enumerator's value as gdb reads it: DW_FORM_sdata as a signed number,
+// the other constant forms as unsigned ones cut to the type's bits.
+std::optional<int64_t> enumerator_value(const DWARFFormValue &v, uint64_t bits) {
+  if (v.getForm() == llvm::dwarf::DW_FORM_sdata || v.getForm() == llvm::dwarf::DW_FORM_implicit_const)
+    return v.getAsSignedConstant();
+  auto u = v.getAsUnsignedConstant();
+  if (!u) return std::nullopt;
+  return static_cast<int64_t>(bits >= 64 ? *u : *u & ((uint64_t{1} << bits) - 1));
+}
+
+}  // namespace
+
+std::optional<Enumeration> LlvmDebugInfo::enumeration(TypeRef ref) {
+  if (ref.is_void()) return std::nullopt;
+  DWARFDie type = strip(die_at(ref.die_offset));
+  if (!type.isValid() || type.getTag() != llvm::dwarf::DW_TAG_enumeration_type) return std::nullopt;
+  Enumeration e;
+  e.size = byte_size(type);
+  if (e.size == 0 || e.size > 8) return std::nullopt;
+  uint64_t bits = e.size * 8, mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  // gdb's prefix: an enum class's own name, else the scope the enum is in.
+  std::string prefix;
+  if (qualifies_enumerators(type)) {
+    prefix = cxx_scope_of(type);
+    const char *name = type.getName(DINameKind::ShortName);
+    if (name && type.find(llvm::dwarf::DW_AT_enum_class)) prefix += std::string(name) + "::";
+  }
+  e.is_flag = true;
+  constexpr size_t max_enumerators = 1u << 16;  // bounds a hostile DIE's children
+  for (const DWARFDie &child : type.children()) {
+    if (child.getTag() != llvm::dwarf::DW_TAG_enumerator) continue;
+    auto value = child.find(llvm::dwarf::DW_AT_const_value);
+    const char *name = child.getName(DINameKind::ShortName);
+    std::optional<int64_t> v = value ? enumerator_value(*value, bits) : std::nullopt;
+    if (!v || !name || e.enumerators.size() >= max_enumerators) return std::nullopt;
+    if (*v < 0) e.is_signed = true;
+    if (*v < 0 || std::popcount(static_cast<uint64_t>(*v)) > 1) e.is_flag = false;
+    e.enumerators.push_back({static_cast<uint64_t>(*v) & mask, prefix + name});
+  }
+  return e;
 }
 
 namespace {

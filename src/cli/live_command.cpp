@@ -75,6 +75,7 @@ Result<int> run_live_command(const CliOptions &options) {
   if (options.output_given) view.output = options.output;
   view.debug_files = std::make_shared<dwarf::OpenedFiles>(debug_open_options(options));
   view.sites = event_sites(*defs, view.events, view.debug_files);
+  view.enums = event_enums(*defs, view.events, *view.debug_files);
   view.stack = options.stack;
   SessionOptions stacks;
   set_stack_options(options, stacks, *defs);

@@ -179,10 +179,29 @@ Result<LineListing> file_lines(const CliOptions &options, dwarf::DebugInfo &debu
   return out;
 }
 
-Status show_lines(const CliOptions &options, ProbeTarget &target, const std::string &text) {
+// The range -L names. perf reads a word with a '.' as a file; a function
+// named so (Go's "main.Split") is that function when no source file of the
+// program has that name and the function exists.
+Result<LineRange> line_range_in(dwarf::DebugInfo &debug, const std::string &text) {
   auto range = parse_line_range(text);
-  if (!range) return std::move(range).error();
+  if (!range || !range->could_be_function || !debug.find_source_file(range->file).empty()) {
+    if (range && range->function.empty() && !range->end)
+      return Error("a source file needs a line: SRC:ALN").at(text, {0, text.size()});
+    return range;
+  }
+  auto as_function = parse_line_range(text, LineRangeAs::Function);
+  if (as_function && !debug.find_functions(as_function->function, "", dwarf::InlineCopies::Exclude).empty())
+    return as_function;
+  if (!range->end)
+    return Error("no source file and no function '" + range->file + "' in '" + debug.path() + "'",
+                 "list the functions with 'kprobe-probe -F'");
+  return range;
+}
+
+Status show_lines(const CliOptions &options, ProbeTarget &target, const std::string &text) {
   dwarf::DebugInfo &debug = *target.debug;
+  auto range = line_range_in(debug, text);
+  if (!range) return std::move(range).error();
   auto listing = range->function.empty() ? file_lines(options, debug, *range, text) : function_lines(debug, *range);
   if (!listing) return std::move(listing).error();
   const auto &[code, file, base, first, listed_last, header] = *listing;

@@ -27,7 +27,9 @@ SessionOptions session_options_from(const CliOptions &options, CommandOutput com
   auto defs = engine ? engine->list() : Result<std::vector<TraceDefinition>>(Error("no tracefs"));
   if (defs) {
     s.probes = probe_shapes(*defs);
-    s.sites = event_sites(*defs, options.events, std::make_shared<dwarf::OpenedFiles>(debug_open_options(options)));
+    auto files = std::make_shared<dwarf::OpenedFiles>(debug_open_options(options));
+    s.sites = event_sites(*defs, options.events, files);
+    s.enums = event_enums(*defs, options.events, *files);
   }
   set_stack_options(options, s, defs ? *defs : none);
   return s;
@@ -66,6 +68,38 @@ EventSites event_sites(const std::vector<TraceDefinition> &definitions, const st
     sites.add(name, ProbeSite{uprobe ? d.path : "", uprobe ? d.offset : 0, lookup.point_of(d)});
   }
   return sites;
+}
+
+namespace {
+
+// The bits a fetch type takes ("s32" -> 32), 0 for another type.
+unsigned type_bits(const std::string &type) {
+  if (type.size() < 2 || (type[0] != 's' && type[0] != 'u' && type[0] != 'x')) return 0;
+  std::string digits = type.substr(1);
+  return digits == "8" || digits == "16" || digits == "32" || digits == "64" ? static_cast<unsigned>(std::stoul(digits)) : 0;
+}
+
+}  // namespace
+
+EventEnums event_enums(const std::vector<TraceDefinition> &definitions, const std::vector<std::string> &patterns,
+                       dwarf::OpenedFiles &files) {
+  EventEnums enums;
+  for (const TraceDefinition &d : definitions) {
+    if (d.kind != TraceDefinition::Kind::Uprobe) continue;
+    std::string name = d.qualified_name();
+    bool wanted = false;
+    for (const std::string &p : patterns) wanted = wanted || event_matches(p, name);
+    if (!wanted) continue;
+    for (const FetchArg &arg : d.args) {
+      const auto &steps = arg.fixup.steps;
+      if (steps.empty() || steps.back().op != ValueOp::ShowEnum) continue;
+      dwarf::DebugInfo *debug = files.get(d.path);
+      auto type = debug ? debug->enumeration(dwarf::TypeRef{steps.back().operand}) : std::nullopt;
+      // A handle from a definition on disk names an enum that fits the field, or nothing is named.
+      if (type && type->size * 8 <= type_bits(arg.type)) enums.add(name, arg.name, std::move(*type));
+    }
+  }
+  return enums;
 }
 
 void report_session_notes(const SessionSummary &summary) {

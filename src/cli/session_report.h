@@ -26,6 +26,13 @@ void set_stack_options(const CliOptions &options, SessionOptions &s, const std::
 EventSites event_sites(const std::vector<TraceDefinition> &definitions, const std::vector<std::string> &patterns,
                        std::shared_ptr<dwarf::OpenedFiles> files);
 
+// The enumerators of the enum-typed fields (value_fixup.h's q<handle> step)
+// of the uprobe events `patterns` name, from their programs' DWARF: a type
+// is kept only when the handle names an enumeration there that fits the
+// field. Kprobes' enums are left as numbers.
+EventEnums event_enums(const std::vector<TraceDefinition> &definitions, const std::vector<std::string> &patterns,
+                       dwarf::OpenedFiles &files);
+
 // The summary's notes and warnings (stale instances removed, events lost).
 void report_session_notes(const SessionSummary &summary);
 

@@ -111,7 +111,7 @@ class Resolver {
     auto type = default_type(returned, ref, std::nullopt, "$retval");
     if (!type) return std::move(type).error();
     FetchArg result{name, "$retval", *type};
-    add_display(returned, result);
+    add_display(returned, ref, result);  // an enum's names only when its type is known (not the fast scalar path)
     return std::vector<FetchArg>{std::move(result)};
   }
 
@@ -292,6 +292,10 @@ class Resolver {
     primary.fixup.steps.assign(program.begin() + static_cast<std::ptrdiff_t>(next), program.end());
     std::vector<FetchArg> out{std::move(primary)};
     for (FetchArg &t : terms) out.push_back(std::move(t));
+    // An enum's names are a nicety the field may have no room for: its number stays.
+    if (field_name_with_fixup(name, out.front().fixup).size() > max_field_name && !out.front().fixup.steps.empty() &&
+        out.front().fixup.steps.back().op == ValueOp::ShowEnum)
+      out.front().fixup.steps.pop_back();
     for (FetchArg &f : out) {
       f.name = name;
       if (std::string field = field_name_with_fixup(name, f.fixup); field.size() > max_field_name)
@@ -695,15 +699,16 @@ class Resolver {
     FetchArg arg{"", *fetch, type, needs_entry(*place)};
     if (user_type.empty()) arg.fixup = fixup_for(t, expr, value.bitfield);
     else arg.fixup = ValueFixup::add_and_keep(expr.post_add, 0, 0);
-    if (user_type.empty()) add_display(t, arg);
+    if (user_type.empty()) add_display(t, value.type, arg);
     if (Status st = add_terms(value, expr, arg.at_entry, terms); !st) return std::move(st).error();
     return arg;
   }
 
   // How the decoder shows a scalar the kernel has no type for
   // (value_fixup.h): a float's bits as a number, a bool as true or false,
-  // a char as its code and character, as gdb does.
-  static void add_display(const TypeInfo &t, FetchArg &arg) {
+  // a char as its code and character, an enum by its enumerators' names
+  // (their type's DIE handle, for the decoder to find them), as gdb does.
+  static void add_display(const TypeInfo &t, dwarf::TypeRef type, FetchArg &arg) {
     if (t.kind == TypeInfo::Kind::Float) {
       arg.type = t.size == 4 ? "u32" : "u64";
       arg.fixup.steps.push_back({ValueOp::ShowFloat, t.size});
@@ -711,6 +716,8 @@ class Resolver {
       arg.fixup.steps.push_back({ValueOp::ShowBool});
     } else if (t.kind == TypeInfo::Kind::Char && t.size == 1) {
       arg.fixup.steps.push_back({ValueOp::ShowChar});
+    } else if (t.kind == TypeInfo::Kind::Enum && !type.is_void() && type.array_dims_indexed == 0) {
+      arg.fixup.steps.push_back({ValueOp::ShowEnum, type.die_offset});
     }
   }
 

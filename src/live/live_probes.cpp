@@ -40,11 +40,12 @@ const TraceDefinition *LiveProbes::definition_of(const std::string &id) const {
   return nullptr;
 }
 
-void LiveProbes::add_rows(tui::LiveModel &model) {
+void LiveProbes::add_rows(tui::LiveModel &model, const std::vector<EventId> &hidden) {
   std::vector<EventId> shown;
   std::vector<const TraceDefinition *> defs;
   for (const EventId &e : instance_.enabled()) {
     if (companions_.role_of(e.system + ":" + e.name) != CompanionRole::None) continue;
+    if (std::find(hidden.begin(), hidden.end(), e) != hidden.end()) continue;  // the session's own (-p's task events)
     shown.push_back(e);
     defs.push_back(definition_of(e.system + ":" + e.name));
   }

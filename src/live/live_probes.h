@@ -31,7 +31,8 @@ class LiveProbes {
   // Adds a row for every event the instance enabled, with its place
   // ("walk:5@prog.c" from DWARF, the definition without it, "tracepoint"
   // for static events) and its entry/return pairing site.
-  void add_rows(tui::LiveModel &model);
+  // `hidden`: enabled events that are no probe of the user's (a session's own).
+  void add_rows(tui::LiveModel &model, const std::vector<EventId> &hidden = {});
 
   // Re-reads statuses (enable files of our instance, [GONE], debugfs
   // kprobes/list flags) and kprobe misses into the model.

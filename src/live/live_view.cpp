@@ -215,6 +215,7 @@ Result<LiveViewSummary> run_live_view(const LiveViewOptions &options, ProbeEngin
   session_options.end_with_command = false;
   session_options.probes = probe_shapes(defs);
   session_options.sites = options.sites;
+  session_options.enums = options.enums;
   session_options.stack = options.stack;
   session_options.symbolizer = options.symbolizer;
   session_options.user_stack = options.user_stack;
@@ -223,7 +224,7 @@ Result<LiveViewSummary> run_live_view(const LiveViewOptions &options, ProbeEngin
   auto session = Session::start(session_options, sinks);
   if (!session) return std::move(session).error();
   LiveProbes probes(engine, (*session)->instance(), defs, (*session)->companions(), options.debug_files);
-  probes.add_rows(model);
+  probes.add_rows(model, (*session)->own_events());
   model.facts().instance = (*session)->instance().name();
   model.facts().cpus = (*session)->stream().cpus();
   model.facts().command = command_state(**session);

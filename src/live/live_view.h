@@ -25,6 +25,7 @@ struct LiveViewOptions {
   bool target_children = false;      // --children
   std::string output;                // also record to this trace.dat; empty = no recording
   EventSites sites;                  // the sites of the events, for their detail
+  EventEnums enums;                  // the enum-typed fields' enumerators, for their values
   // The probed programs' debug info, opened once and read for the events'
   // sites, the rows' places and their pairs (never null).
   std::shared_ptr<dwarf::OpenedFiles> debug_files = std::make_shared<dwarf::OpenedFiles>();

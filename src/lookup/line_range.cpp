@@ -57,7 +57,7 @@ std::string unescaped(std::string_view s) {
 
 }  // namespace
 
-Result<LineRange> parse_line_range(std::string_view text) {
+Result<LineRange> parse_line_range(std::string_view text, LineRangeAs as) {
   LineRange r;
   size_t colon = line_colon(text);
   std::string_view head = text.substr(0, colon);
@@ -66,17 +66,21 @@ Result<LineRange> parse_line_range(std::string_view text) {
   if (size_t semicolon = text.find(';'); semicolon != std::string_view::npos)
     return at(text, semicolon, text.size(), "a lazy pattern (;PTN) places probes: -L takes FUNC[:RLN[+N|-RLN2]] or SRC:ALN");
   // As in probe specs: a word with a '.' and no '@' is a file.
-  bool is_file = head.find('.') != std::string_view::npos && head.find('@') == std::string_view::npos;
+  bool is_file = as == LineRangeAs::Deduced && head.find('.') != std::string_view::npos &&
+                 head.find('@') == std::string_view::npos;
   if (is_file) {
     r.file = std::string(head);
-    if (colon == std::string_view::npos) return at(text, 0, text.size(), "a source file needs a line: SRC:ALN");
+    // Go's "main.Split", Rust's "crate::f" after a '.' in a path: no '/', no escapes.
+    r.could_be_function = head.find_first_of("/\\") == std::string_view::npos;
+    if (colon == std::string_view::npos && !r.could_be_function)
+      return at(text, 0, text.size(), "a source file needs a line: SRC:ALN");
   } else {
     size_t atsign = head.find('@');
     r.function = unescaped(head.substr(0, atsign));
     if (atsign != std::string_view::npos) r.file = std::string(head.substr(atsign + 1));
     if (r.function.empty()) return at(text, 0, 1, "missing function name");
   }
-  if (colon == std::string_view::npos) return r;  // the whole function
+  if (colon == std::string_view::npos) return r;  // the whole function (or a file the caller reads as one)
   size_t pos = colon + 1;
   auto first = number_at(text, pos);
   if (!first) return at(text, colon + 1, text.size(), "expected a line number after ':'");

@@ -20,6 +20,8 @@ void append_json_value(std::string &out, const FieldValue &v) {
     // A char is a number in JSON, as gdb's value is (198 for gdb's 198 '\306'): a
     // one-character string would turn a byte past 127 into another character.
     case FieldKind::Char: output::append_number(out, static_cast<uint64_t>(v.i), true, false); break;
+    // An enum is its number, as a char is; gdb's name for it goes in "names".
+    case FieldKind::Enum: output::append_number(out, v.u, v.i < 0, false); break;
     case FieldKind::Float: {
       // JSON has no inf or nan: those are strings.
       std::string number;
@@ -37,6 +39,21 @@ void append_json_value(std::string &out, const FieldValue &v) {
       out += ']';
       break;
   }
+}
+
+// ,"names":{"c":"GREEN","p":"(A | B)"}: how gdb names each enumeration's
+// number (the fields keep the numbers); nothing when no field is one.
+void append_names_json(std::string &out, const std::vector<Field> &fields) {
+  bool any = false;
+  for (const auto &f : fields) {
+    if (f.value.kind != FieldKind::Enum || f.value.text.empty()) continue;
+    out += any ? "," : ",\"names\":{";
+    any = true;
+    append_json_string(out, f.name);
+    out += ':';
+    append_json_string(out, f.value.text);
+  }
+  if (any) out += '}';
 }
 
 // ,"stack":[{"ip":"0x..","sym":"b","off":28,"file":"f.c","line":12,"inlined":false,
@@ -123,6 +140,7 @@ std::string format_event_json(const Event &e) {
     out += std::to_string(f.value.cut_from);
   }
   if (any_cut) out += '}';
+  append_names_json(out, e.fields);
   if (!e.stack.empty()) append_stack_json(out, e.stack);
   out += '}';
   return out;

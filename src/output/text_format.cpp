@@ -39,6 +39,10 @@ void append_value(std::string &out, const FieldValue &v) {
     case FieldKind::Float: output::append_float(out, v.u, v.float_bytes); break;
     case FieldKind::Bool: output::append_bool(out, v.u); break;
     case FieldKind::Char: output::append_char(out, v.i); break;
+    case FieldKind::Enum:  // gdb's name for it, else the number
+      if (v.text.empty()) output::append_number(out, v.u, v.i < 0, false);
+      else out += v.text;
+      break;
     case FieldKind::Bytes: {
       out += '"';
       char buf[8];

@@ -18,6 +18,8 @@ enum class FieldKind {
   Float,     // value.u holds the IEEE bits of a float_bytes (4 or 8) byte float
   Bool,      // value.u: 0 false, 1 true (another number shown as itself)
   Char,      // value.i: a character's code (a C char, signed or not)
+  Enum,      // value.u/value.i: the number; value.text: how gdb names it ("GREEN",
+             // "(A | B)"), empty when the enumerators are not known (event_enums.h)
 };
 
 struct FieldValue {

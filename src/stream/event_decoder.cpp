@@ -169,6 +169,8 @@ void EventDecoder::join_programs(EventPlan &plan) {
       p.kind = FieldKind::Bool;
     } else if (last.op == ValueOp::ShowChar && !window) {
       p.kind = FieldKind::Char;
+    } else if (last.op == ValueOp::ShowEnum && !window) {
+      p.kind = FieldKind::Enum;
     } else if (window || is_display_op(last.op)) {
       p.kind = FieldKind::String;  // malformed: said so (finish_field)
     } else if (last.op == ValueOp::SignExtend) {
@@ -241,7 +243,8 @@ void EventDecoder::decode_field(const FieldPlan &p, const uint8_t *data, int siz
     case FieldKind::Hex:
     case FieldKind::Float:
     case FieldKind::Bool:
-    case FieldKind::Char: {
+    case FieldKind::Char:
+    case FieldKind::Enum: {
       uint64_t raw = tep_read_number(tep_, base, len);
       v.u = p.elem_signed ? static_cast<uint64_t>(sign_extend(raw, len)) : raw;
       v.i = static_cast<int64_t>(v.u);

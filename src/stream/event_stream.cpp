@@ -294,12 +294,12 @@ Result<size_t> EventStream::poll(int timeout_ms, const std::vector<int> &wake_fd
   Status st = drain_all();
   if (!st) return std::move(st).error();
   auto n = deliver(watermark);
+  if (!n) return n;
   account_lost(false);
   // Every poll ends a batch, empty ones too: an event held for what comes
-  // apart from the ring (a DWARF user stack) counts its wait in batches.
-  if (n) {
-    if (Status b = end_batch(); !b) return std::move(b).error();
-  }
+  // apart from the ring (a DWARF user stack, told once the sampling thread
+  // has read past it) is asked again then, not only when more events come.
+  if (Status b = end_batch(); !b) return std::move(b).error();
   return n;
 }
 

@@ -163,10 +163,17 @@ void Session::enable_task_events() {
   // (With threads only, event-fork comes once tracing is on: see follow_forks.)
   // Task exits say when an id may be another process's (task_filter.h).
   // Enabled after enable_events() set the probes' filter, which is not theirs.
-  TraceInstance &instance = *instance_;
-  threads_only_ = !options_.target_children &&
-                  instance.enable(std::string(TaskFilter::kSystem) + ":" + TaskFilter::kEvent).has_value();
-  task_exits_ = instance.enable(std::string(TaskFilter::kExitSystem) + ":" + TaskFilter::kExitEvent).has_value();
+  // One the user's -e named too stays theirs: shown (task_filter.h).
+  auto own = [this](const char *system, const char *name, bool &user_asked) {
+    const std::vector<EventId> &on = instance_->enabled();
+    user_asked = std::any_of(on.begin(), on.end(), [&](const EventId &e) { return e.system == system && e.name == name; });
+    if (user_asked) return true;
+    if (!instance_->enable(std::string(system) + ":" + name)) return false;
+    own_events_.push_back(EventId{system, name});
+    return true;
+  };
+  threads_only_ = !options_.target_children && own(TaskFilter::kSystem, TaskFilter::kEvent, task_events_shown_.new_task);
+  task_exits_ = own(TaskFilter::kExitSystem, TaskFilter::kExitEvent, task_events_shown_.exit);
 }
 
 Status Session::enable_events() {
@@ -196,11 +203,11 @@ Status Session::enable_events() {
 
 Status Session::open_stream(std::vector<EventSink *> sinks) {
   bool with_stacks = stacks_.mode != StackMode::Off;
-  chain_ = std::make_unique<SinkChain>(
-      SinkChainOptions{std::move(companions_), getpid(), options_.sites, std::move(stacks_), targets_.ns_pids(),
-                       threads_only_, task_exits_,
-                       targets_.empty() ? nullptr : targets_.retired()},  // else the chain filters nothing
-      std::move(sinks));
+  SinkChainOptions chain{std::move(companions_), getpid(), options_.sites, std::move(stacks_), targets_.ns_pids(),
+                         threads_only_, task_exits_, task_events_shown_,
+                         targets_.empty() ? nullptr : targets_.retired()};  // else the chain filters nothing
+  chain.enums = options_.enums;
+  chain_ = std::make_unique<SinkChain>(std::move(chain), std::move(sinks));
   auto stream = EventStream::open(*instance_, {chain_.get()}, with_stacks);
   if (!stream) return std::move(stream).error();
   stream_ = std::move(*stream);
@@ -376,7 +383,8 @@ Result<SessionSummary> Session::finish() {
     const std::string tasks = std::string(TaskFilter::kSystem) + ":" + TaskFilter::kEvent;
     const std::string exits = std::string(TaskFilter::kExitSystem) + ":" + TaskFilter::kExitEvent;
     for (const auto &[k, v] : stream_->counts())
-      if (companions.role_of(k) == CompanionRole::None && !(threads_only_ && k == tasks) && !(task_exits_ && k == exits))
+      if (companions.role_of(k) == CompanionRole::None && !(k == tasks && !task_events_shown_.new_task && threads_only_) &&
+          !(k == exits && !task_events_shown_.exit && task_exits_))
         sum.per_event.emplace_back(k, v);
     std::sort(sum.per_event.begin(), sum.per_event.end());
     sum.bytes_read = stream_->bytes_read();

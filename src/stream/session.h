@@ -25,9 +25,11 @@
 #include "src/stream/companions.h"
 #include "src/stream/dwarf_user_stacks.h"
 #include "src/stream/event_sink.h"
+#include "src/stream/event_enums.h"
 #include "src/stream/event_sites.h"
 #include "src/stream/stack_join.h"
 #include "src/stream/target_set.h"
+#include "src/stream/task_filter.h"
 #include "src/stream/traced_command.h"
 #include "util/result.h"
 
@@ -62,6 +64,7 @@ struct SessionOptions {
   std::vector<ProbeShape> probes;
   std::optional<Companions> companions;  // a plan's own, when it has them
   EventSites sites;                      // which site each event's probe is (empty: none)
+  EventEnums enums;                      // the enum-typed fields' enumerators (empty: numbers)
   // --stack: the kernel stack of each event that is not a uprobe's (the
   // `stacktrace` trigger), the user stack of each uprobe event (the
   // instance's `userstacktrace` option), joined to their events.
@@ -130,6 +133,8 @@ class Session {
   const TracedCommand &command() const { return command_; }
   // The -p processes (empty without -p).
   const TargetSet &targets() const { return targets_; }
+  // The events the session enabled for itself (-p's task events), never shown.
+  const std::vector<EventId> &own_events() const { return own_events_; }
   // The companions the chain joins.
   const Companions &companions() const;
   // Notes from setup (stale instances removed), for the caller to print now.
@@ -167,6 +172,8 @@ class Session {
   SessionSummary summary_;
   bool threads_only_ = false;  // -p without --children, streaming: task:task_newtask is on (task_filter.h)
   bool task_exits_ = false;    // -p, streaming: sched:sched_process_exit is on (task_filter.h)
+  TaskEventsShown task_events_shown_;  // of those, the ones the user's -e named too
+  std::vector<EventId> own_events_;      // the ones the session enabled for itself
   std::chrono::steady_clock::time_point started_, deadline_;
   bool finished_ = false;
 };

@@ -6,10 +6,12 @@ SinkChain::SinkChain(SinkChainOptions options, std::vector<EventSink *> sinks)
     : own_pid_(options.own_pid),
       ns_pids_(std::move(options.ns_pids)),
       retired_(std::move(options.retired)),
-      tasks_(options.threads_only || options.task_exits ? std::optional<TaskFilter>(TaskFilter(options.threads_only))
-                                                         : std::nullopt),
+      tasks_(options.threads_only || options.task_exits
+                 ? std::optional<TaskFilter>(TaskFilter(options.threads_only, options.task_events_shown))
+                 : std::nullopt),
       recognise_(!options.companions),
       sites_(std::move(options.sites)),
+      enums_(std::move(options.enums)),
       join_(std::move(options.companions).value_or(Companions{}), std::move(sinks)),
       stacks_(std::move(options.stacks), &join_) {}
 
@@ -32,10 +34,11 @@ Status SinkChain::on_event(const Event &event) {
   pid_t ns_pid = 0;
   if (ns_pids_)
     if (auto inner = ns_pids_->find(event.pid); inner != ns_pids_->end()) ns_pid = inner->second;
-  if (sites_.empty() && !ns_pid) return stacks_.on_event(event);
+  if (sites_.empty() && enums_.empty() && !ns_pid) return stacks_.on_event(event);
   sited_ = event;
   if (!sites_.empty()) sited_.site = sites_.site_of(event);
   sited_.ns_pid = ns_pid;
+  enums_.name(sited_);
   return stacks_.on_event(sited_);
 }
 

@@ -1,7 +1,7 @@
 // SinkChain: the one road every shown event takes, whatever the command
 // (trace, record, live, demo, report):
 //
-//   stream/trace.dat -> own-pid filter -> task filter -> retired pids -> site, ns pid -> stack join -> companion join -> sinks
+//   stream/trace.dat -> own-pid filter -> task filter -> retired pids -> site, ns pid, enum names -> stack join -> companion join -> sinks
 //
 // (Value fixups -- a signed bitfield, DWARF's additions -- are finished by
 // the EventDecoder before the chain, so every sink sees final values.)
@@ -25,6 +25,7 @@
 
 #include "src/stream/companions.h"
 #include "src/stream/entry_value_join.h"
+#include "src/stream/event_enums.h"
 #include "src/stream/event_sink.h"
 #include "src/stream/event_sites.h"
 #include "src/stream/stack_join.h"
@@ -47,9 +48,11 @@ struct SinkChainOptions {
   // -p: sched_process_exit is recorded; a uprobe event of an id after its
   // task exited is dropped (task_filter.h).
   bool task_exits = false;
+  TaskEventsShown task_events_shown;  // the task events the user asked for too: shown
   // -p targets that exited: host tid -> the time they were seen gone; a
   // later event of that tid is another process's (its pid reused) and is dropped.
   std::shared_ptr<const std::map<pid_t, uint64_t>> retired;
+  EventEnums enums;  // the enum-typed fields' enumerators; empty: enums are shown as numbers
 };
 
 class SinkChain : public EventSink {
@@ -81,6 +84,7 @@ class SinkChain : public EventSink {
   std::optional<TaskFilter> tasks_;
   bool recognise_;
   EventSites sites_;
+  EventEnums enums_;
   Event sited_;  // reused: the event with its site
   bool dropped_ = false;  // the last event was left out
   EntryValueJoin join_;

@@ -28,15 +28,16 @@ void TaskFilter::on_new_task(const Event &event) {
 }
 
 bool TaskFilter::pass(const Event &event) {
+  bool child = children_.count(event.pid) > 0;
   if (event.system == kSystem && event.name == kEvent) {
     on_new_task(event);
-    return false;
+    return shown_.new_task && !child;
   }
   if (event.system == kExitSystem && event.name == kExitEvent) {
     exited_[event.pid] = event.time_ns;
-    return false;
+    return shown_.exit && !child;
   }
-  if (children_.count(event.pid)) return false;
+  if (child) return false;
   auto gone = exited_.find(event.pid);
   return gone == exited_.end() || event.time_ns < gone->second || !in_user_code(event);
 }

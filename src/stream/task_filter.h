@@ -1,5 +1,6 @@
 // The tasks of -p sessions that stream events, from two kernel events the
-// session enables beside the probes, which never reach the sinks:
+// session enables beside the probes, which reach the sinks only when the
+// user's -e named them too:
 //
 // - Threads only (-p without --children): the kernel follows every task the
 //   targets fork (set_event_pid with event-fork, so a thread started
@@ -27,6 +28,11 @@
 
 namespace kpp {
 
+// Which of the two events reach the sinks (those the user's -e named too).
+struct TaskEventsShown {
+  bool new_task = false, exit = false;
+};
+
 class TaskFilter {
  public:
   static constexpr const char *kSystem = "task";
@@ -35,7 +41,7 @@ class TaskFilter {
   static constexpr const char *kExitEvent = "sched_process_exit";
 
   // `threads_only`: drop the child processes (else only exited ids are checked).
-  explicit TaskFilter(bool threads_only) : threads_only_(threads_only) {}
+  explicit TaskFilter(bool threads_only, TaskEventsShown shown = {}) : threads_only_(threads_only), shown_(shown) {}
 
   // Whether `event` goes on to the sinks (noting the tasks it creates or ends).
   bool pass(const Event &event);
@@ -44,6 +50,7 @@ class TaskFilter {
   void on_new_task(const Event &event);
 
   bool threads_only_;
+  TaskEventsShown shown_;
   std::set<pid_t> children_;
   std::map<pid_t, uint64_t> exited_;  // task id -> the time it exited
 };

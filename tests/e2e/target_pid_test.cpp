@@ -266,14 +266,17 @@ TEST_F(TargetPid, TraceEndsWhenTheTargetExits) {
   auto started = std::chrono::steady_clock::now();
   // The test reaps it in a thread, as a parent does: a zombie has exited too.
   std::thread reaper([&] { a.wait_for([&] { return a.exited(); }, 10); });
-  run_result r = tool({"trace", "-p", str(target), "-e", group_ + ":work", "--json"}, guard);
+  // sched_process_exit, which -p reads for itself, is shown when asked for.
+  run_result r = tool({"trace", "-p", str(target), "-e", group_ + ":work", "-e", "sched:sched_process_exit", "--json"},
+                      guard);
   reaper.join();
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   EXPECT_EQ(r.status, 0) << describe(r);
   EXPECT_LT(took, 10.0);
   EXPECT_TRUE(contains(r.err, "pid " + str(target) + " (pid_fixture) exited")) << describe(r);
-  // Its last round is among the events.
+  // Its last round is among the events, then its exit.
   EXPECT_TRUE(contains(r.out, "\"round\":74")) << describe(r);
+  EXPECT_TRUE(contains(r.out, "\"pid\":" + str(target) + ",\"event\":\"sched:sched_process_exit\"")) << describe(r);
 }
 
 // A process in its own mount and pid namespaces, chrooted into a tree the

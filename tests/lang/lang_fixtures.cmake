@@ -18,6 +18,8 @@
 #       -C symbol-mangling-version=v0 (the default is legacy mangling).
 #   kpp_cxx_fixture(NAME SOURCE FLAGS...)
 #       `g++ -g FLAGS... -o NAME SOURCE`.
+#   kpp_lang_fixture_rule(NAME SOURCE LANGUAGE COMMAND ARGS...)
+#       Any other compiler: ARGS, with @OUTPUT@ for the program's path.
 #
 # Each writes ${KPP_LANG_FIXTURE_DIR}/NAME (one directory for every area, so
 # that tests/<area> can use the programs another area declares) through a
@@ -50,13 +52,27 @@ function(kpp_lang_fixture_target name output)
   set(KPP_LANG_FIXTURE_${name} ${output} CACHE INTERNAL "tests/lang fixture ${name}")
 endfunction()
 
+# The rule every language shares: ${KPP_LANG_FIXTURE_DIR}/NAME made from
+# SOURCE by the command after COMMAND (in which @OUTPUT@ is the program's
+# path), rebuilt when SOURCE changes, with its lang_fixture_NAME target.
+function(kpp_lang_fixture_rule name source language)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "" "COMMAND")
+  set(output ${KPP_LANG_FIXTURE_DIR}/${name})
+  list(TRANSFORM arg_COMMAND REPLACE "@OUTPUT@" ${output})
+  add_custom_command(OUTPUT ${output}
+    COMMAND ${arg_COMMAND}
+    DEPENDS ${source}
+    COMMENT "${language} fixture ${name}"
+    VERBATIM)
+  kpp_lang_fixture_target(${name} ${output})
+endfunction()
+
 function(kpp_go_fixture name source)
   cmake_parse_arguments(PARSE_ARGV 2 arg "NOOPT;STRIPPED" "" "")
   if(NOT KPP_GO)
     kpp_lang_missing(go)
     return()
   endif()
-  set(output ${KPP_LANG_FIXTURE_DIR}/${name})
   set(go_home ${PROJECT_BINARY_DIR}/tests/lang/go-home)
   set(flags "")
   if(arg_NOOPT)
@@ -65,14 +81,10 @@ function(kpp_go_fixture name source)
   if(arg_STRIPPED)
     list(APPEND flags "-ldflags=-s -w")
   endif()
-  add_custom_command(OUTPUT ${output}
-    COMMAND ${CMAKE_COMMAND} -E env GOCACHE=${go_home}/cache GOPATH=${go_home}/path GOENV=off GOPROXY=off
-            GOFLAGS=-buildvcs=false GO111MODULE=off CGO_ENABLED=0 HOME=${go_home}
-            ${KPP_GO} build ${flags} -o ${output} ${source}
-    DEPENDS ${source}
-    COMMENT "Go fixture ${name}"
-    VERBATIM)
-  kpp_lang_fixture_target(${name} ${output})
+  kpp_lang_fixture_rule(${name} ${source} Go COMMAND
+    ${CMAKE_COMMAND} -E env GOCACHE=${go_home}/cache GOPATH=${go_home}/path GOENV=off GOPROXY=off
+    GOFLAGS=-buildvcs=false GO111MODULE=off CGO_ENABLED=0 HOME=${go_home}
+    ${KPP_GO} build ${flags} -o @OUTPUT@ ${source})
 endfunction()
 
 function(kpp_rust_fixture name source)
@@ -84,17 +96,11 @@ function(kpp_rust_fixture name source)
   if(NOT DEFINED arg_OPT)
     set(arg_OPT 0)
   endif()
-  set(output ${KPP_LANG_FIXTURE_DIR}/${name})
   set(flags -g -C opt-level=${arg_OPT})
   if(arg_V0)
     list(APPEND flags -C symbol-mangling-version=v0)
   endif()
-  add_custom_command(OUTPUT ${output}
-    COMMAND ${KPP_RUSTC} ${flags} -o ${output} ${source}
-    DEPENDS ${source}
-    COMMENT "Rust fixture ${name}"
-    VERBATIM)
-  kpp_lang_fixture_target(${name} ${output})
+  kpp_lang_fixture_rule(${name} ${source} Rust COMMAND ${KPP_RUSTC} ${flags} -o @OUTPUT@ ${source})
 endfunction()
 
 function(kpp_cxx_fixture name source)
@@ -102,11 +108,5 @@ function(kpp_cxx_fixture name source)
     kpp_lang_missing(g++)
     return()
   endif()
-  set(output ${KPP_LANG_FIXTURE_DIR}/${name})
-  add_custom_command(OUTPUT ${output}
-    COMMAND ${KPP_CXX_FIXTURE_COMPILER} -g ${ARGN} -o ${output} ${source}
-    DEPENDS ${source}
-    COMMENT "C++ fixture ${name}"
-    VERBATIM)
-  kpp_lang_fixture_target(${name} ${output})
+  kpp_lang_fixture_rule(${name} ${source} C++ COMMAND ${KPP_CXX_FIXTURE_COMPILER} -g ${ARGN} -o @OUTPUT@ ${source})
 endfunction()

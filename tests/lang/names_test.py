@@ -163,7 +163,35 @@ def cxx_names():
         check(rc == 0 and event_of(out.splitlines()[0]) == "shop_price", f"-D 'shop::price' on {name}: {out or err}")
 
 
+def go_line_ranges():
+    """-L on a Go function: perf reads 'main.Split' as a file (it has a '.');
+    no source file has that name and the function exists, so it is the function.
+    The oracle is the source file itself: Split's return line is listed
+    (numbered from the function's first line with code: Go 1.19 gives no
+    DW_AT_decl_line), and nothing of another function."""
+    binary = fixture("go_names")
+    if not binary:
+        return
+    src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "go", "names.go")).read().splitlines()
+    decl = next(i for i, l in enumerate(src, 1) if l.startswith("func Split("))
+    body = src[decl]  # the line after the declaration: "return n / 7, n % 7"
+    for spec in ("main.Split", "main.Split:0", "main.Split:0-1"):
+        r = run(KPP, "-x", binary, "-L", spec)
+        lines = r.stdout.splitlines()
+        numbered = [l.split(None, 1) for l in lines[1:] if l.strip() and l.split(None, 1)[0].isdigit()]
+        rel = [int(n) for n, text in numbered if text.strip() == body.strip()]
+        check(r.returncode == 0 and lines and lines[0].startswith("<main.Split@") and rel == [0] and
+              len(numbered) == 1, f"-L '{spec}' lists main.Split's one line, its return ({r.stdout[:300]} {r.stderr[:200]})")
+    r = run(KPP, "-x", binary, "-L", "names.go:%d" % (decl + 1))
+    check(r.returncode == 0 and any(body.strip() in l for l in r.stdout.splitlines()),
+          f"-L 'names.go:{decl + 1}' is still the file's line ({r.stdout[:200]} {r.stderr[:200]})")
+    r = run(KPP, "-x", binary, "-L", "main.NoSuch")
+    check(r.returncode != 0 and "no source file and no function 'main.NoSuch'" in r.stderr,
+          f"-L 'main.NoSuch' says neither a file nor a function has that name: {r.stderr[:200]}")
+
+
 go_names()
+go_line_ranges()
 go_stripped()
 rust_names()
 cxx_names()

@@ -65,7 +65,8 @@ TEST(LineRange, ErrorsPointAtTheSpec) {
 
 TEST(LineRange, RejectsBackwardsRangeAndFileWithoutLine) {
   EXPECT_FALSE(parse_line_range("walk:7-3"));
-  EXPECT_FALSE(parse_line_range("prog.c"));
+  EXPECT_FALSE(parse_line_range("src/prog.c"));
+  EXPECT_TRUE(parse_line_range("prog.c")->could_be_function) << "-L decides: a file needs a line, a function not";
   EXPECT_FALSE(parse_line_range(":3"));
   EXPECT_FALSE(parse_line_range("walk:x"));
   EXPECT_FALSE(parse_line_range("walk:3-5junk"));
@@ -124,4 +125,24 @@ TEST(LineRange, WalkStopsAtTheLastLineThatExists) {
   EXPECT_EQ(last_line_walked(5, 10000001, std::nullopt, std::nullopt), 5 + kpp::kLinesWalkedBlind - 1);
   EXPECT_EQ(last_line_walked(1, 9, 120, 37), 9) << "a range inside the file is walked whole";
   EXPECT_EQ(last_line_walked(1, 2147483647, std::nullopt, 2147483647), kpp::kMaxLine) << "++line never wraps";
+}
+
+TEST(LineRange, AQualifiedNameWithADotCouldBeAFunction) {
+  // perf reads "main.Split" as a file; Go's and Rust's names have dots: the
+  // caller tries it as a function when no source file has that name.
+  auto r = parse_line_range("main.Split:1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->file, "main.Split");
+  EXPECT_TRUE(r->could_be_function);
+  auto f = parse_line_range("main.Split:1", kpp::LineRangeAs::Function);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->function, "main.Split");
+  EXPECT_EQ(f->begin, 1);
+  EXPECT_FALSE(f->end) << "as a function, FUNC:RLN runs to its end";
+  auto whole = parse_line_range("main.Split");
+  ASSERT_TRUE(whole) << "no line: for the caller to read as a function";
+  EXPECT_TRUE(whole->could_be_function);
+  EXPECT_FALSE(whole->end);
+  EXPECT_FALSE(parse_line_range("fs/read_write.c:1")->could_be_function) << "a path is a file";
+  EXPECT_FALSE(parse_line_range("fs/read_write.c")) << "a path needs its line";
 }

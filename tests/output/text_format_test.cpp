@@ -125,6 +125,20 @@ TEST(Printers, BoolsAndCharsAsGdbPrintsThem) {
             std::string::npos) << json;
 }
 
+TEST(Printers, EnumsByTheNameGdbShowsTheNumberInJson) {
+  Event e = walk_event();
+  Field named = num("c", FieldKind::Enum, 5);
+  named.value.text = "GREEN";
+  Field flags = num("p", FieldKind::Enum, 3);
+  flags.value.text = "(P_READ | P_WRITE)";
+  Field unknown = num("l", FieldKind::Enum, -5);  // no enumerators known: the number
+  e.fields = {named, flags, unknown};
+  EXPECT_EQ(format_event_short(e), "walk_L5: c=GREEN p=(P_READ | P_WRITE) l=-5");
+  std::string json = format_event_json(e);
+  EXPECT_NE(json.find("\"fields\":{\"c\":5,\"p\":3,\"l\":-5},\"names\":{\"c\":\"GREEN\",\"p\":\"(P_READ | P_WRITE)\"}"),
+            std::string::npos) << json;
+}
+
 TEST(Printers, ValuesShownInPartSayTheirWholeLength) {
   Event e = walk_event();
   Field text = str("name", "abc");

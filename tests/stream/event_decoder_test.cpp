@@ -16,6 +16,7 @@
 #include "src/output/text_format.h"
 #include "src/stream/comm_cache.h"
 #include "src/stream/event_decoder.h"
+#include "src/stream/event_enums.h"
 
 namespace kpp {
 namespace {
@@ -47,7 +48,7 @@ class DecoderTest : public ::testing::TestWithParam<bool> {
     tep_set_file_bigendian(tep_, GetParam() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
     tep_set_local_bigendian(tep_, TEP_LITTLE_ENDIAN);
     tep_set_long_size(tep_, 8);
-    for (const char *f : {"uprobe_hit.format", "synthetic_arrays.format", "counted_values.format"}) {
+    for (const char *f : {"uprobe_hit.format", "synthetic_arrays.format", "counted_values.format", "enum_values.format"}) {
       std::string text = golden(f);
       ASSERT_FALSE(text.empty()) << f;
       ASSERT_EQ(tep_parse_event(tep_, text.c_str(), text.size(), "kpptest"), 0) << f;
@@ -206,6 +207,34 @@ TEST_P(DecoderTest, CountedTextIsCutAtItsLengthSequencesKeepTheirLengthFloatsAre
   EXPECT_EQ(e.fields[0].value.cut_from, 100u);
   EXPECT_EQ(e.fields[1].value.items.size(), 0u);
   EXPECT_EQ(format_event_json(e).find("\"cut\":{\"name\":100}") != std::string::npos, true) << format_event_json(e);
+}
+
+// enum_values.format: an enum fetched s32 whose enumerators are all
+// positive (gdb reads it unsigned), and a one-byte flag enum.
+TEST_P(DecoderTest, EnumsAreNumbersNamedByTheirEnumerators) {
+  Bytes r{GetParam(), {}};
+  r.put(89, 2);
+  r.put(0, 2);
+  r.put(4242, 4);
+  r.put(0x401000, 8);
+  r.put(static_cast<uint32_t>(-1), 4);  // c__kqd2: s32 -1
+  r.put(3, 1);                          // p__kq30: u8 3
+  EventDecoder dec(tep_, &comms_);
+  Event e;
+  ASSERT_TRUE(dec.decode(r.b.data(), static_cast<int>(r.b.size()), 0, 0, e));
+  ASSERT_EQ(e.fields.size(), 2u);
+  EXPECT_EQ(e.fields[0].name, "c");
+  EXPECT_EQ(e.fields[0].value.kind, FieldKind::Enum);
+  EXPECT_EQ(format_event_short(e), "painted: c=-1 p=3") << "no enumerators known: the numbers as fetched";
+  EventEnums enums;
+  enums.add("kpptest:painted", "c", Enumeration{{{0, "RED"}, {5, "GREEN"}}, 4, false, false});
+  enums.add("kpptest:painted", "p", Enumeration{{{1, "shop::Size::Small"}, {2, "shop::Size::Large"}}, 1, false, true});
+  enums.name(e);
+  EXPECT_EQ(format_event_short(e), "painted: c=4294967295 p=(shop::Size::Small | shop::Size::Large)");
+  EXPECT_NE(format_event_json(e).find("\"fields\":{\"c\":4294967295,\"p\":3},\"names\":{\"c\":\"4294967295\","
+                                      "\"p\":\"(shop::Size::Small | shop::Size::Large)\"}"),
+            std::string::npos)
+      << format_event_json(e);
 }
 
 INSTANTIATE_TEST_SUITE_P(ByteOrder, DecoderTest, ::testing::Values(false, true),

@@ -86,5 +86,17 @@ TEST(TaskFilter, AnIdGivenToAFollowedTaskAgainIsFollowed) {
   EXPECT_TRUE(f.pass(at(200, 90)));
 }
 
+// The user's -e named them too: shown, a dropped child's excepted.
+TEST(TaskFilter, TaskEventsTheUserAskedForAreShown) {
+  TaskFilter hidden(true);
+  EXPECT_FALSE(hidden.pass(exit_of(100, 1)));
+  TaskFilter f(true, TaskEventsShown{true, true});
+  EXPECT_TRUE(f.pass(new_task(100, 101, kCloneThread, 1)));
+  EXPECT_TRUE(f.pass(new_task(100, 200, 0, 2)));   // made by the target: the target's event
+  EXPECT_FALSE(f.pass(new_task(200, 201, 0, 3)));  // made by its child process
+  EXPECT_FALSE(f.pass(exit_of(200, 4)));
+  EXPECT_TRUE(f.pass(exit_of(101, 5)));
+}
+
 }  // namespace
 }  // namespace kpp

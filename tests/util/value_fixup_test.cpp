@@ -127,6 +127,16 @@ TEST(ValueFixup, DisplayStepsRoundTripAndLeaveTheValueAsItIs) {
   EXPECT_TRUE(split_fixup("x__kg16").fixup.empty());
 }
 
+TEST(ValueFixup, AnEnumCarriesItsTypesHandle) {
+  ValueFixup e;
+  e.steps = {{ValueOp::ShowEnum, 0x2f1}};
+  EXPECT_EQ(field_name_with_fixup("c", e), "c__kq2f1");
+  EXPECT_EQ(split_fixup("c__kq2f1").fixup, e);
+  EXPECT_EQ(e.apply(5), 5u) << "the number passes through: the names are the printer's";
+  EXPECT_TRUE(split_fixup("c__kq").fixup.empty()) << "a handle is needed";
+  EXPECT_TRUE(split_fixup("c__kq2F1").fixup.empty() || split_fixup("c__kq2F1").fixup != e);
+}
+
 TEST(ValueFixup, OrdinaryNamesAreLeftAlone) {
   for (const char *name : {"count", "__k", "x__k", "x__ks", "x__ks0", "x__ks65", "x__kp", "x__kpXY", "x__ks5junk",
                            "x__kP10", "my__kind", "x__kt0", "x__kt", "x__kt1s5", "x__k0", "x__k01A", "x__kx3",

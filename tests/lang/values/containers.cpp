@@ -13,6 +13,16 @@ struct Item {
   int qty;
 };
 
+namespace shop {
+enum class Size : unsigned char { Small = 1, Large = 2 };  // gdb: shop::Size::Small, (shop::Size::Small | shop::Size::Large)
+enum Mood { Calm, Angry = 3 };                             // gdb: shop::Calm
+}  // namespace shop
+
+__attribute__((noinline)) int size_of(shop::Size size, shop::Mood mood) {
+  std::printf("%d %d\n", static_cast<int>(size), static_cast<int>(mood));
+  return static_cast<int>(size) + mood;
+}
+
 __attribute__((noinline)) size_t greet(const std::string &name, std::string_view view, const std::vector<int> &ids,
                                        const std::vector<double> &prices, const std::unique_ptr<Item> &item) {
   std::printf("%s %zu %zu %zu %d\n", name.c_str(), view.size(), ids.size(), prices.size(), item->qty);  // @greet_body
@@ -29,5 +39,7 @@ int main() {
   std::string_view view = std::string_view(longname).substr(2, 4);
   size_t n = greet(shortname, view, ids, prices, item);
   n += greet(longname, "xy", many, {}, item);
+  n += size_of(shop::Size::Large, shop::Angry);
+  n += size_of(static_cast<shop::Size>(3), static_cast<shop::Mood>(9));
   return static_cast<int>(n % 2);
 }

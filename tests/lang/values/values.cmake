@@ -18,13 +18,8 @@ foreach(cc gcc clang)
     continue()
   endif()
   foreach(opt O0 O2)
-    set(output ${KPP_LANG_FIXTURE_DIR}/floats_${cc}_${opt})
-    add_custom_command(OUTPUT ${output}
-      COMMAND ${KPP_VALUES_${upper}} -g -${opt} -o ${output} ${values_src}/floats.c
-      DEPENDS ${values_src}/floats.c
-      COMMENT "C fixture floats_${cc}_${opt}"
-      VERBATIM)
-    kpp_lang_fixture_target(floats_${cc}_${opt} ${output})
+    kpp_lang_fixture_rule(floats_${cc}_${opt} ${values_src}/floats.c C COMMAND
+      ${KPP_VALUES_${upper}} -g -${opt} -o @OUTPUT@ ${values_src}/floats.c)
   endforeach()
 endforeach()
 

@@ -6,6 +6,19 @@ struct Stock {
     counts: Vec<i32>,
 }
 
+#[derive(Clone, Copy, Debug)]
+enum Grade {
+    Low,
+    Mid = 5,
+    High,
+}
+
+#[inline(never)]
+fn grade(g: Grade, n: i32) -> i32 {
+    println!("grade {:?} {}", g, n);
+    g as i32 + n
+}
+
 #[inline(never)]
 fn restock(item: &str, n: i32) -> usize {
     println!("restock {} {}", item, n);
@@ -32,6 +45,7 @@ fn main() {
         let item = &names[i * 6..i * 6 + 5];
         total += restock(item, i as i32 + 3);
     }
+    total += grade(Grade::Mid, 1) as usize + grade(Grade::High, 2) as usize + grade(Grade::Low, 3) as usize;
     let p = price(1.5, 3);
     let s = Stock { name: String::from("widget"), prices: vec![1.25, 2.5, 3.75], counts: (1..=12).collect() };
     let label = String::from("a label");

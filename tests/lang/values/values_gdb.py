@@ -5,7 +5,8 @@
 # records how gdb shows each case's expression there, with the language's
 # own printing (Go, Rust, libstdc++'s pretty printers):
 #   ["float", VALUE, BYTES] ["int", N] ["text", STRING]
-#   ["items", LENGTH, [ELEMENTS]] ["opt"] ["err", MESSAGE]
+#   ["items", LENGTH, [ELEMENTS]] ["enum", NUMBER, "AS GDB PRINTS IT"]
+#   ["opt"] ["err", MESSAGE]
 # Writes {"hits": {id: [value, ...]}} in hit order.
 import ast
 import json
@@ -49,7 +50,9 @@ def render(v):
         t = v.type.strip_typedefs()
     if t.code == gdb.TYPE_CODE_FLT:
         return ["float", float(v), t.sizeof]
-    if t.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_BOOL, gdb.TYPE_CODE_ENUM):
+    if t.code == gdb.TYPE_CODE_ENUM:
+        return ["enum", int(v), v.format_string()]
+    if t.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR, gdb.TYPE_CODE_BOOL):
         return ["int", int(v)]
     if t.code == gdb.TYPE_CODE_PTR:
         return ["int", int(v.cast(gdb.lookup_type("unsigned long")))]

@@ -135,6 +135,11 @@ def compare(g, ev, max_items):
     kind = g[0]
     if kind == "float":
         return ("equal" if isinstance(ours, (int, float, str)) and same_float(g[1], ours, g[2]) else "WRONG"), shown
+    if kind == "enum":
+        # The number, and gdb's text for it beside it ("names"): "GREEN", "(A | B)", "7".
+        name = ev.get("names", {}).get("v")
+        shown = json.dumps(ours) + (" " + name if name is not None else "")
+        return ("equal" if ours == g[1] and name == g[2] else "WRONG"), shown
     if kind == "int":
         return ("equal" if ours == g[1] or (isinstance(ours, int) and ours % (1 << 64) == g[1] % (1 << 64)) else "WRONG"), shown
     if kind == "text":
