@@ -1,5 +1,7 @@
 // DebugInfo: what the probe resolver needs to know about one ELF file and its
-// DWARF, in plain data. This is the only interface to dwarf/; no LLVM type
+// DWARF, in plain data: the DWARF questions here, the facts of the ELF file
+// itself (symbols, file offsets, the GOT) in its base ElfFacts
+// (dwarf/elf_facts.h). This is the only interface to dwarf/; no LLVM type
 // appears here, and nothing here knows register names or fetch-arg syntax
 // (arch/ and src/definition do).
 #pragma once
@@ -13,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dwarf/elf_facts.h"
 #include "dwarf/place.h"
 #include "util/result.h"
 
@@ -127,7 +130,7 @@ struct OpenOptions {
 // Where this run's name index came from; None until a query needs it.
 enum class IndexSource { None, Built, Cache };
 
-class DebugInfo {
+class DebugInfo : public ElfFacts {
  public:
   // Opens an ELF file and its DWARF. A file without .debug_info has its
   // DWARF read from a separate debug file when one is found (build-id or
@@ -142,15 +145,12 @@ class DebugInfo {
   std::string display_symbol(const std::string &symbol) const;
   // Whether names are shown demangled (OpenOptions::demangle).
   virtual bool demangles() const { return true; }
-  virtual ~DebugInfo() = default;
+  ~DebugInfo() override = default;
 
-  virtual const std::string &path() const = 0;
   // The file the DWARF is read from: path() itself, or the separate debug
   // file found for a stripped program (symbols, segments and file offsets
   // are still path()'s).
   virtual const std::string &debug_path() const { return path(); }
-  virtual uint16_t machine() const = 0;         // ELF e_machine
-  virtual bool is_kernel() const = 0;           // a vmlinux (has linux_banner)
   // Whether the file (or its separate debug file) has DWARF. Without it
   // only the symbol tables answer: find_functions() gives their function
   // symbols, and the queries of lines, variables and types find nothing.
@@ -161,9 +161,6 @@ class DebugInfo {
   // (OpenOptions::debuginfod_background): opened again once it is done, the
   // file has its DWARF. Empty when nothing is awaited.
   virtual std::string awaited_debug_file() const { return {}; }
-  virtual std::string build_id() const = 0;     // hex, empty when absent
-  // A shared library (ET_DYN without a program interpreter): it runs only inside a program.
-  virtual bool is_shared_library() const { return false; }
 
   // The out-of-line definitions of `name` (several for same-named statics)
   // and, with InlineCopies::Include, every copy inlined into other functions
@@ -257,13 +254,6 @@ class DebugInfo {
     (void)address;
     return {};
   }
-  // The link-time address at file offset `offset` (the inverse of file_offset).
-  virtual std::optional<uint64_t> address_of_file_offset(uint64_t offset) = 0;
-
-  // Converts a link-time address to the file offset uprobes take.
-  virtual Result<uint64_t> file_offset(uint64_t address) = 0;
-  // The ELF symbol that contains `address`, and the offset into it.
-  virtual std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) = 0;
 
   // Where the name index came from, and a line for -v saying so (which
   // cache file, or why a cache file was rejected and rebuilt).
@@ -297,25 +287,6 @@ class DebugInfo {
     (void)address;
     return true;
   }
-  // The link-time address of `bytes` in the program's read-only data (a
-  // string literal the compiler also keeps as a variable's constant value),
-  // or nullopt: a uprobe can read a constant string only from the program.
-  virtual std::optional<uint64_t> find_read_only_bytes(std::string_view bytes) {
-    (void)bytes;
-    return std::nullopt;
-  }
-  // For a global the program's code reaches through the GOT (an exported
-  // variable of a shared library, which the executable may have copied into
-  // its own data by a copy relocation): the link-time address of its GOT
-  // slot and `address`'s offset into the variable. nullopt for the others.
-  struct GotSlot {
-    uint64_t slot = 0;
-    uint64_t offset = 0;
-  };
-  virtual std::optional<GotSlot> got_slot_of(uint64_t address) {
-    (void)address;
-    return std::nullopt;
-  }
   // What is_instruction_start() goes by, for messages: "the line table", or
   // "the line table and the disassembler" (builds with KPP_X86_DISASSEMBLER).
   virtual std::string instruction_oracle() { return "the line table"; }
@@ -335,12 +306,6 @@ class DebugInfo {
   virtual Result<std::vector<uint64_t>> return_instructions(const Function &fn) {
     return Error("no instruction decoder reads " + fn.name + "'s code");
   }
-  // Whether a return instruction is at `address`: where a Go function's
-  // FUNC%return puts its probes (latency pairs take such a probe for a return).
-  virtual bool returns_at(uint64_t address) {
-    (void)address;
-    return false;
-  }
   // `fn`'s results (Go's "~r0" or named results, DW_AT_variable_parameter),
   // in order, each with where Go's register ABI puts it at a return
   // instruction, or why it cannot be read there. Empty without DWARF.
@@ -349,26 +314,6 @@ class DebugInfo {
     return {};
   }
 
-  // The link-time addresses of those of `names` that are symbols of any type
-  // (section markers such as __noinstr_text_start included).
-  virtual std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) {
-    (void)names;
-    return {};
-  }
-  // The link-time addresses of every function symbol named `name`: more
-  // than one for a static function whose name other files also use (the
-  // kernel refuses such a name as ambiguous). Empty when unknown.
-  virtual std::vector<uint64_t> function_symbol_addresses(const std::string &name) {
-    (void)name;
-    return {};
-  }
-  // The nearest function symbol at or before `address`, in the same section,
-  // whose name no other function symbol has, and `address`'s offset from it:
-  // what a module probe on a non-unique name is anchored on.
-  virtual std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) {
-    (void)address;
-    return std::nullopt;
-  }
 };
 
 }  // namespace kpp::dwarf

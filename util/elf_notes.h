@@ -28,10 +28,13 @@ struct NoteDamage {
 
 // Calls `each` for every note of `notes`, in order, until it returns false.
 // nullopt when the walk ended at the end of the bytes or by `each`.
-std::optional<NoteDamage> walk_elf_notes(std::string_view notes, const std::function<bool(const ElfNote &)> &each);
+// `swapped`: the words are in the other byte order than this machine's (a
+// big-endian file read on x86); the kernel's notes are in its own.
+std::optional<NoteDamage> walk_elf_notes(std::string_view notes, const std::function<bool(const ElfNote &)> &each,
+                                         bool swapped = false);
 
 // The GNU build-id (NT_GNU_BUILD_ID of owner "GNU") in `notes`, as lower-case
 // hex; "" when there is none before the notes end or are damaged.
-std::string gnu_build_id(std::string_view notes);
+std::string gnu_build_id(std::string_view notes, bool swapped = false);
 
 }  // namespace kpp

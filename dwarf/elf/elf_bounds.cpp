@@ -1,5 +1,7 @@
 #include "dwarf/elf/elf_bounds.h"
 
+#include "dwarf/elf_reader.h"
+
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -21,15 +23,7 @@ class Fields {
   Fields(std::string_view bytes, bool is64, bool little) : bytes_(bytes), is64_(is64), little_(little) {}
 
   // A `width`-byte field at `at`, or nullopt past the end.
-  std::optional<uint64_t> get(uint64_t at, unsigned width) const {
-    if (at > bytes_.size() || width > bytes_.size() - at) return std::nullopt;
-    uint64_t v = 0;
-    for (unsigned i = 0; i < width; ++i) {
-      uint64_t byte = static_cast<uint8_t>(bytes_[at + (little_ ? i : width - 1 - i)]);
-      v |= byte << (8 * i);
-    }
-    return v;
-  }
+  std::optional<uint64_t> get(uint64_t at, unsigned width) const { return read_field(bytes_, at, width, little_); }
   // A word that is 8 bytes in ELF64, 4 in ELF32.
   std::optional<uint64_t> word(uint64_t at) const { return get(at, is64_ ? 8 : 4); }
   bool is64() const { return is64_; }
@@ -40,33 +34,7 @@ class Fields {
   bool is64_, little_;
 };
 
-struct Section {
-  uint64_t index = 0;
-  uint32_t name = 0, type = 0;
-  uint64_t flags = 0, offset = 0, size = 0, link = 0, info = 0, entsize = 0;
-};
-
-std::optional<Section> section_at(const Fields &f, uint64_t at, uint64_t index) {
-  Section s;
-  s.index = index;
-  bool w = f.is64();
-  auto name = f.get(at, 4), type = f.get(at + 4, 4), flags = f.word(at + 8), offset = f.word(at + (w ? 24 : 16)),
-       size = f.word(at + (w ? 32 : 20)), link = f.get(at + (w ? 40 : 24), 4), info = f.get(at + (w ? 44 : 28), 4),
-       entsize = f.word(at + (w ? 56 : 36));
-  if (!name || !type || !flags || !offset || !size || !link || !info || !entsize) return std::nullopt;
-  s.name = static_cast<uint32_t>(*name);
-  s.type = static_cast<uint32_t>(*type);
-  s.flags = *flags;
-  s.offset = *offset;
-  s.size = *size;
-  s.link = *link;
-  s.info = *info;
-  s.entsize = *entsize;
-  return s;
-}
-
-// [offset, offset + size) inside a file of `file_size` bytes, without wrapping.
-bool inside(uint64_t offset, uint64_t size, uint64_t file_size) { return offset <= file_size && size <= file_size - offset; }
+using Section = ElfSectionHeader;
 
 std::string number(uint64_t v) { return std::to_string(v); }
 
@@ -194,35 +162,13 @@ class Checker {
       : bytes_(bytes), path_(path), f_(bytes, is64, little), little_(little), done_with_(done_with) {}
 
   Status run() {
-    bool w = f_.is64();
-    auto phoff = f_.word(w ? 0x20 : 0x1c), shoff = f_.word(w ? 0x28 : 0x20);
-    auto phentsize = f_.get(w ? 0x36 : 0x2a, 2), phnum = f_.get(w ? 0x38 : 0x2c, 2);
-    auto shentsize = f_.get(w ? 0x3a : 0x2e, 2), shnum = f_.get(w ? 0x3c : 0x30, 2), shstrndx = f_.get(w ? 0x3e : 0x32, 2);
-    if (!phoff || !shoff || !phentsize || !phnum || !shentsize || !shnum || !shstrndx)
-      return bad("the ELF header is cut short");
-    uint64_t section_count = *shnum, segment_count = *phnum, names_index = *shstrndx;
-    if (*shoff != 0) {
-      if (*shentsize != (w ? 64u : 40u)) return bad("section headers of " + number(*shentsize) + " bytes");
-      // Extended numbering: section 0 holds the counts that do not fit in 16 bits.
-      auto first = section_at(f_, *shoff, 0);
-      if (!first) return bad("the section header table (at " + number(*shoff) + ") lies past the end of the file");
-      if (section_count == 0) section_count = first->size;
-      if (names_index == 0xffff) names_index = first->link;
-      if (segment_count == 0xffff) segment_count = first->info;
-      if (section_count > (f_.size() - *shoff) / *shentsize)
-        return bad(number(section_count) + " section headers at " + number(*shoff) + " do not fit in the file");
-      for (uint64_t i = 0; i < section_count; ++i) sections_.push_back(*section_at(f_, *shoff + i * *shentsize, i));
-    }
-    if (segment_count > 0 && *phoff != 0) {
-      if (*phentsize != (w ? 56u : 32u)) return bad("program headers of " + number(*phentsize) + " bytes");
-      if (*phoff > f_.size() || segment_count > (f_.size() - *phoff) / *phentsize)
-        return bad(number(segment_count) + " program headers at " + number(*phoff) + " do not fit in the file");
-      for (uint64_t i = 0; i < segment_count; ++i)
-        if (Status s = check_segment(*phoff + i * *phentsize, i); !s) return s;
-    }
-    if (names_index < sections_.size() && sections_[names_index].type != kShtNobits &&
-        inside(sections_[names_index].offset, sections_[names_index].size, f_.size()))
-      names_ = bytes_.substr(sections_[names_index].offset, sections_[names_index].size);
+    // The tables themselves: the one ELF header reader's checks, in its words.
+    auto headers = ElfReader::of(bytes_);
+    if (!headers) return bad(headers.error().message);
+    sections_ = headers->sections();
+    const std::vector<ElfSegmentHeader> &segments = headers->segments();
+    for (uint64_t i = 0; i < segments.size(); ++i)
+      if (Status s = check_segment(segments[i], i); !s) return s;
     for (const Section &s : sections_)
       if (Status st = check_section(s); !st) return st;
     for (const Section &s : sections_)
@@ -246,15 +192,12 @@ class Checker {
     return "section " + number(s.index) + (name.empty() ? "" : " (" + name + ")");
   }
 
-  Status check_segment(uint64_t at, uint64_t index) const {
-    bool w = f_.is64();
-    auto type = f_.get(at, 4), offset = f_.word(at + (w ? 8 : 4)), size = f_.word(at + (w ? 32 : 16));
-    if (!type || !offset || !size) return bad("program header " + number(index) + " is cut short");
+  Status check_segment(const ElfSegmentHeader &segment, uint64_t index) const {
     // LLVM reads the notes of PT_NOTE segments (the build-id); PT_LOAD's
     // bytes are only ever read through sections.
-    if (*type == kPtNote && !inside(*offset, *size, f_.size()))
-      return bad("the note segment (program header " + number(index) + ") claims " + number(*size) + " bytes at " +
-                 number(*offset) + ", past the end of the file (" + number(f_.size()) + " bytes)");
+    if (segment.type == kPtNote && !lies_inside(segment.offset, segment.file_size, f_.size()))
+      return bad("the note segment (program header " + number(index) + ") claims " + number(segment.file_size) +
+                 " bytes at " + number(segment.offset) + ", past the end of the file (" + number(f_.size()) + " bytes)");
     return Ok{};
   }
 
@@ -264,8 +207,8 @@ class Checker {
     // of that size.
     if (s.type == kShtRela || s.type == kShtRel) {
       uint64_t entry = s.type == kShtRela ? (f_.is64() ? 24 : 12) : (f_.is64() ? 16 : 8);
-      if (s.entsize != entry)
-        return bad(name_of(s) + " holds relocations of " + number(s.entsize) + " bytes (they are " + number(entry) + ")");
+      if (s.entry_size != entry)
+        return bad(name_of(s) + " holds relocations of " + number(s.entry_size) + " bytes (they are " + number(entry) + ")");
       // Its symbol table (sh_link) and the section it relocates (sh_info)
       // are looked up by LLVM, which aborts on an index past the table
       // (report_fatal_error, found by tests/fuzz).
@@ -274,7 +217,7 @@ class Checker {
                    (s.link >= sections_.size() ? "symbol table" : "target") + ", of " + number(sections_.size()));
     }
     if (s.type == kShtNobits || s.size == 0) return Ok{};
-    if (!inside(s.offset, s.size, f_.size()))
+    if (!lies_inside(s.offset, s.size, f_.size()))
       return bad(name_of(s) + " claims " + number(s.size) + " bytes at " + number(s.offset) +
                  ", past the end of the file (" + number(f_.size()) + " bytes)");
     std::optional<uint64_t> claimed;
@@ -325,11 +268,7 @@ class Checker {
   }
 
   // The name of section `s` ("" when the names are unreadable).
-  std::string_view plain_name(const Section &s) const {
-    if (s.name >= names_.size()) return {};
-    std::string_view rest = names_.substr(s.name);
-    return rest.substr(0, rest.find('\0'));
-  }
+  std::string_view plain_name(const Section &s) const { return s.name; }
 
   // The size of the section named `name`, or nullopt when there is none.
   std::optional<uint64_t> size_of(std::string_view name) const {
@@ -373,7 +312,7 @@ class Checker {
       for (uint64_t c = 0; c < *columns; ++c) {
         uint64_t cell = ((row - 1) * *columns + c) * 4;
         uint64_t offset = *f.get(offsets_at + cell, 4), size = *f.get(sizes_at + cell, 4);
-        if (column_sizes[c] && !inside(offset, size, *column_sizes[c]))
+        if (column_sizes[c] && !lies_inside(offset, size, *column_sizes[c]))
           return bad(what + " unit " + number(row) + " claims " + number(size) + " bytes at " + number(offset) +
                      " of a section of " + number(*column_sizes[c]));
       }
@@ -433,7 +372,6 @@ class Checker {
   bool little_;
   const std::function<void(std::string_view)> &done_with_;
   std::vector<Section> sections_;
-  std::string_view names_;
 };
 
 }  // namespace

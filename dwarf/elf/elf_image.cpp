@@ -1,70 +1,24 @@
 // Opening the program's ELF image: its machine, build-id, load segments and
-// symbol table, read once, at open; file offsets from the load segments.
+// symbol table, read once, at open; file offsets from the load segments
+// (the one ELF header reader, dwarf/elf_reader.h).
 #include "dwarf/elf/elf_image.h"
+
+#include "dwarf/elf_reader.h"
 
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Error.h>
 
-#include "util/strings.h"
+#include "util/strings.h"  // hex()
 
 namespace kpp::dwarf {
 
 using namespace llvm;
 
-namespace {
-
-std::string_view chars_of(ArrayRef<uint8_t> bytes) { return {reinterpret_cast<const char *>(bytes.data()), bytes.size()}; }
-
-// The build-id of `elf`: its NT_GNU_BUILD_ID note, found through the
-// program headers or, in a relocatable file (a module's .ko, which has
-// none), the sections; "" when it has none.
-template <class ELFT>
-std::string build_id_in(const object::ELFFile<ELFT> &elf) {
-  std::string build_id;
-  auto look_in = [&](const auto &where) {
-    llvm::Error err = llvm::Error::success();
-    for (const auto &note : elf.notes(where, err))
-      if (note.getType() == ELF::NT_GNU_BUILD_ID && note.getName() == "GNU") build_id = hex_bytes(chars_of(note.getDesc(4)));
-    consumeError(std::move(err));
-  };
-  if (auto headers = elf.program_headers()) {
-    for (const auto &ph : *headers)
-      if (ph.p_type == ELF::PT_NOTE && build_id.empty()) look_in(ph);
-  } else {
-    consumeError(headers.takeError());
-  }
-  if (auto sections = elf.sections()) {
-    for (const auto &sh : *sections)
-      if (sh.sh_type == ELF::SHT_NOTE && build_id.empty()) look_in(sh);
-  } else {
-    consumeError(sections.takeError());
-  }
-  return build_id;
-}
-
-template <class ELFT>
-void read_segments(const object::ELFFile<ELFT> &elf, std::vector<LoadSegment> &segments, bool &library) {
-  auto headers = elf.program_headers();
-  if (!headers) {
-    consumeError(headers.takeError());
-    return;
-  }
-  // A shared object without a program interpreter: a library (a PIE program has one).
-  library = elf.getHeader().e_type == ELF::ET_DYN;
-  for (const auto &ph : *headers) {
-    if (ph.p_type == ELF::PT_INTERP) library = false;
-    if (ph.p_type == ELF::PT_LOAD) segments.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz});
-  }
-}
-
-}  // namespace
-
 std::string build_id_of(const object::ObjectFile &obj) {
-  if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&obj)) return build_id_in(e->getELFFile());
-  if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&obj)) return build_id_in(e->getELFFile());
-  if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj)) return build_id_in(e->getELFFile());
-  if (const auto *e = dyn_cast<object::ELF32BEObjectFile>(&obj)) return build_id_in(e->getELFFile());
-  return "";
+  if (!obj.isELF()) return "";
+  StringRef data = obj.getData();
+  auto headers = ElfReader::of({data.data(), data.size()});
+  return headers ? headers->build_id() : "";
 }
 
 Result<ElfImage> ElfImage::open(const std::string &path) {
@@ -82,11 +36,15 @@ ElfImage::ElfImage(std::string path, MappedObject object)
 
 void ElfImage::read_facts() {
   const object::ObjectFile &obj = *binary_.getBinary();
+  // The headers through the one ELF header reader (the file passed
+  // check_elf_bounds() before LLVM opened it: the same checks).
   if (const auto *elf = dyn_cast<object::ELFObjectFileBase>(&obj)) machine_ = elf->getEMachine();
-  if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&obj)) read_segments(e->getELFFile(), segments_, is_library_);
-  else if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&obj)) read_segments(e->getELFFile(), segments_, is_library_);
-  else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&obj)) read_segments(e->getELFFile(), segments_, is_library_);
-  build_id_ = build_id_of(obj);
+  StringRef data = obj.getData();
+  if (auto headers = ElfReader::of({data.data(), data.size()})) {
+    is_library_ = headers->is_shared_library();
+    build_id_ = headers->build_id();
+    headers_ = std::move(*headers);
+  }
   symbols_ = SymbolTable(obj, *layout_);
   if (!symbols_.has_functions()) {
     // A stripped program keeps the symbols it exports (.dynsym).
@@ -117,15 +75,12 @@ bool ElfImage::is_kernel() const {
 }
 
 Result<uint64_t> ElfImage::file_offset(uint64_t address) const {
-  for (const LoadSegment &seg : segments_)
-    if (address >= seg.vaddr && address < seg.vaddr + seg.file_size) return address - seg.vaddr + seg.file_offset;
+  if (auto offset = headers_ ? headers_->file_offset(address) : std::nullopt) return *offset;
   return Error("address " + hex(address) + " is not in any loadable segment of '" + path_ + "'");
 }
 
 std::optional<uint64_t> ElfImage::address_of_file_offset(uint64_t offset) const {
-  for (const LoadSegment &seg : segments_)
-    if (offset >= seg.file_offset && offset < seg.file_offset + seg.file_size) return offset - seg.file_offset + seg.vaddr;
-  return std::nullopt;
+  return headers_ ? headers_->address_of_file_offset(offset) : std::nullopt;
 }
 
 }  // namespace kpp::dwarf

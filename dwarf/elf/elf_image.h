@@ -24,6 +24,7 @@
 #include <llvm/Object/ObjectFile.h>
 
 #include "dwarf/debug_info.h"
+#include "dwarf/elf_reader.h"
 #include "dwarf/elf/instruction_decoder.h"
 #include "dwarf/elf/mapped_object.h"
 #include "dwarf/elf/section_layout.h"
@@ -33,19 +34,9 @@
 
 namespace kpp::dwarf {
 
-// A PT_LOAD program header: link-time addresses [vaddr, vaddr + file_size)
-// are the file's bytes at file_offset.
-struct LoadSegment {
-  uint64_t vaddr = 0;
-  uint64_t file_offset = 0;
-  uint64_t file_size = 0;
-  uint64_t mem_size = 0;
-};
-
-// The GNU build-id of `obj` (its NT_GNU_BUILD_ID note, through the program
-// headers or the sections), as lowercase hex; "" when it has none. The one
-// reader of build-ids: a program's, and a debug file's that a debuginfod
-// server sent.
+// The GNU build-id of `obj` (ElfReader::build_id()), as lowercase hex; ""
+// when it has none or is not ELF: a program's, and a debug file's that a
+// debuginfod server sent.
 std::string build_id_of(const llvm::object::ObjectFile &obj);
 
 class ElfImage {
@@ -79,7 +70,8 @@ class ElfImage {
   void adopt_symbols_of(const llvm::object::ObjectFile &debug, const std::string &debug_path,
                         std::string_view debug_mapping);
 
-  // The file offset uprobes take for link-time `address`, and back.
+  // The file offset uprobes take for link-time `address`, and back
+  // (ElfReader::file_offset: the load segments).
   Result<uint64_t> file_offset(uint64_t address) const;
   std::optional<uint64_t> address_of_file_offset(uint64_t offset) const;
 
@@ -135,7 +127,7 @@ class ElfImage {
   uint16_t machine_ = 0;
   std::string build_id_;
   bool is_library_ = false;
-  std::vector<LoadSegment> segments_;
+  std::optional<ElfReader> headers_;  // the file's headers: load segments, notes; nullopt if unreadable
   mutable SymbolTable symbols_;
   bool symbols_are_dynamic_ = false;
   mutable std::optional<bool> is_kernel_;  // asked on first use

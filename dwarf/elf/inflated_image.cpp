@@ -1,5 +1,7 @@
 #include "dwarf/elf/inflated_image.h"
 
+#include "dwarf/elf_reader.h"
+
 #include "dwarf/index/index_cache.h"
 #include "dwarf/index/name_index.h"
 
@@ -49,25 +51,25 @@ uint64_t usable_alignment(uint64_t alignment) {
   return std::min<uint64_t>(alignment, 64 << 10);
 }
 
-// An ELF64 little-endian file's header and section headers, or nullopt when
-// `elf` is not one or its section headers lie out of the file.
+// An ELF64 little-endian file's header and section headers (as the image
+// rewrites them), or nullopt when `elf` is not one or its section headers
+// lie out of the file (the one ELF header reader's checks).
 struct SectionHeaders {
   Elf64_Ehdr header;
   std::vector<Elf64_Shdr> sections;
 };
 std::optional<SectionHeaders> section_headers_of(std::string_view elf) {
   if constexpr (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) return std::nullopt;
+  auto reader = ElfReader::of(elf);
+  if (!reader || !reader->is64() || !reader->is_little_endian()) return std::nullopt;
   SectionHeaders out;
-  Elf64_Ehdr &header = out.header;
-  if (elf.size() < sizeof header) return std::nullopt;
-  std::memcpy(&header, elf.data(), sizeof header);
-  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
-      header.e_ident[EI_DATA] != ELFDATA2LSB || header.e_shentsize != sizeof(Elf64_Shdr) || header.e_shnum == 0)
-    return std::nullopt;
-  if (header.e_shoff > elf.size() || uint64_t{header.e_shnum} * sizeof(Elf64_Shdr) > elf.size() - header.e_shoff)
-    return std::nullopt;
-  out.sections.resize(header.e_shnum);
-  std::memcpy(out.sections.data(), elf.data() + header.e_shoff, out.sections.size() * sizeof(Elf64_Shdr));
+  std::memcpy(&out.header, elf.data(), sizeof out.header);  // the reader read its fields: it is all there
+  // Extended numbering (e_shnum 0) is left to LLVM, as is a file without sections.
+  if (out.header.e_shnum == 0) return std::nullopt;
+  for (const ElfSectionHeader &s : reader->sections())
+    out.sections.push_back(Elf64_Shdr{s.name_offset, s.type, s.flags, s.address, s.offset, s.size,
+                                      static_cast<Elf64_Word>(s.link), static_cast<Elf64_Word>(s.info), s.alignment,
+                                      s.entry_size});
   return out;
 }
 

@@ -51,12 +51,13 @@ Status run_demo_command(const CliOptions &options) {
   if (program.empty()) return Error("cannot find the demo program kpp_demo", "build the project first (see README.md)");
   CliOptions probe_options = options;
   probe_options.exec = program;
-  auto target = open_probe_target(probe_options);
+  std::vector<std::string> specs(std::begin(demo_specs), std::end(demo_specs));
+  const ParsedSpecs parsed = parse_probe_specs(specs);
+  auto target = open_probe_target(probe_options, parsed);
   if (!target) return std::move(target).error();
   auto engine = ProbeEngine::open();
   if (!engine) return std::move(engine).error();
 
-  std::vector<std::string> specs(std::begin(demo_specs), std::end(demo_specs));
   if (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
     // With a terminal the demo is the live view; scripts and CI get lines.
     CliOptions live = probe_options;
@@ -67,7 +68,7 @@ Status run_demo_command(const CliOptions &options) {
     return Ok{};
   }
   InstalledProbes installed(*engine);
-  auto planned = plan_and_install(specs, probe_options, *target, *engine, installed);
+  auto planned = plan_and_install(parsed, probe_options, *target, *engine, installed);
   if (!planned) return std::move(planned).error();
 
   std::printf("kprobe-probe demo: probing %s\n", program.c_str());

@@ -53,9 +53,10 @@ Result<int> run_live_command(const CliOptions &options) {
   if (!engine) return std::move(engine).error();
   InstalledProbes added(*engine);  // before the session: removed after it is gone
   if (!options.add.empty()) {
-    auto target = open_probe_target(options, true);
+    const ParsedSpecs specs = parse_probe_specs(options.add);
+    auto target = open_probe_target(options, specs, true);
     if (!target) return std::move(target).error();
-    auto planned = plan_and_install(options.add, options, *target, *engine, added);
+    auto planned = plan_and_install(specs, options, *target, *engine, added);
     if (!planned) return std::move(planned).error();
   }
   auto defs = engine->list();

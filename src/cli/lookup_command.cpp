@@ -239,7 +239,9 @@ Status run_lookup_command(const CliOptions &options) {
     if (Status s = print_sdt_markers(options); !s) return s;
     if (options.vars.empty() && options.lines.empty()) return Ok{};
   }
-  auto target = open_probe_target(options);
+  // A listing's own specs (-L, -V) are parsed where they are read; the
+  // target asks nothing of --add's (a listing reads locations, and DWARF).
+  auto target = open_probe_target(options, {});
   if (!target) return std::move(target).error();
   if (!target->debug->has_dwarf() && (!options.vars.empty() || !options.lines.empty()))
     return Error(std::string(options.lines.empty() ? "-V lists variables from DWARF" : "-L lists lines from DWARF line tables") +

@@ -60,15 +60,16 @@ void print_added(const Plan &plan, bool library, const std::vector<int> &pids) {
 // checked against what it refuses.
 Status add_or_define(const CliOptions &options) {
   bool define_only = !options.definition.empty();
-  const std::vector<std::string> &texts = define_only ? options.definition : options.add;
-  auto target = open_probe_target(options, true);
+  // Parsed once: opening the target asks of them, planning resolves them.
+  const ParsedSpecs specs = parse_probe_specs(define_only ? options.definition : options.add);
+  auto target = open_probe_target(options, specs, true);
   if (!target) return std::move(target).error();
   // -D needs no root: name clashes are checked only when tracefs can be read.
   std::optional<ProbeEngine> engine;
   if (auto e = ProbeEngine::open()) engine = std::move(*e);
   else if (!define_only) return std::move(e).error();
   KernelSnapshot snapshot = read_kernel_snapshot(engine ? &*engine : nullptr, *target, !define_only);
-  auto planned = plan_specs(texts, options, *target, snapshot, options.force);
+  auto planned = plan_specs(specs, options, *target, snapshot, options.force);
   if (!planned) return std::move(planned).error();
   if (define_only) {
     for (const TraceDefinition &def : planned->definitions()) std::printf("%s\n", format_definition(def).c_str());

@@ -29,7 +29,7 @@ KernelSnapshot read_kernel_snapshot(const ProbeEngine *engine, const ProbeTarget
   return snapshot;
 }
 
-Result<Plan> plan_specs(const std::vector<std::string> &specs, const CliOptions &options, ProbeTarget &target,
+Result<Plan> plan_specs(const ParsedSpecs &specs, const CliOptions &options, ProbeTarget &target,
                         const KernelSnapshot &snapshot, bool allow_suffix) {
   PlanTarget t;
   t.path = target.path;
@@ -55,7 +55,7 @@ Result<Plan> plan_specs(const std::vector<std::string> &specs, const CliOptions 
   return planned;
 }
 
-Result<Plan> plan_and_install(const std::vector<std::string> &specs, const CliOptions &options, ProbeTarget &target,
+Result<Plan> plan_and_install(const ParsedSpecs &specs, const CliOptions &options, ProbeTarget &target,
                               ProbeEngine &engine, InstalledProbes &installed) {
   auto planned = plan_specs(specs, options, target, read_kernel_snapshot(&engine, target, true), false);
   if (!planned) return planned;

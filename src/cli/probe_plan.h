@@ -21,12 +21,12 @@ KernelSnapshot read_kernel_snapshot(const ProbeEngine *engine, const ProbeTarget
 
 // plan() of `specs` against `target` with the options' build settings;
 // warnings (unless -q) and, with -v, notes printed on stderr.
-Result<Plan> plan_specs(const std::vector<std::string> &specs, const CliOptions &options, ProbeTarget &target,
+Result<Plan> plan_specs(const ParsedSpecs &specs, const CliOptions &options, ProbeTarget &target,
                         const KernelSnapshot &snapshot, bool allow_suffix);
 
 // For the commands that take their probes away again (live, demo): plans
 // `specs` strictly, installs them into `installed` and returns the plan.
-Result<Plan> plan_and_install(const std::vector<std::string> &specs, const CliOptions &options, ProbeTarget &target,
+Result<Plan> plan_and_install(const ParsedSpecs &specs, const CliOptions &options, ProbeTarget &target,
                               ProbeEngine &engine, InstalledProbes &installed);
 
 }  // namespace kpp

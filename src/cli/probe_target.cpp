@@ -28,22 +28,19 @@ bool ends_with(const std::string &s, const std::string &suffix) {
 // Whether the command reads a variable's location: -V does, and a probe
 // with arguments; -L, -F and probes without arguments do not. A spec that
 // does not parse (reported later) is taken as one that does.
-bool reads_locations(const CliOptions &options) {
+bool reads_locations(const CliOptions &options, const ParsedSpecs &specs) {
   if (options.command != CliOptions::Command::Probe || !options.vars.empty()) return true;
-  for (const std::vector<std::string> *specs : {&options.add, &options.definition})
-    for (const std::string &text : *specs) {
-      auto spec = parse_probe_spec(text);
-      if (!spec || !spec->args.empty()) return true;
-    }
+  for (const ParsedSpec &parsed : specs)
+    if (!parsed.spec || !parsed.spec->args.empty()) return true;
   return false;
 }
 
 // The probe target's options: perf demangles a program's names unless
 // --no-demangle, the kernel's and its modules' only with --demangle-kernel.
-dwarf::OpenOptions target_open_options(const CliOptions &options) {
+dwarf::OpenOptions target_open_options(const CliOptions &options, const ParsedSpecs &specs) {
   dwarf::OpenOptions open = debug_open_options(options);
   if (options.exec.empty()) open.demangle = options.demangle_kernel;
-  open.reads_locations = reads_locations(options);
+  open.reads_locations = reads_locations(options, specs);
   open.debuginfod_fetch = true;  // the target's debug file is fetched here, within the download's bounds
   return open;
 }
@@ -97,7 +94,7 @@ Result<ProbeTarget> with_debug_info(ProbeTarget target, std::unique_ptr<dwarf::D
   return target;
 }
 
-Result<ProbeTarget> open_module(const CliOptions &options) {
+Result<ProbeTarget> open_module(const CliOptions &options, const dwarf::OpenOptions &open) {
   ProbeTarget target;
   std::string release = kernel_release();
   const std::string &given = options.module;
@@ -105,7 +102,7 @@ Result<ProbeTarget> open_module(const CliOptions &options) {
   if (given.find('/') != std::string::npos || ends_with(given, ".ko")) {
     std::string base = basename_of(given);
     target.module = canonical_module_name(base.substr(0, base.find('.')));
-    auto d = dwarf::DebugInfo::open(given, target_open_options(options));
+    auto d = dwarf::DebugInfo::open(given, open);
     if (!d) return std::move(d).error();
     debug = std::move(*d);
   } else {
@@ -113,7 +110,7 @@ Result<ProbeTarget> open_module(const CliOptions &options) {
     std::string dep = module_path_in_dep(read_file_or_empty("/lib/modules/" + release + "/modules.dep"), given);
     std::string tried;
     std::string build_id = loaded_module_build_id(target.module);
-    auto d = open_first(module_debug_candidates(release, dep, build_id), tried, build_id, target_open_options(options));
+    auto d = open_first(module_debug_candidates(release, dep, build_id), tried, build_id, open);
     if (!d) return std::move(d).error();
     if (!*d)
       return Error("no debug information for module '" + given + "'" +
@@ -171,7 +168,7 @@ Result<std::string> program_path(const CliOptions &options) {
 }
 
 // The -x program (or library), or -p's.
-Result<ProbeTarget> open_program(const CliOptions &options) {
+Result<ProbeTarget> open_program(const CliOptions &options, const ParsedSpecs &specs, const dwarf::OpenOptions &open) {
   ProbeTarget target;
   auto path = program_path(options);
   if (!path) return std::move(path).error();
@@ -179,8 +176,8 @@ Result<ProbeTarget> open_program(const CliOptions &options) {
   const char *resolved = target.path.c_str();
   // SDT markers are read from the ELF file itself (src/sdt): no DWARF.
   bool lookups = options.funcs || !options.vars.empty() || !options.lines.empty();
-  if (!lookups && sdt::all_sdt_specs(options.definition.empty() ? options.add : options.definition)) return target;
-  auto debug = dwarf::DebugInfo::open(resolved, target_open_options(options));
+  if (!lookups && sdt::all_sdt_specs(specs)) return target;
+  auto debug = dwarf::DebugInfo::open(resolved, open);
   if (!debug) return std::move(debug).error();
   note_debug_sources(**debug, options);
   target.debug = std::move(*debug);
@@ -204,16 +201,16 @@ Result<ProbeTarget> without_vmlinux(bool allow_btf, const std::string &tried) {
 
 // The kernel: the -k vmlinux, else the running kernel's where distributions
 // put it (or from debuginfod).
-Result<ProbeTarget> open_kernel(const CliOptions &options, bool allow_btf) {
+Result<ProbeTarget> open_kernel(const CliOptions &options, const dwarf::OpenOptions &open, bool allow_btf) {
   std::string running = running_kernel_build_id();
   std::unique_ptr<dwarf::DebugInfo> debug;
   if (!options.vmlinux.empty()) {
-    auto d = dwarf::DebugInfo::open(options.vmlinux, target_open_options(options));
+    auto d = dwarf::DebugInfo::open(options.vmlinux, open);
     if (!d) return std::move(d).error();
     debug = std::move(*d);
   } else {
     std::string tried;
-    auto d = open_first(vmlinux_candidates(kernel_release(), running), tried, running, target_open_options(options));
+    auto d = open_first(vmlinux_candidates(kernel_release(), running), tried, running, open);
     if (!d) return std::move(d).error();
     if (!*d) return without_vmlinux(allow_btf, tried);
     debug = std::move(*d);
@@ -229,10 +226,11 @@ dwarf::OpenOptions debug_open_options(const CliOptions &options) {
   return open;
 }
 
-Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf) {
-  if (!options.exec.empty() || !options.pids.empty()) return open_program(options);
-  if (!options.module.empty()) return open_module(options);
-  return open_kernel(options, allow_btf);
+Result<ProbeTarget> open_probe_target(const CliOptions &options, const ParsedSpecs &specs, bool allow_btf) {
+  const dwarf::OpenOptions open = target_open_options(options, specs);
+  if (!options.exec.empty() || !options.pids.empty()) return open_program(options, specs, open);
+  if (!options.module.empty()) return open_module(options, open);
+  return open_kernel(options, open, allow_btf);
 }
 
 }  // namespace kpp

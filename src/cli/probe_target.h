@@ -9,6 +9,7 @@
 #include "dwarf/debug_info.h"
 #include "src/btf/btf.h"
 #include "src/cli/cli_options.h"
+#include "src/spec/probe_spec.h"
 #include "util/result.h"
 
 namespace kpp {
@@ -27,8 +28,10 @@ struct ProbeTarget {
 // has no DWARF; no vmlinux or module debug info found (every path tried is
 // listed); a vmlinux or module whose build-id is not the running one's
 // (unless -f, and not for -D, which works offline on any kernel's files).
-// `allow_btf`: fall back to /sys/kernel/btf/vmlinux when no DWARF vmlinux exists.
-Result<ProbeTarget> open_probe_target(const CliOptions &options, bool allow_btf = false);
+// `specs`: the command's, parsed once (whether they read locations, or are
+// all SDT markers, which need no DWARF). `allow_btf`: fall back to
+// /sys/kernel/btf/vmlinux when no DWARF vmlinux exists.
+Result<ProbeTarget> open_probe_target(const CliOptions &options, const ParsedSpecs &specs, bool allow_btf = false);
 
 // How the command line says the files a listing or a session opens are
 // read (the probed programs, and the stacks' files): --no-cache and

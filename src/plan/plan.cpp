@@ -28,18 +28,17 @@ class Planner {
   Planner(const PlanTarget &target, const PlanOptions &options, const KernelSnapshot &snapshot)
       : target_(target), options_(options), snapshot_(snapshot) {}
 
-  Result<Plan> run(const std::vector<std::string> &texts) {
+  Result<Plan> run(const ParsedSpecs &specs) {
     plan_.target_path_ = target_.path;
-    plan_.specs_ = texts;
+    for (const ParsedSpec &parsed : specs) plan_.specs_.push_back(parsed.text);
     if (!target_.path.empty())
       if (Status s = check_probe_path(target_.path); !s) return std::move(s).error();
     std::vector<ResolvedSpec> drafts;
-    for (const std::string &text : texts) {
-      auto spec = parse_probe_spec(text);
-      if (!spec) return std::move(spec).error();
-      auto specs = expand_function_glob(*spec);
-      if (!specs) return std::move(specs).error();
-      for (const ProbeSpec &one : *specs) {
+    for (const ParsedSpec &parsed : specs) {
+      if (!parsed.spec) return parsed.spec.error();
+      auto expanded = expand_function_glob(*parsed.spec);
+      if (!expanded) return std::move(expanded).error();
+      for (const ProbeSpec &one : *expanded) {
         auto draft = resolve(one);
         if (!draft) return std::move(draft).error();
         plan_.warnings_.insert(plan_.warnings_.end(), draft->warnings.begin(), draft->warnings.end());
@@ -212,7 +211,7 @@ class Planner {
   Plan plan_;
 };
 
-Result<Plan> plan(const std::vector<std::string> &specs, const PlanTarget &target, const PlanOptions &options,
+Result<Plan> plan(const ParsedSpecs &specs, const PlanTarget &target, const PlanOptions &options,
                   const KernelSnapshot &snapshot) {
   return Planner(target, options, snapshot).run(specs);
 }

@@ -18,6 +18,7 @@
 #include "src/definition/probe_builder.h"
 #include "src/definition/trace_definition.h"
 #include "src/kernel/kallsyms.h"
+#include "src/spec/probe_spec.h"
 #include "util/result.h"
 
 namespace kpp {
@@ -128,11 +129,11 @@ struct PlanOptions {
   bool fprobe = false;
 };
 
-// Parses, resolves, names and places `specs`. Errors: a spec that does not
-// parse or resolve, a name taken (unless allow_suffix), a string the
+// Resolves, names and places `specs` (parsed once by the command). Errors:
+// a spec that did not parse or does not resolve, a name taken (unless allow_suffix), a string the
 // kernel's parser would split or refuse (check_definition_text), and with
 // a strict snapshot a site the running kernel cannot place or refuses.
-Result<Plan> plan(const std::vector<std::string> &specs, const PlanTarget &target, const PlanOptions &options,
+Result<Plan> plan(const ParsedSpecs &specs, const PlanTarget &target, const PlanOptions &options,
                   const KernelSnapshot &snapshot);
 
 }  // namespace kpp

@@ -49,12 +49,12 @@ bool is_identifier(const std::string &s) {
 }
 
 // Fills marker.file_offset and marker.semaphore_offset, or marker.problem.
-void check_against_binary(const ElfImage &elf, SdtMarker &marker) {
+void check_against_binary(const dwarf::ElfReader &elf, SdtMarker &marker) {
   if (!is_identifier(marker.provider) || !is_identifier(marker.name)) {
     marker.problem = "its provider or name is not a C identifier";
     return;
   }
-  auto at = elf.file_offset(marker.address, SegmentUse::Execute);
+  auto at = elf.file_offset(marker.address, PF_X);
   if (!at) {
     marker.problem = "its address " + hex(marker.address) + " is not in an executable segment of the file";
     return;
@@ -68,7 +68,7 @@ void check_against_binary(const ElfImage &elf, SdtMarker &marker) {
   }
   marker.file_offset = *at;
   if (marker.semaphore == 0) return;
-  auto sem = elf.file_offset(marker.semaphore, SegmentUse::Write);
+  auto sem = elf.file_offset(marker.semaphore, PF_W);
   if (!sem || !elf.read(*sem, 2)) {
     marker.problem = "its semaphore " + hex(marker.semaphore) + " is not in a writable segment of the file";
     return;
@@ -82,7 +82,7 @@ void check_against_binary(const ElfImage &elf, SdtMarker &marker) {
 
 // The marker a stapsdt note describes, its addresses moved as the
 // .stapsdt.base section was (prelinking). Errors: why the note is malformed.
-Result<SdtMarker> marker_of(const ElfNote &note, const ElfSection *base_section) {
+Result<SdtMarker> marker_of(const ElfNote &note, const dwarf::ElfSectionHeader *base_section) {
   std::string_view desc = note.desc;
   if (desc.size() < 24) return Error("its descriptor is too short for pc, base and semaphore");
   SdtMarker m;
@@ -106,22 +106,42 @@ Result<SdtMarker> marker_of(const ElfNote &note, const ElfSection *base_section)
   return m;
 }
 
+// The bytes of the note section, at most kMaxNoteSection of them.
+Result<std::string_view> note_bytes(const dwarf::ElfReader &elf, const dwarf::ElfSectionHeader &section) {
+  const std::string name(section.name);
+  if (section.type == SHT_NOBITS) return Error("section " + name + " of '" + elf.path() + "' has no contents");
+  if (section.size > kMaxNoteSection)
+    return Error("section " + name + " of '" + elf.path() + "' is " + std::to_string(section.size) +
+                 " bytes, more than the " + std::to_string(kMaxNoteSection) + " kprobe-probe reads");
+  auto bytes = elf.contents(section);
+  if (!bytes) return Error("section " + name + " of '" + elf.path() + "' lies outside the file");
+  return *bytes;
+}
+
 }  // namespace
+
+Result<dwarf::ElfReader> open_marker_file(const std::string &path) {
+  auto elf = dwarf::ElfReader::open(path);
+  if (!elf) return elf;
+  if (!elf->is64() || !elf->is_little_endian())
+    return Error("'" + path + "' is not a 64-bit little-endian ELF file, the only kind whose SDT markers kprobe-probe reads");
+  return elf;
+}
 
 std::string sdt_event_name(const SdtMarker &marker) { return "sdt_" + marker.provider + ":" + marker.name; }
 
-Result<std::vector<SdtMarker>> read_sdt_markers(const ElfImage &elf) {
+Result<std::vector<SdtMarker>> read_sdt_markers(const dwarf::ElfReader &elf) {
   std::vector<SdtMarker> markers;
-  const ElfSection *notes = elf.section(".note.stapsdt");
+  const dwarf::ElfSectionHeader *notes = elf.section(".note.stapsdt");
   if (!notes) return markers;
-  auto bytes = elf.contents(*notes, kMaxNoteSection);
+  auto bytes = note_bytes(elf, *notes);
   if (!bytes) return std::move(bytes).error();
-  const ElfSection *base_section = elf.section(".stapsdt.base");
+  const dwarf::ElfSectionHeader *base_section = elf.section(".stapsdt.base");
 
   auto malformed = [&](uint64_t at, const std::string &why) {
     return Error("malformed SDT note at offset " + hex(notes->offset + at) + " of '" + elf.path() + "': " + why);
   };
-  const std::string &b = *bytes;
+  std::string_view b = *bytes;
   std::optional<Error> bad;
   std::optional<NoteDamage> damage = walk_elf_notes(b, [&](const ElfNote &note) {
     if (note.type != kNtStapsdt || note.name != std::string_view(kOwner, sizeof kOwner))

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "src/sdt/elf_image.h"
+#include "dwarf/elf_reader.h"
 #include "util/result.h"
 
 namespace kpp::sdt {
@@ -42,10 +42,15 @@ struct SdtMarker {
 inline constexpr uint64_t kMaxNoteSection = 16ull << 20;
 inline constexpr size_t kMaxNoteString = 4096;
 
+// The file at `path`, its headers read (dwarf/elf_reader.h). Errors: those
+// of ElfReader::open, and a file that is not 64-bit little-endian (every
+// architecture whose SDT operands we translate is one).
+Result<dwarf::ElfReader> open_marker_file(const std::string &path);
+
 // Every marker of `elf`, in note order. An empty list when the file has no
 // .note.stapsdt. Errors: the section is unreadable or malformed (a note that
 // runs past the section, a string without its NUL).
-Result<std::vector<SdtMarker>> read_sdt_markers(const ElfImage &elf);
+Result<std::vector<SdtMarker>> read_sdt_markers(const dwarf::ElfReader &elf);
 
 // "sdt_python:function__entry", perf's name of the marker's event.
 std::string sdt_event_name(const SdtMarker &marker);

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/sdt/elf_image.h"
+#include "dwarf/elf_reader.h"
 #include "util/result.h"
 
 namespace kpp::sdt {
@@ -26,7 +26,7 @@ struct SdtOperand {
 // operand becomes "@+OFFSET", an offset the kernel adds to where the
 // probed segment is mapped.
 struct OperandContext {
-  const ElfImage &elf;
+  const dwarf::ElfReader &elf;
   uint64_t probe_address;      // link-time pc
   uint64_t probe_file_offset;  // its file offset
 };

@@ -30,7 +30,7 @@ class SdtBuilder {
     if (options_.target_path.empty())
       return fail("SDT markers are in programs and libraries, not the kernel: name one with -x",
                   "e.g. kprobe-probe -x /usr/bin/python3.11 -a '%sdt_python:function__entry'");
-    auto elf = ElfImage::open(options_.target_path);
+    auto elf = open_marker_file(options_.target_path);
     if (!elf) return std::move(elf).error();
     auto markers = read_sdt_markers(*elf);
     if (!markers) return std::move(markers).error();
@@ -93,7 +93,7 @@ class SdtBuilder {
     return found;
   }
 
-  Result<ResolvedProbe> site_of(const ElfImage &elf, const SdtMarker &m, std::vector<std::string> &warnings) const {
+  Result<ResolvedProbe> site_of(const dwarf::ElfReader &elf, const SdtMarker &m, std::vector<std::string> &warnings) const {
     ResolvedProbe probe;
     probe.address = m.address;
     probe.point = "%" + m.name;  // as perf shows an SDT probe it adds
@@ -177,15 +177,13 @@ Result<ResolvedSpec> build_sdt_probe(const ProbeSpec &spec, const BuildOptions &
   return SdtBuilder(spec, options).run();
 }
 
-bool all_sdt_specs(const std::vector<std::string> &texts) {
-  return !texts.empty() && std::all_of(texts.begin(), texts.end(), [](const std::string &text) {
-    auto spec = parse_probe_spec(text);
-    return spec && spec->point.sdt;
-  });
+bool all_sdt_specs(const ParsedSpecs &specs) {
+  return !specs.empty() &&
+         std::all_of(specs.begin(), specs.end(), [](const ParsedSpec &parsed) { return parsed.spec && parsed.spec->point.sdt; });
 }
 
 Result<std::vector<std::string>> list_sdt_markers(const std::string &path, const std::string &glob) {
-  auto elf = ElfImage::open(path);
+  auto elf = open_marker_file(path);
   if (!elf) return std::move(elf).error();
   auto markers = read_sdt_markers(*elf);
   if (!markers) return std::move(markers).error();

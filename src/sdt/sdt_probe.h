@@ -28,9 +28,9 @@ namespace kpp::sdt {
 // binary contradicts (sdt_notes.h), an operand that cannot be fetched.
 Result<ResolvedSpec> build_sdt_probe(const ProbeSpec &spec, const BuildOptions &options);
 
-// Whether `texts` is not empty and every one of them parses as an SDT spec:
+// Whether `specs` is not empty and every one of them parsed as an SDT spec:
 // such a command reads no DWARF.
-bool all_sdt_specs(const std::vector<std::string> &texts);
+bool all_sdt_specs(const ParsedSpecs &specs);
 
 // The lines `-F --sdt` prints for the markers of `path` whose
 // "sdt_PROVIDER:NAME" matches `glob` (all when empty), sorted and unique:

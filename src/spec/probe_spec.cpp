@@ -68,6 +68,13 @@ Result<ProbeSpec> parse_probe_spec(std::string_view text) {
   return spec;
 }
 
+ParsedSpecs parse_probe_specs(const std::vector<std::string> &texts) {
+  ParsedSpecs parsed;
+  parsed.reserve(texts.size());
+  for (const std::string &text : texts) parsed.push_back(ParsedSpec{text, parse_probe_spec(text)});
+  return parsed;
+}
+
 std::string default_arg_name(const ProbeArg &arg) {
   if (!arg.name.empty()) return arg.name;
   if (arg.kind != ProbeArg::Kind::Variable) return {};

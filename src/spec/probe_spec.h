@@ -81,6 +81,17 @@ struct ProbeSpec {
 // columns as Error::span, so the caller can draw a caret under them.
 Result<ProbeSpec> parse_probe_spec(std::string_view text);
 
+// One command's spec, parsed once before the target is opened (which asks
+// whether the specs read locations, or are all SDT markers) and planned:
+// the text as given, and its model or why it does not parse (reported
+// where the command reports it, when it is planned).
+struct ParsedSpec {
+  std::string text;
+  Result<ProbeSpec> spec;
+};
+using ParsedSpecs = std::vector<ParsedSpec>;
+ParsedSpecs parse_probe_specs(const std::vector<std::string> &texts);
+
 // The inverse of parse_probe_spec: perf syntax, the same text a user would type.
 // parse_probe_spec(format_probe_spec(s)) == s up to whitespace and Span/text.
 std::string format_probe_spec(const ProbeSpec &spec);

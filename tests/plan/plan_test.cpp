@@ -35,7 +35,7 @@ Planned plan_on(const std::string &program, const std::vector<std::string> &spec
   target.debug = p.debug.get();
   PlanOptions options;
   options.build.target_path = path;
-  p.plan = plan(specs, target, options, snapshot);
+  p.plan = plan(parse_probe_specs(specs), target, options, snapshot);
   return p;
 }
 

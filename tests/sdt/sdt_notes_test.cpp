@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "src/sdt/elf_image.h"
+#include "dwarf/elf_reader.h"
 #include "src/sdt/sdt_notes.h"
 #include "tests/common/run_command.h"
 
@@ -50,7 +50,7 @@ std::vector<ReadelfMarker> readelf_markers(const std::string &path) {
 }
 
 void expect_same_as_readelf(const std::string &path) {
-  auto elf = ElfImage::open(path);
+  auto elf = open_marker_file(path);
   ASSERT_TRUE(elf) << elf.error().message;
   auto markers = read_sdt_markers(*elf);
   ASSERT_TRUE(markers) << markers.error().message;
@@ -103,7 +103,7 @@ TEST(SdtNotes, SemaphoreFileOffsetIsWhereTheProbesSectionHasIt) {
     off = std::stoull(o, nullptr, 16);
   }
   ASSERT_NE(addr, 0u) << "no .probes section";
-  auto elf = ElfImage::open(path);
+  auto elf = open_marker_file(path);
   ASSERT_TRUE(elf);
   auto markers = read_sdt_markers(*elf);
   ASSERT_TRUE(markers);
@@ -118,7 +118,7 @@ TEST(SdtNotes, SemaphoreFileOffsetIsWhereTheProbesSectionHasIt) {
 }
 
 TEST(SdtNotes, AFileWithoutNotesHasNoMarkers) {
-  auto elf = ElfImage::open(fixture_dir + "/sdt_lib_main");
+  auto elf = open_marker_file(fixture_dir + "/sdt_lib_main");
   ASSERT_TRUE(elf);
   auto markers = read_sdt_markers(*elf);
   ASSERT_TRUE(markers);
@@ -133,9 +133,9 @@ class LyingNote : public ::testing::Test {
   void SetUp() override {
     std::ifstream in(fixture_dir + "/sdt_pie", std::ios::binary);
     bytes_.assign(std::istreambuf_iterator<char>(in), {});
-    auto elf = ElfImage::open(fixture_dir + "/sdt_pie");
+    auto elf = open_marker_file(fixture_dir + "/sdt_pie");
     ASSERT_TRUE(elf);
-    const ElfSection *notes = elf->section(".note.stapsdt");
+    const dwarf::ElfSectionHeader *notes = elf->section(".note.stapsdt");
     ASSERT_NE(notes, nullptr);
     notes_ = notes->offset;
     // The first note of `guarded` (namesz 8, "stapsdt\0", then 24 bytes of addresses).
@@ -162,7 +162,7 @@ class LyingNote : public ::testing::Test {
 
   Result<std::vector<SdtMarker>> read_back() {
     std::ofstream(path_, std::ios::binary).write(bytes_.data(), static_cast<std::streamsize>(bytes_.size()));
-    auto elf = ElfImage::open(path_);
+    auto elf = open_marker_file(path_);
     if (!elf) return std::move(elf).error();
     return read_sdt_markers(*elf);
   }

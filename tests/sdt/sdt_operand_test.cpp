@@ -8,7 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "src/sdt/elf_image.h"
+#include "dwarf/elf_reader.h"
+#include "src/sdt/sdt_notes.h"
 #include "src/sdt/sdt_operand.h"
 #include "tests/common/run_command.h"
 
@@ -26,7 +27,7 @@ struct OperandCase {
 class Operand : public ::testing::TestWithParam<OperandCase> {};
 
 TEST_P(Operand, TranslatesAsPerfDoes) {
-  auto elf = ElfImage::open(fixture);
+  auto elf = open_marker_file(fixture);
   ASSERT_TRUE(elf) << elf.error().message;
   OperandContext where{*elf, 0x1000, 0x1000};
   auto op = translate_operand(GetParam().note, where);
@@ -55,7 +56,7 @@ TEST(OperandGlobal, RipRelativeSymbolBecomesAnOffsetFromTheSegment) {
   for (std::string s; std::getline(lines, s);)
     if (s.size() > 19 && s.substr(19) == "g_total") address = std::stoull(s.substr(0, 16), nullptr, 16);
   ASSERT_NE(address, 0u) << "nm shows no g_total";
-  auto elf = ElfImage::open(fixture);
+  auto elf = open_marker_file(fixture);
   ASSERT_TRUE(elf);
   // A marker at 0x1234 in a segment mapped 0x1000 above its file offset.
   OperandContext where{*elf, 0x1234, 0x234};
@@ -75,7 +76,7 @@ struct RefusedCase {
 class RefusedOperand : public ::testing::TestWithParam<RefusedCase> {};
 
 TEST_P(RefusedOperand, SaysWhy) {
-  auto elf = ElfImage::open(fixture);
+  auto elf = open_marker_file(fixture);
   ASSERT_TRUE(elf);
   OperandContext where{*elf, 0x1000, 0x1000};
   auto op = translate_operand(GetParam().note, where);

@@ -18,6 +18,7 @@
 
 #include "dwarf/debug_info.h"
 #include "dwarf/elf/elf_image.h"
+#include "dwarf/elf_reader.h"
 
 namespace kpp::dwarf {
 namespace {
@@ -31,6 +32,7 @@ class RawElf {
   }
   bool ok() const { return bytes_.size() >= sizeof(Elf64_Ehdr) && std::memcmp(bytes_.data(), ELFMAG, SELFMAG) == 0; }
   const Elf64_Ehdr &header() const { return at<Elf64_Ehdr>(0); }
+  const std::string &bytes() const { return bytes_; }
 
   // The symbol named `name` in .symtab: its value is the address nm prints.
   std::optional<Elf64_Sym> symbol(const std::string &name) const {
@@ -198,6 +200,36 @@ TEST_F(ElfImageTest, AnInstructionStartsWhereTheDecoderLands) {
   EXPECT_EQ(image->starts_instruction(entry, end, entry + frame), true);
   EXPECT_EQ(image->starts_instruction(entry, end, entry + frame + 1), true);
   EXPECT_EQ(image->starts_instruction(entry, end, entry + frame + 2), false);
+}
+
+// The one ELF header reader (dwarf/elf_reader.h), which src/sdt reads
+// markers with: what <elf.h>'s structures say of the same file.
+TEST_F(ElfImageTest, TheHeaderReaderReadsWhatElfHReads) {
+  auto elf = ElfReader::open(KPP_ELF_IMAGE_FIXTURE);
+  ASSERT_TRUE(elf) << elf.error().message;
+  EXPECT_EQ(elf->machine(), raw_.header().e_machine);
+  EXPECT_EQ(elf->sections().size(), raw_.header().e_shnum);
+  EXPECT_EQ(elf->build_id(), raw_.build_id());
+  EXPECT_EQ(elf->symbol_address("twice"), twice_.st_value);
+  EXPECT_FALSE(elf->symbol_address("no_such_symbol"));
+  auto offset = elf->file_offset(twice_.st_value, PF_X);
+  ASSERT_TRUE(offset);
+  EXPECT_EQ(elf->read(*offset, 4).value_or(""), raw_.bytes_at(twice_.st_value, 4));
+  EXPECT_EQ(elf->address_of_file_offset(*offset), twice_.st_value);
+  EXPECT_FALSE(elf->file_offset(twice_.st_value, PF_W)) << "code lies in no writable segment";
+}
+
+// A file cut short before its section header table: an error that names the
+// table and the numbers, never a read past the end.
+TEST_F(ElfImageTest, TheHeaderReaderRefusesTablesPastTheEnd) {
+  std::string cut = raw_.bytes().substr(0, raw_.header().e_shoff + sizeof(Elf64_Shdr) + 10);
+  auto elf = ElfReader::of(cut);
+  ASSERT_FALSE(elf);
+  EXPECT_NE(elf.error().message.find(std::to_string(raw_.header().e_shnum) + " section headers at " +
+                                     std::to_string(raw_.header().e_shoff) + " do not fit in the file"),
+            std::string::npos)
+      << elf.error().message;
+  EXPECT_FALSE(ElfReader::of(raw_.bytes().substr(0, 40))) << "an ELF header cut short";
 }
 
 TEST_F(ElfImageTest, AStrippedProgramTakesItsDebugFilesSymbols) {
