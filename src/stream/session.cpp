@@ -133,17 +133,19 @@ Status Session::setup(std::vector<EventSink *> sinks) {
   // with tracing off, and would count every process's hits until then.
   if (!targets_.empty())
     if (Status p = targets_.filter(instance, opt.target_children); !p) return p;
-  if (opt.stream_events)
-    if (Status e = enable_events(); !e) return e;
-  if (!targets_.empty() && opt.stream_events) enable_task_events();
-  if (opt.prepare)
-    if (Status p = opt.prepare(instance); !p) return p;
+  // The command is held until tracing is on (release() below); with
+  // --pid-only its pid, too, is set before any trigger.
   if (!opt.command.empty()) {
     if (Status c = command_.spawn(opt.command, opt.command_output); !c) return c;
     summary_.command_pid = command_.pid();
     if (opt.pid_only)
       if (Status p = instance.set_event_pid(command_.pid()); !p) return p;
   }
+  if (opt.stream_events)
+    if (Status e = enable_events(); !e) return e;
+  if (!targets_.empty() && opt.stream_events) enable_task_events();
+  if (opt.prepare)
+    if (Status p = opt.prepare(instance); !p) return p;
   if (opt.stream_events)
     if (Status s = open_stream(std::move(sinks)); !s) return s;
   if (tracefs_trace_on(instance.raw()) != 0) return Error("cannot turn tracing on in instance " + instance.name());

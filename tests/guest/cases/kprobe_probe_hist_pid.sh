@@ -6,6 +6,7 @@
 #  - hist -p A --by tag --by round: only A's calls are counted, in the kernel
 #    (set_event_pid): no row of B's tag 2, each of A's rounds once, up to its last
 #    (ROUNDS - 1); the run ends when A exits 0, exits 0 itself and says so;
+#  - hist --pid-only -- CMD: the command's calls only, from setup on;
 #  - a target that exits and whose pid is given at once to a new process running the
 #    same program: the new one is never counted while the other target runs;
 # and nothing is left: no trigger, no instance, no probe.
@@ -56,6 +57,15 @@ last=$(tail -n1 /tmp/rounds)
 awk 'NR > 1 && $1 != prev + 1 { print "round " prev + 1 " missing"; bad = 1 } { prev = $1 } END { exit bad }' /tmp/rounds ||
   kpp_fail "hist -p: A's rounds are not all counted from the first one seen to its last"
 kpp_ok "hist -p $apid: $rows rounds of A counted once each, up to its last ($last), none of B; exit 0 when A exited"
+
+# 2b. hist --pid-only -- CMD: the command's calls only, from its first: its pid is in
+# set_event_pid before the trigger is written (a trigger counts with tracing off), so B,
+# which runs all along, is never counted, not even while hist sets up.
+kpp_run po hist --pid-only -e $G:work --by tag --json -- $F 3 300 30
+[ $rc -eq 0 ] || kpp_fail "hist --pid-only -- CMD exited $rc"
+grep -q '"tag":2[,}]' /tmp/po.out && kpp_fail "hist --pid-only counted B, which is not its command"
+grep '"tag":3[,}]' /tmp/po.out | grep -q '"hits":30[,}]' || kpp_fail "hist --pid-only: the command's 30 calls are not one row of 30 hits"
+kpp_ok "hist --pid-only -- CMD: the command's 30 calls, none of B"
 
 # 3. A pid is not a process for ever: hist -p A2 -p B2; A2 exits, is reaped, and its pid
 # is given at once to C (ns_last_pid; nothing else forks in the guest), which runs the
