@@ -14,6 +14,8 @@
 #include <optional>
 #include <sstream>
 
+#include "dwarf/elf_reader.h"
+
 namespace kpp {
 
 namespace {
@@ -128,16 +130,11 @@ int own_vdso_fd() {
   return -1;
 }
 
-// An ELF file's type (ET_EXEC, ET_DYN, ...), 0 when it cannot be read.
+// An ELF file's type (ET_EXEC, ET_DYN, ...), 0 when it cannot be read
+// (the one ELF header reader: either byte order, its tables checked).
 int elf_type(const std::string &path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  unsigned char ident[EI_NIDENT + 2] = {};
-  int type = 0;
-  if (read(fd, ident, sizeof ident) == static_cast<ssize_t>(sizeof ident) && std::memcmp(ident, ELFMAG, SELFMAG) == 0)
-    type = ident[EI_NIDENT] | ident[EI_NIDENT + 1] << 8;  // e_type, little-endian (x86_64)
-  close(fd);
-  return type;
+  auto elf = dwarf::ElfReader::open(path);
+  return elf ? elf->type() : 0;
 }
 
 }  // namespace
