@@ -97,10 +97,12 @@ FixtureUprobe::FixtureUprobe(const std::string &fixture, const std::string &area
 }
 
 FixtureUprobe::~FixtureUprobe() {
-  if (ev_) {
-    if (ok_) tracefs_dynevent_destroy(ev_, false);
-    tracefs_dynevent_free(ev_);
-  }
+  if (!ev_) return;
+  // A session's instance may still hold the event when a test fails half-way;
+  // the event is this test's own (its group is named by the test's pid), so
+  // disabling it wherever it is enabled harms no one, and leaves nothing behind.
+  if (ok_ && tracefs_dynevent_destroy(ev_, false) != 0) tracefs_dynevent_destroy(ev_, true);
+  tracefs_dynevent_free(ev_);
 }
 
 std::vector<std::string> tracefs_instance_names() {
