@@ -111,7 +111,7 @@ class Resolver {
     auto type = default_type(returned, ref, std::nullopt, "$retval");
     if (!type) return std::move(type).error();
     FetchArg result{name, "$retval", *type};
-    add_display(returned, ref, result);  // an enum's names only when its type is known (not the fast scalar path)
+    add_display(returned, ref, site_.names_enums, result);  // an enum's names only when its type is known (not the fast scalar path)
     return std::vector<FetchArg>{std::move(result)};
   }
 
@@ -700,7 +700,7 @@ class Resolver {
     FetchArg arg{"", *fetch, type, needs_entry(*place)};
     if (user_type.empty()) arg.fixup = fixup_for(t, expr, value.bitfield);
     else arg.fixup = ValueFixup::add_and_keep(expr.post_add, 0, 0);
-    if (user_type.empty()) add_display(t, value.type, arg);
+    if (user_type.empty()) add_display(t, value.type, site_.names_enums, arg);
     if (Status st = add_terms(value, expr, arg.at_entry, terms); !st) return std::move(st).error();
     return arg;
   }
@@ -726,7 +726,7 @@ class Resolver {
   // (value_fixup.h): a float's bits as a number, a bool as true or false,
   // a char as its code and character, an enum by its enumerators' names
   // (their type's DIE handle, for the decoder to find them), as gdb does.
-  static void add_display(const TypeInfo &t, dwarf::TypeRef type, FetchArg &arg) {
+  static void add_display(const TypeInfo &t, dwarf::TypeRef type, bool names_enums, FetchArg &arg) {
     if (t.kind == TypeInfo::Kind::Float) {
       arg.type = t.size == 4 ? "u32" : "u64";
       arg.fixup.steps.push_back({ValueOp::ShowFloat, t.size});
@@ -734,7 +734,7 @@ class Resolver {
       arg.fixup.steps.push_back({ValueOp::ShowBool});
     } else if (t.kind == TypeInfo::Kind::Char && t.size == 1) {
       arg.fixup.steps.push_back({ValueOp::ShowChar});
-    } else if (t.kind == TypeInfo::Kind::Enum && !type.is_void() && type.array_dims_indexed == 0) {
+    } else if (names_enums && t.kind == TypeInfo::Kind::Enum && !type.is_void() && type.array_dims_indexed == 0) {
       arg.fixup.steps.push_back({ValueOp::ShowEnum, type.die_offset});
     }
   }

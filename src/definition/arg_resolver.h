@@ -23,6 +23,10 @@ struct ArgSite {
   bool at_return_instruction = false;
   // How many elements of a sequence (a slice, Vec, std::vector) are fetched (1-64).
   unsigned max_items = 8;
+  // Whether an enum's field carries its type's handle, for the names to be
+  // looked up when events are shown: a program's probes only (a kernel
+  // event shows numbers, and keeps perf's field name: `mode`, not `mode__kq...`).
+  bool names_enums = true;
 };
 
 // Every argument of `spec` as fetch-args at `site`, named as perf names them.

@@ -455,7 +455,7 @@ class Builder {
     if (auto sym = debug_.symbolize(site.address))
       where += " (" + debug_.display_symbol(sym->first) + "+" + hex(sym->second) + ")";
     ArgSite arg_site{debug_, *site.function, site.address, spec_.point.is_return, formatter, where,
-                     site.at_return_instruction, options_.max_items};
+                     site.at_return_instruction, options_.max_items, def.kind == TraceDefinition::Kind::Uprobe};
     auto args = resolve_args(spec_, arg_site);
     if (!args) return std::move(args).error();
     std::vector<FetchArg> at_entry;
