@@ -4,7 +4,7 @@
 // sections out one after another, as the module loader does, and give both
 // the symbol table and the DWARF those bases (the DWARF through LLVM's
 // LoadedObjectInfo, which DWARFContext consults when it applies the debug
-// relocations: an adapter in elf_file.cpp, so that this layout, a fact of
+// relocations: an adapter in dwarf/source/dwarf_files.cpp, so that this layout, a fact of
 // the ELF file, needs no LLVM DebugInfo header).
 // Definitions are symbol+offset, so the bases never reach the kernel.
 // LLVM keeps the section of each relocated address (the line tables'

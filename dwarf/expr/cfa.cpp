@@ -1,5 +1,5 @@
 // FrameTable: the CFA rule at a pc from the one CIE and FDE that cover it
-// (see cfa.h for why), and LlvmDebugInfo::cfa_at, which asks .eh_frame
+// (see cfa.h for why), and FrameTables::cfa_at, which asks .eh_frame
 // first and .debug_frame second, as the full parse did before.
 //
 // The entry layout is DWARF 5 section 6.4.1 (.debug_frame) and the LSB's
@@ -14,7 +14,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFDebugFrame.h>
 #include <llvm/Support/Error.h>
 
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/source/dwarf_files.h"
 #include "util/strings.h"
 
 namespace kpp::dwarf {
@@ -292,17 +292,17 @@ Result<std::optional<CfaRule>> FrameTable::rule_at(uint64_t pc) {
   return std::optional<CfaRule>(found->rule);
 }
 
-void LlvmDebugInfo::make_frame_tables() {
-  frame_tables_made_ = true;
-  const DWARFObject &obj = context().getDWARFObj();
-  bool little = context().isLittleEndian();
+void FrameTables::make() {
+  made_ = true;
+  const DWARFObject &obj = files_.context().getDWARFObj();
+  bool little = files_.context().isLittleEndian();
   uint8_t address_size = obj.getAddressSize();
-  Triple::ArchType arch = context().getArch();
-  if (debug_binary_.getBinary()) {
+  Triple::ArchType arch = files_.context().getArch();
+  if (files_.debug_object()) {
     // .eh_frame is allocated: a separate debug file keeps only its header
     // (NOBITS), so it is read from the program itself, which is linked (no
     // relocations to apply).
-    for (const object::SectionRef &section : image_.object().sections()) {
+    for (const object::SectionRef &section : files_.image().object().sections()) {
       auto name = section.getName();
       if (!name) {
         consumeError(name.takeError());
@@ -329,8 +329,8 @@ void LlvmDebugInfo::make_frame_tables() {
   }
 }
 
-Result<CfaRule> LlvmDebugInfo::cfa_at(uint64_t pc) {
-  if (!frame_tables_made_) make_frame_tables();
+Result<CfaRule> FrameTables::cfa_at(uint64_t pc) {
+  if (!made_) make();
   for (FrameTable *table : {eh_frames_.get(), debug_frames_.get()}) {
     if (!table) continue;
     auto rule = table->rule_at(pc);

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -95,6 +96,26 @@ class FrameTable {
   uint64_t longest_ = 0;              // the largest pc_range, to bound the backward scan
   std::map<uint64_t, Cie> cies_;      // by offset, read as FDEs name them
   std::unordered_map<uint64_t, std::vector<Row>> rows_;  // by FDE offset
+};
+
+class DwarfFiles;  // dwarf/source/dwarf_files.h
+
+// A program's call frame information: .eh_frame (read from the program
+// itself when its DWARF is in a separate file), then .debug_frame, as the
+// full parse did before; the tables are made on first use.
+class FrameTables {
+ public:
+  explicit FrameTables(DwarfFiles &files) : files_(files) {}  // `files` outlives this
+
+  // The CFA rule at `pc`, from .eh_frame, else .debug_frame.
+  Result<CfaRule> cfa_at(uint64_t pc);
+
+ private:
+  void make();
+
+  DwarfFiles &files_;
+  bool made_ = false;
+  std::unique_ptr<FrameTable> eh_frames_, debug_frames_;  // null when the section is absent
 };
 
 }  // namespace kpp::dwarf

@@ -116,7 +116,7 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
   format.address_size = unit->getAddressByteSize();
   format.version = unit->getVersion();
   format.dwarf64 = unit->getFormParams().Format == llvm::dwarf::DWARF64;
-  format.little_endian = context().isLittleEndian();
+  format.little_endian = files_.context().isLittleEndian();
   DieContext context(*this, unit, function, pc);
   return evaluate_location(*bytes, format, context, describe(type_of(die)).size);
 }

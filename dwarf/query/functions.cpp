@@ -154,7 +154,7 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
   }
   for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) {
     DWARFUnit *unit = dwarf().getUnitAtIndex(i);
-    if (DWARFUnit *split = split_unit(i)) unit = split;
+    if (DWARFUnit *split = split_.split_unit(i)) unit = split;
     for (const auto &entry : unit->dies()) {
       auto tag = entry.getTag();
       bool wanted = (subprograms && tag == llvm::dwarf::DW_TAG_subprogram) ||

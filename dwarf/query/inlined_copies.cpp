@@ -16,7 +16,7 @@ const RawUnit *LlvmDebugInfo::raw_unit_holding(uint64_t offset) {
   llvm::DWARFCompileUnit *unit = unit_dwarf().getCompileUnitForOffset(offset);
   if (!unit) return nullptr;
   auto [at, made] = raw_units_.try_emplace(unit->getOffset());
-  if (made) at->second = RawUnit::open(raw_dwarf(), unit->getOffset());
+  if (made) at->second = RawUnit::open(files_.raw_dwarf(), unit->getOffset());
   return at->second ? &*at->second : nullptr;
 }
 
@@ -29,7 +29,7 @@ const RawUnit *LlvmDebugInfo::raw_unit_holding(uint64_t offset) {
 bool LlvmDebugInfo::origin_elsewhere(uint64_t offset) {
   llvm::DWARFCompileUnit *holder = unit_dwarf().getCompileUnitForOffset(offset);
   if (!holder) return false;
-  DwarfBytes bytes = raw_dwarf();
+  DwarfBytes bytes = files_.raw_dwarf();
   auto header = raw::read_unit_header(bytes, holder->getOffset());
   if (!header) return false;
   std::optional<uint64_t> link;

@@ -144,10 +144,10 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites_in(con
     // header's lines are looked for in hundreds of units, and they add up.
     if (starts.empty()) {
       if (auto offset = llvm::dwarf::toSectionOffset(unit->getUnitDIE().find(llvm::dwarf::DW_AT_stmt_list))) {
-        StringRef section = context().getDWARFObj().getLineSection().Data;
+        StringRef section = files_.context().getDWARFObj().getLineSection().Data;
         uint64_t size = table->Prologue.TotalLength + table->Prologue.sizeofTotalLength();
         if (*offset < section.size())
-          drop_pages(dwarf_mapping(), std::string_view(section.data() + *offset, std::min<uint64_t>(size, section.size() - *offset)));
+          drop_pages(files_.dwarf_mapping(), std::string_view(section.data() + *offset, std::min<uint64_t>(size, section.size() - *offset)));
       }
       unit_dwarf().clearLineTableForUnit(unit);
     }

@@ -1,6 +1,10 @@
 // The LLVM-backed DebugInfo (private to dwarf/; nothing outside includes it):
 // the DWARF of a program, read beside its ELF image (dwarf/elf/elf_image.h),
-// which answers the questions of the ELF file itself.
+// which answers the questions of the ELF file itself. Composed of parts with
+// one job each: the files the DWARF is read from (dwarf/source/dwarf_files.h),
+// which of their units LLVM may read (dwarf/source/unit_checks.h), the split
+// units (dwarf/source/split_units.h), the function index and what it reads
+// (dwarf/index/index_inputs.h).
 #pragma once
 
 #include <functional>
@@ -17,9 +21,9 @@
 
 #include "dwarf/debug_info.h"
 #include "dwarf/elf/elf_image.h"
-#include "dwarf/elf/mapped_object.h"
 #include "dwarf/expr/cfa.h"
 #include "dwarf/index/function_index.h"
+#include "dwarf/index/index_inputs.h"
 #include "dwarf/index/index_cache.h"
 #include "dwarf/index/name_index.h"
 #include "dwarf/index/name_search.h"
@@ -27,8 +31,9 @@
 #include "dwarf/lang/go_pclntab.h"
 #include "dwarf/raw/die_stream_check.h"
 #include "dwarf/raw/raw_unit.h"
-#include "dwarf/source/dwarf_problems.h"
-#include "util/unique_fd.h"
+#include "dwarf/source/dwarf_files.h"
+#include "dwarf/source/split_units.h"
+#include "dwarf/source/unit_checks.h"
 
 namespace kpp::dwarf {
 
@@ -36,18 +41,14 @@ namespace kpp::dwarf {
 // `encoding` (Kind::Other for encodings no fetch type fits).
 void set_base_type_kind(TypeInfo &info, uint64_t encoding);
 
-// map_unit_headers_alone() for the .debug_info of `context`, read from the
-// file at `path` through `mapping`: called before LLVM reads the unit headers.
-// Returns where the units start (kept in the cache as a .units file).
-std::vector<UnitStart> map_headers_alone(llvm::DWARFContext &context, const std::string &path, std::string_view mapping,
-                                         std::span<const UnitStart> known = {});
-
-class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
+class LlvmDebugInfo final : public DebugInfo {
  public:
+  // Reads the DWARF from a separate debug file when the program has none
+  // (DwarfFiles::attach_separate_debug).
   LlvmDebugInfo(ElfImage image, OpenOptions options);
 
   const std::string &path() const override { return image_.path(); }
-  const std::string &debug_path() const override { return debug_path_.empty() ? image_.path() : debug_path_; }
+  const std::string &debug_path() const override { return files_.debug_path(); }
   uint16_t machine() const override { return image_.machine(); }
   bool is_kernel() const override { return image_.is_kernel(); }
   std::string build_id() const override { return image_.build_id(); }
@@ -103,45 +104,29 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
     return image_.unique_function_symbol_before(address);
   }
 
-  // Whether the file has a .debug_info (its units are not read yet).
-  bool has_debug_info() const;
-  bool has_dwarf() const override { return no_dwarf_note_.empty(); }
-  std::string dwarf_note() const override { return no_dwarf_note_; }
-  std::string awaited_debug_file() const override { return awaited_build_id_; }
-  // Gives back the pages of the files' mappings read so far (see
-  // dwarf/elf/mapped_object.h): after open, after the index scan.
-  void drop_mapped_pages() override {
-    image_.drop_mapped_pages();
-    drop_pages(debug_mapping_, debug_mapping_);
-    drop_pages(inflated_.mapping, inflated_.mapping);
-  }
-  // For a program without DWARF: finds its separate debug file (build-id,
-  // .gnu_debuglink) and reads the DWARF from it (dwarf/source/separate_debug.cpp).
-  // The error lists every path tried; dwarf_note() names them after a failure.
-  Status attach_separate_debug();
-  // The debug file of `build_id` from debuginfod: here, or in the background
-  // (OpenOptions::debuginfod_background: an error while it is pending).
-  Result<std::string> fetch_from_debuginfod(const std::string &build_id);
+  bool has_dwarf() const override { return files_.no_dwarf_note().empty(); }
+  std::string dwarf_note() const override { return files_.no_dwarf_note(); }
+  std::string awaited_debug_file() const override { return files_.awaited_build_id(); }
 
-  // The CFA rule at `pc`, from .eh_frame, else .debug_frame (dwarf/expr/cfa.cpp).
-  Result<CfaRule> cfa_at(uint64_t pc);
+  // The CFA rule at `pc`, from .eh_frame, else .debug_frame (dwarf/expr/cfa.h).
+  Result<CfaRule> cfa_at(uint64_t pc) { return frames_.cfa_at(pc); }
 
   IndexSource index_source() const override { return function_index_.source(); }
   std::string index_note() const override {
     std::string note = function_index_.note();
     // Why the cache is not used, unless the index's note says it already.
-    if (!cache_refused_.empty() && note.find(cache_refused_) == std::string::npos)
-      note = note.empty() ? cache_refused_ : cache_refused_ + "\n  " + note;
+    const std::string &refused = files_.cache_refused();
+    if (!refused.empty() && note.find(refused) == std::string::npos)
+      note = note.empty() ? refused : refused + "\n  " + note;
     return note;
   }
-  std::vector<std::string> dwarf_problems() const override { return problems_.messages(); }
-  std::string missing_split_dwarf() override;
-  std::string split_dwarf_source() override;
-  std::string unread_supplementary() override;  // dwarf/source/supplementary.cpp
+  std::vector<std::string> dwarf_problems() const override { return files_.problems(); }
+  std::string missing_split_dwarf() override { return split_.missing(); }
+  std::string split_dwarf_source() override { return split_.source(); }
+  std::string unread_supplementary() override { return files_.unread_supplementary(); }
   bool demangles() const override { return open_options_.demangle; }
 
  private:
-  void make_frame_tables();
   std::optional<Function> function_from_die(llvm::DWARFDie die);
   // The whole path of the file `attribute` (DW_AT_decl_file, DW_AT_call_file) of `die` names, read in
   // the unit that holds the attribute (dwarf/die_origin.h); empty when there is none.
@@ -184,22 +169,6 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   std::vector<Function> find_cxx_functions(const CxxQuery &query, const std::string &file, InlineCopies inlines);
   // The function a symbol table knows alone: its symbol's extent, no DWARF.
   static Function function_of_symbol(const ElfSymbol &sym, const std::string &name);
-  // Where this run keeps cache files of `binary` (path(), or the DWARF's
-  // file): the directory and the binary's key; nullopt with --no-cache or
-  // without a directory.
-  struct CacheHome {
-    std::string directory;
-    IndexKey key;
-    uint64_t max_bytes = 0;
-  };
-  std::optional<CacheHome> cache_home(const std::string &binary) const;
-  // What function_index_ reads (dwarf/index/function_index.h): the raw sections, the
-  // DWARF's file open for its searches' pread(2) (closed with this object).
-  DwarfBytes raw_dwarf() override;
-  MappedFile searched_file() override;
-  std::vector<UnitSpan> unit_spans() override;
-  UniqueFd searched_fd_;
-  bool searched_fd_opened_ = false;
   // The units whose line tables may name `file` (a path suffix), as
   // function_index_ answers (else every compile unit). `search`: by the byte
   // search, whatever the cache.
@@ -235,20 +204,13 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   std::vector<Variable> variables_in_scope(const Function &fn, uint64_t pc, std::string_view only);
   // The address ranges inside `scope` where `die` has a location.
   std::vector<AddressRange> available_ranges(llvm::DWARFDie die, llvm::DWARFDie scope);
-  // DIE handles (split_handle.h) and the split units they name (dwarf/source/split_units.cpp).
-  llvm::DWARFDie die_at(uint64_t handle);
-  uint64_t handle_of(llvm::DWARFDie die);
-  // The split unit (.dwo, or a .dwp's) of the skeleton at `index` among the
-  // compile units, loaded on first use; null when the unit is not a skeleton
-  // or its split unit is nowhere to be found.
-  llvm::DWARFUnit *split_unit(uint64_t index);
-  std::optional<uint64_t> skeleton_index(const llvm::DWARFUnit *unit);
-  // Every split unit's bytes, for the name index; `skeletons` counts the skeleton units.
-  std::vector<SplitUnitBytes> split_unit_bytes(size_t &skeletons) override;
+  // DIE handles (dwarf/source/split_handle.h), which may name split units' DIEs.
+  llvm::DWARFDie die_at(uint64_t handle) { return split_.die_at(handle); }
+  uint64_t handle_of(llvm::DWARFDie die) { return split_.handle_of(die); }
   // The function DIE at `address` and its unit, from the split unit when
-  // there is one (BlockDIE is not looked for).
+  // there is one (BlockDIE is not looked for; dwarf/query/units_at.cpp).
   llvm::DWARFContext::DIEsForAddress dies_at(uint64_t address);
-  // The compile unit whose code holds `address` (dwarf/source/split_units.cpp).
+  // The compile unit whose code holds `address`.
   llvm::DWARFCompileUnit *unit_at(uint64_t address);
   // dies_at() in a relocatable object (a .ko), whose .debug_aranges LLVM
   // misreads: the units found by their own ranges (dwarf/query/relocatable_units.cpp).
@@ -276,69 +238,26 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
   Member member_at(const llvm::DWARFDie &member, const std::string &name);
   std::string type_name(llvm::DWARFDie type, int depth = 0);
 
-  // The separate debug file the DWARF comes from (empty: the program has it).
-  std::string debug_path_;
-  llvm::object::OwningBinary<llvm::object::ObjectFile> debug_binary_;
-  std::string_view debug_mapping_;  // debug_binary_'s bytes when file-mapped
-  // The program's ELF image. Declared after debug_binary_, whose symbol
-  // table it may have adopted, so that it is destroyed first.
-  ElfImage image_;
-  // The DWARF's file with its compressed sections inflated (dwarf/elf/inflated_image.h),
-  // made by context() when they are: a cache file, or a memfd (inflated_fd_) with --no-cache.
-  MappedObject inflated_;
-  std::string inflated_path_;
-  UniqueFd inflated_fd_;
-  void inflate_dwarf();
-  // The mapping the DWARF is read from (empty when it is not a file mapping), and its file.
-  std::string_view dwarf_mapping() const {
-    return inflated_.binary.getBinary() ? inflated_.mapping : debug_path_.empty() ? image_.mapping() : debug_mapping_;
-  }
-  const std::string &dwarf_file() const { return inflated_path_.empty() ? debug_path() : inflated_path_; }
-  std::unique_ptr<llvm::DWARFContext> context_;  // context(), made on first use
-  DwarfProblems problems_;  // what LLVM's handlers of context_ report
-  // Made on first use, none of its DIEs checked: for the raw readers (the
-  // name index's scan, .debug_aranges) and the accessors below.
-  llvm::DWARFContext &context();
-  // context(), its unit headers isolated (isolate_headers) before the first
-  // query makes LLVM read them all: a probe that needs no DWARF (FUNC%return,
-  // -F) never maps them.
-  llvm::DWARFContext &mapped_dwarf();
-  bool headers_mapped_ = false;
-  // Which units LLVM may read (dwarf/raw/unit_checks.cpp); each throws
-  // DamagedDwarf when it meets a damaged unit. dwarf(): every unit checked.
-  // unit_dwarf(): the unit headers and unit DIEs checked; a unit's other
-  // DIEs once enter() has checked it (or, when it names DIEs elsewhere, every unit).
-  llvm::DWARFContext &dwarf();
-  llvm::DWARFContext &unit_dwarf();
-  void enter(const llvm::DWARFUnit &unit);
-  void check_every_unit();
-  [[noreturn]] void refuse(Error damage);  // throws DamagedDwarf, and every later query too
-  bool dies_from_cached_image() const;
-  std::string dies_file() const;  // the file LLVM reads the DIEs from, for messages
-  enum class Verdict { None, UnitDies, EveryDie };  // what an earlier run found sound
-  Verdict cached_verdict();  // also names verdict_file_, where a new verdict goes
-  void look_up_verdict();
-  Verdict verdict_ = Verdict::None;
-  bool all_dies_checked_ = false, verdict_looked_up_ = false;
-  std::optional<UnitGate> gate_;
-  std::optional<Error> damaged_;  // what was found: every later query meets it too
-  std::string verdict_file_;
-  IndexKey verdict_key_;
-  uint64_t verdict_max_bytes_ = 0;
-  std::string awaited_build_id_;  // its debug file is being fetched in the background
-  std::string no_dwarf_note_;  // set when no DWARF was found: where it was looked for
+  // The files, declared first: the image (in them) is used by all below.
+  DwarfFiles files_;
+  ElfImage &image_ = files_.image();
+  // Which units LLVM may read (dwarf/source/unit_checks.h): dwarf() every
+  // unit checked, unit_dwarf() the unit headers and unit DIEs, a unit's other
+  // DIEs once enter() has checked it. Each throws DamagedDwarf when it meets
+  // a damaged unit.
+  UnitChecks checks_{files_};
+  llvm::DWARFContext &dwarf() { return checks_.dwarf(); }
+  llvm::DWARFContext &unit_dwarf() { return checks_.unit_dwarf(); }
+  void enter(const llvm::DWARFUnit &unit) { checks_.enter(unit); }
+  SplitUnits split_{image_.path(), checks_};
+  IndexInputs index_inputs_{files_, checks_, split_};
   const OpenOptions open_options_;
   // Where functions by name and units by source file are (after the
   // symbol table): index, byte search, or nothing (walk every unit).
   FunctionIndex function_index_;  // made with the object, from its ELF facts
   std::optional<std::string> function_list_;  // function_names(), one per line
   std::string function_list();                // made from the symbol table
-  mutable std::string cache_refused_;  // why cache_home() found no usable directory (for -v)
-  bool frame_tables_made_ = false;
-  std::unordered_map<uint64_t, llvm::DWARFUnit *> split_units_;           // by skeleton index; null: none found
-  std::unordered_map<std::string, std::string> split_files_refused_;  // places split units may be read from: why not ("": may)
-  std::unordered_map<const llvm::DWARFUnit *, uint64_t> skeleton_indexes_;  // every compile unit's index
-  std::unique_ptr<FrameTable> eh_frames_, debug_frames_;  // null when the section is absent
+  FrameTables frames_{files_};
 };
 
 }  // namespace kpp::dwarf

@@ -47,7 +47,7 @@ DWARFContext::DIEsForAddress LlvmDebugInfo::relocatable_dies_at(uint64_t address
   DWARFContext::DIEsForAddress dies;
   dies.CompileUnit = relocatable_unit_at(address);
   if (!dies.CompileUnit) return dies;
-  // Its other DIEs are read next: checked first (dwarf/raw/unit_checks.cpp).
+  // Its other DIEs are read next: checked first (dwarf/source/unit_checks.h).
   enter(*dies.CompileUnit);
   // Split DWARF is not looked for: kbuild's modules do not use it.
   dies.FunctionDIE = innermost_function_at(*dies.CompileUnit, address);

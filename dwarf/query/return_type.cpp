@@ -71,8 +71,8 @@ std::optional<TypeInfo> describe_raw(const RawUnit &unit, std::optional<uint64_t
 std::optional<TypeInfo> LlvmDebugInfo::scalar_return_type(const Function &fn) {
   const llvm::object::ObjectFile &obj = image_.object();
   if (obj.isRelocatableObject() || !obj.isLittleEndian() || is_split_handle(fn.die_offset)) return std::nullopt;
-  DwarfBytes bytes = raw_dwarf();
-  llvm::StringRef aranges = context().getDWARFObj().getArangesSection();
+  DwarfBytes bytes = files_.raw_dwarf();
+  llvm::StringRef aranges = files_.context().getDWARFObj().getArangesSection();
   auto unit_offset = unit_at_address(std::string_view(aranges.data(), aranges.size()), fn.entry);
   if (!unit_offset) return std::nullopt;
   auto unit = RawUnit::open(bytes, *unit_offset);

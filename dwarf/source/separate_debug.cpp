@@ -9,7 +9,7 @@
 
 #include "dwarf/debuginfod.h"
 #include "dwarf/elf/mapped_object.h"
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/source/dwarf_files.h"
 #include "dwarf/source/debug_link.h"
 #include "dwarf/source/debuginfod_background.h"
 
@@ -82,7 +82,7 @@ Result<MappedObject> open_debug_file(const DebugCandidate &candidate, const obje
 }
 
 // The note a program without DWARF gets: where its debug file was looked for.
-std::string no_dwarf_note(const std::string &path, const std::string &tried) {
+std::string missing_dwarf_note(const std::string &path, const std::string &tried) {
   return "'" + path + "' has no DWARF (no .debug_info; " +
          (tried.empty() ? std::string("neither a build-id nor a .gnu_debuglink to find a debug file by")
                         : "debug files tried: " + tried) +
@@ -91,9 +91,9 @@ std::string no_dwarf_note(const std::string &path, const std::string &tried) {
 
 }  // namespace
 
-Result<std::string> LlvmDebugInfo::fetch_from_debuginfod(const std::string &build_id) {
-  DebuginfodBackground *background = open_options_.debuginfod_background;
-  if (!background && !open_options_.debuginfod_fetch) {
+Result<std::string> DwarfFiles::fetch_from_debuginfod(const std::string &build_id) {
+  DebuginfodBackground *background = options_.debuginfod_background;
+  if (!background && !options_.debuginfod_fetch) {
     if (auto cached = debuginfod_cached_debuginfo(build_id)) return *cached;
     return Error("the debug info of build-id " + build_id + " is not in the debuginfod cache (not fetched here)");
   }
@@ -105,11 +105,11 @@ Result<std::string> LlvmDebugInfo::fetch_from_debuginfod(const std::string &buil
   return Error("the debug info of build-id " + build_id + " is being fetched from debuginfod");
 }
 
-Status LlvmDebugInfo::attach_separate_debug() {
+Status DwarfFiles::attach_separate_debug() {
   const object::ObjectFile &program = image_.object();
   const std::string build_id = image_.build_id();
   std::string tried;
-  for (DebugCandidate &candidate : debug_candidates(program, path(), build_id)) {
+  for (DebugCandidate &candidate : debug_candidates(program, image_.path(), build_id)) {
     if (candidate.from_debuginfod) {
       // Fetched only when nothing local was found; then checked as a local file is.
       auto fetched = fetch_from_debuginfod(build_id);
@@ -133,7 +133,7 @@ Status LlvmDebugInfo::attach_separate_debug() {
     return Ok{};
   }
   // Without DWARF the symbol tables still serve: a note, not an error.
-  no_dwarf_note_ = no_dwarf_note(path(), tried);
+  no_dwarf_note_ = missing_dwarf_note(image_.path(), tried);
   return Error(no_dwarf_note_, "rebuild it with -g, or install its debug symbols (the -dbg/-dbgsym package; "
                                "KPP_DEBUG_ROOT names a debug tree other than /usr/lib/debug), or name debuginfod "
                                "servers in DEBUGINFOD_URLS");

@@ -15,11 +15,9 @@
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 #include <llvm/Support/Path.h>
 
-#include "dwarf/query/die_links.h"
-#include "dwarf/query/llvm_debug_info.h"
 #include "dwarf/raw/die_stream_check.h"
-#include "dwarf/raw/raw_aranges.h"
 #include "dwarf/source/split_handle.h"
+#include "dwarf/source/split_units.h"
 
 namespace kpp::dwarf {
 
@@ -95,24 +93,26 @@ static std::string beside_program(const std::string &program, const std::string 
   return std::string(path);
 }
 
-std::optional<uint64_t> LlvmDebugInfo::skeleton_index(const DWARFUnit *unit) {
-  if (skeleton_indexes_.empty())
-    for (uint32_t i = 0; i < unit_dwarf().getNumCompileUnits(); ++i) skeleton_indexes_[unit_dwarf().getUnitAtIndex(i)] = i;
+std::optional<uint64_t> SplitUnits::skeleton_index(const DWARFUnit *unit) {
+  if (skeleton_indexes_.empty()) {
+    DWARFContext &units = checks_.unit_dwarf();
+    for (uint32_t i = 0; i < units.getNumCompileUnits(); ++i) skeleton_indexes_[units.getUnitAtIndex(i)] = i;
+  }
   auto it = skeleton_indexes_.find(unit);
   if (it == skeleton_indexes_.end()) return std::nullopt;
   return it->second;
 }
 
-DWARFUnit *LlvmDebugInfo::split_unit(uint64_t index) {
+DWARFUnit *SplitUnits::split_unit(uint64_t index) {
   auto [it, fresh] = split_units_.try_emplace(index, nullptr);
   // The skeleton's unit DIE alone is read here (unit_dwarf() checked it).
-  if (!fresh || index >= unit_dwarf().getNumCompileUnits()) return it->second;
-  DWARFUnit *skeleton = unit_dwarf().getUnitAtIndex(static_cast<uint32_t>(index));
+  if (!fresh || index >= checks_.unit_dwarf().getNumCompileUnits()) return it->second;
+  DWARFUnit *skeleton = checks_.unit_dwarf().getUnitAtIndex(static_cast<uint32_t>(index));
   std::string name = dwo_name_of(*skeleton);
   if (name.empty()) return nullptr;
-  std::string alternative = beside_program(path(), name);
-  for (const std::string &place : places_tried(*skeleton, name, path() + ".dwp", alternative)) {
-    auto [checked, first_time] = split_files_refused_.try_emplace(place);
+  std::string alternative = beside_program(program_, name);
+  for (const std::string &place : places_tried(*skeleton, name, program_ + ".dwp", alternative)) {
+    auto [checked, first_time] = files_refused_.try_emplace(place);
     if (first_time) checked->second = unsafe_to_read(place);  // a .dwp serves every unit: checked once
     if (!checked->second.empty()) return nullptr;
   }
@@ -123,12 +123,12 @@ DWARFUnit *LlvmDebugInfo::split_unit(uint64_t index) {
   return it->second;
 }
 
-DWARFDie LlvmDebugInfo::die_at(uint64_t handle) {
+DWARFDie SplitUnits::die_at(uint64_t handle) {
   if (!is_split_handle(handle)) {
     // Its compile unit alone is checked when no other is needed (a type unit's DIE: all are).
-    DWARFCompileUnit *unit = unit_dwarf().getCompileUnitForOffset(handle);
-    if (!unit) return dwarf().getDIEForOffset(handle);
-    enter(*unit);
+    DWARFCompileUnit *unit = checks_.unit_dwarf().getCompileUnitForOffset(handle);
+    if (!unit) return checks_.dwarf().getDIEForOffset(handle);
+    checks_.enter(*unit);
     return unit->getDIEForOffset(handle);
   }
   DWARFUnit *unit = split_unit(split_skeleton_index(handle));
@@ -136,7 +136,7 @@ DWARFDie LlvmDebugInfo::die_at(uint64_t handle) {
   return unit->getDIEForOffset(unit->getOffset() + split_offset_in_unit(handle));
 }
 
-uint64_t LlvmDebugInfo::handle_of(DWARFDie die) {
+uint64_t SplitUnits::handle_of(DWARFDie die) {
   if (!die.isValid()) return 0;
   DWARFUnit *unit = die.getDwarfUnit();
   if (!unit->isDWOUnit()) return die.getOffset();
@@ -144,49 +144,11 @@ uint64_t LlvmDebugInfo::handle_of(DWARFDie die) {
   return index ? split_handle(*index, die.getOffset() - unit->getOffset()) : 0;
 }
 
-DWARFCompileUnit *LlvmDebugInfo::unit_at(uint64_t address) {
-  // The unit .debug_aranges names, read raw: LLVM's own table first reads
-  // the unit DIE (and abbreviations) of every unit the section leaves out,
-  // to collect their ranges: 179 of python3.11's 253 LTO units, ~4% of a
-  // cold run. LLVM's is asked only for an address no arange covers.
-  StringRef aranges = unit_dwarf().getDWARFObj().getArangesSection();
-  if (auto offset = unit_at_address(std::string_view(aranges.data(), aranges.size()), address)) {
-    DWARFCompileUnit *unit = unit_dwarf().getCompileUnitForOffset(*offset);
-    if (unit && unit->getOffset() == *offset) return unit;
-  }
-  return unit_dwarf().getCompileUnitForCodeAddress(address);
-}
-
-DWARFContext::DIEsForAddress LlvmDebugInfo::dies_at(uint64_t address) {
-  if (!image_.layout().empty()) return relocatable_dies_at(address);
-  // The unit DIEs LLVM reads to find the unit were checked by unit_dwarf(),
-  // the DIEs of the unit found are by enter().
-  DWARFCompileUnit *unit = unit_at(address);
-  if (!unit) return {};
-  enter(*unit);
-  // A unit that covers `address` but has no readable DIEs answers nothing
-  // (LLVM 19's getSubroutineForAddress, which dies_at() still uses for split
-  // units, dereferences its null unit DIE: a crash found by tests/fuzz).
-  if (!unit->getUnitDIE(false).isValid()) return {};
-  std::optional<uint64_t> index = skeleton_index(unit);
-  // Loaded here first, so that the places LLVM does not try are tried too
-  // (and those it must not read are not).
-  DWARFUnit *split = index ? split_unit(*index) : nullptr;
-  if (split && !split->getUnitDIE(false).isValid()) return {};
-  // A split unit's DIEs are found as LLVM finds them (the skeleton's ranges
-  // first); callers read only the function DIE.
-  if (split) return unit_dwarf().getDIEsForAddress(address, /*CheckDWO=*/true);
-  DWARFContext::DIEsForAddress dies;
-  dies.CompileUnit = unit;
-  dies.FunctionDIE = innermost_function_at(*unit, address);
-  return dies;
-}
-
-std::vector<SplitUnitBytes> LlvmDebugInfo::split_unit_bytes(size_t &skeletons) {
+std::vector<SplitUnitBytes> SplitUnits::unit_bytes(size_t &skeletons) {
   std::vector<SplitUnitBytes> units;
   skeletons = 0;
-  for (uint32_t i = 0; i < unit_dwarf().getNumCompileUnits(); ++i) {
-    if (dwo_name_of(*unit_dwarf().getUnitAtIndex(i)).empty()) continue;
+  for (uint32_t i = 0; i < checks_.unit_dwarf().getNumCompileUnits(); ++i) {
+    if (dwo_name_of(*checks_.unit_dwarf().getUnitAtIndex(i)).empty()) continue;
     ++skeletons;
     DWARFUnit *unit = split_unit(i);
     if (!unit) continue;
@@ -205,11 +167,11 @@ std::vector<SplitUnitBytes> LlvmDebugInfo::split_unit_bytes(size_t &skeletons) {
   return units;
 }
 
-std::string LlvmDebugInfo::split_dwarf_source() {
+std::string SplitUnits::source() {
   size_t skeletons = 0, found = 0;
   std::set<std::string> files;
-  for (uint32_t i = 0; i < unit_dwarf().getNumCompileUnits(); ++i) {
-    if (dwo_name_of(*unit_dwarf().getUnitAtIndex(i)).empty()) continue;
+  for (uint32_t i = 0; i < checks_.unit_dwarf().getNumCompileUnits(); ++i) {
+    if (dwo_name_of(*checks_.unit_dwarf().getUnitAtIndex(i)).empty()) continue;
     ++skeletons;
     if (DWARFUnit *unit = split_unit(i)) {
       ++found;
@@ -222,12 +184,12 @@ std::string LlvmDebugInfo::split_dwarf_source() {
   return files.empty() ? text : text + " from " + std::to_string(files.size()) + " .dwo files";
 }
 
-std::string LlvmDebugInfo::missing_split_dwarf() {
-  std::string package = path() + ".dwp";
+std::string SplitUnits::missing() {
+  std::string package = program_ + ".dwp";
   size_t skeletons = 0, missing = 0;
   std::string listed;
-  for (uint32_t i = 0; i < unit_dwarf().getNumCompileUnits(); ++i) {
-    DWARFUnit *skeleton = unit_dwarf().getUnitAtIndex(i);
+  for (uint32_t i = 0; i < checks_.unit_dwarf().getNumCompileUnits(); ++i) {
+    DWARFUnit *skeleton = checks_.unit_dwarf().getUnitAtIndex(i);
     std::string name = dwo_name_of(*skeleton);
     if (name.empty()) continue;
     ++skeletons;
@@ -235,16 +197,16 @@ std::string LlvmDebugInfo::missing_split_dwarf() {
     if (++missing > 3) continue;  // the first few name the problem well enough
     listed += "\n    '" + name + "'; tried:";
     const char *separator = " ";
-    for (const std::string &place : places_tried(*skeleton, name, package, beside_program(path(), name))) {
+    for (const std::string &place : places_tried(*skeleton, name, package, beside_program(program_, name))) {
       listed += separator + place;
-      if (auto refused = split_files_refused_.find(place); refused != split_files_refused_.end() && !refused->second.empty())
+      if (auto refused = files_refused_.find(place); refused != files_refused_.end() && !refused->second.empty())
         listed += " (not read: " + refused->second + ")";
       separator = ", ";
     }
   }
   if (missing == 0) return {};
   std::string text = "the debug information of " + std::to_string(missing) + " of " + std::to_string(skeletons) +
-                     " units of '" + path() + "' is in split DWARF files that were not found:" + listed;
+                     " units of '" + program_ + "' is in split DWARF files that were not found:" + listed;
   if (missing > 3) text += "\n    (and " + std::to_string(missing - 3) + " more)";
   // The skeletons give line tables and address ranges but no function
   // DIEs, and every probe starts from one: only the symbol table is left.

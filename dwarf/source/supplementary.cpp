@@ -2,16 +2,16 @@
 // supplementary_link.h): found and named, not read.
 #include <unistd.h>
 
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/source/dwarf_files.h"
 #include "dwarf/source/supplementary_link.h"
 
 namespace kpp::dwarf {
 
 using namespace llvm;
 
-std::string LlvmDebugInfo::unread_supplementary() {
+std::string DwarfFiles::unread_supplementary() const {
   const object::ObjectFile *dwarf_file = debug_path_.empty() ? &image_.object() : debug_binary_.getBinary();
-  if (!dwarf_file || !has_dwarf()) return {};
+  if (!dwarf_file || !no_dwarf_note_.empty()) return {};
   std::optional<SupplementaryLink> link;
   for (const object::SectionRef &section : dwarf_file->sections()) {
     auto name = section.getName();

@@ -133,7 +133,7 @@ const std::map<std::string, Seal> kSeals = {
     {".sym", {32, 232, 24}},                               // TextHeader (dwarf/index/index_cache.cpp)
     {".fn", {32, 232, 24}},
     {".units", {32, 232, 24}},
-    {".dies", {32, 232, 24}},  // the DIE check's verdict (dwarf/raw/unit_checks.cpp)
+    {".dies", {32, 232, 24}},  // the DIE check's verdict (dwarf/source/unit_checks.h)
     // An inflated image (dwarf/elf/inflated_image.cpp): the ELF file, then magic, identity and the checksum of it all.
     {".dwarf", {8, 64, std::nullopt, true}},
 };

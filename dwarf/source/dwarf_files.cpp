@@ -1,6 +1,6 @@
-// Opening a program's debug info: its ELF image (dwarf/elf/elf_image.h), then
-// its DWARF context, made on first use from the program, its separate debug
-// file or an inflated copy of either.
+// The files a program's DWARF is read from (dwarf_files.h): its DWARF
+// context, made on first use from the program, its separate debug file or
+// an inflated copy of either; and the raw sections the function index reads.
 #include <algorithm>
 #include <thread>
 
@@ -12,7 +12,7 @@
 
 #include "dwarf/elf/inflated_image.h"
 #include "dwarf/index/index_cache.h"
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/source/dwarf_files.h"
 
 namespace kpp::dwarf {
 
@@ -37,27 +37,7 @@ class LaidOutSections final : public LoadedObjectInfo {
 
 }  // namespace
 
-Result<std::unique_ptr<DebugInfo>> DebugInfo::open(const std::string &path, const OpenOptions &options) {
-  auto image = ElfImage::open(path);
-  if (!image) return std::move(image).error();
-  auto info = std::make_unique<LlvmDebugInfo>(std::move(*image), options);
-  // No DWARF anywhere is a mode, as in perf probe: the symbol tables still
-  // place function entries, returns and offsets (has_dwarf(), dwarf_note()).
-  if (!info->has_debug_info()) (void)info->attach_separate_debug();
-  return std::unique_ptr<DebugInfo>(std::move(info));
-}
-
-// The function index is made with the object, from its ELF facts: image_
-// and open_options_ are members declared before it.
-LlvmDebugInfo::LlvmDebugInfo(ElfImage image, OpenOptions options)
-    : image_(std::move(image)),
-      open_options_(std::move(options)),
-      function_index_(static_cast<IndexedDwarf &>(*this),
-                      FunctionIndex::Target{image_.path(), image_.build_id(),
-                                            !image_.object().isRelocatableObject() && image_.object().isLittleEndian()},
-                      open_options_) {}
-
-DWARFContext &LlvmDebugInfo::context() {
+DWARFContext &DwarfFiles::context() {
   // Made on first use: a bare FUNC%return or -F never needs it.
   if (!context_) {
     inflate_dwarf();
@@ -74,7 +54,7 @@ DWARFContext &LlvmDebugInfo::context() {
   return *context_;
 }
 
-void LlvmDebugInfo::inflate_dwarf() {
+void DwarfFiles::inflate_dwarf() {
   const object::ObjectFile &source = debug_binary_.getBinary() ? *debug_binary_.getBinary() : image_.object();
   std::string_view elf(source.getData().data(), source.getData().size());
   auto layout = inflated_layout(elf);
@@ -107,13 +87,13 @@ void LlvmDebugInfo::inflate_dwarf() {
   UniqueFd memory(memfd_create("kpp-inflated-dwarf", MFD_CLOEXEC));
   InflateOptions in_memory = options;
   in_memory.reserve = false;
-  if (!open_options_.reads_locations) in_memory.leave_out = {".debug_loclists", ".debug_loc"};
+  if (!options_.reads_locations) in_memory.leave_out = {".debug_loclists", ".debug_loc"};
   if (!memory.valid() || !write_inflated_image(elf, memory.get(), in_memory)) return;  // LLVM inflates, as before
   drop_pages(source_mapping, source_mapping);
   if (adopt("/proc/self/fd/" + std::to_string(memory.get()))) inflated_fd_ = std::move(memory);
 }
 
-bool LlvmDebugInfo::has_debug_info() const {
+bool DwarfFiles::has_debug_info() const {
   // By section name (compressed the old way too), without making the context.
   for (const object::SectionRef &section : image_.object().sections()) {
     auto name = section.getName();
@@ -126,13 +106,7 @@ bool LlvmDebugInfo::has_debug_info() const {
   return false;
 }
 
-DWARFContext &LlvmDebugInfo::dwarf() {
-  DWARFContext &context = mapped_dwarf();
-  check_every_unit();
-  return context;
-}
-
-DWARFContext &LlvmDebugInfo::mapped_dwarf() {
+DWARFContext &DwarfFiles::mapped_dwarf() {
   if (!headers_mapped_) {
     headers_mapped_ = true;
     // Where the units start, from the cache when an earlier run wrote it.
@@ -155,6 +129,56 @@ DWARFContext &LlvmDebugInfo::mapped_dwarf() {
     context_->getNumCompileUnits();  // LLVM reads every unit header here
   }
   return context();
+}
+
+bool DwarfFiles::remove_cached_image() const {
+  return dies_from_cached_image() && ::unlink(inflated_path_.c_str()) == 0;
+}
+
+void DwarfFiles::drop_mapped_pages() {
+  image_.drop_mapped_pages();
+  drop_pages(debug_mapping_, debug_mapping_);
+  drop_pages(inflated_.mapping, inflated_.mapping);
+}
+
+std::optional<CacheHome> DwarfFiles::cache_home(const std::string &binary) const {
+  CacheOptions cache;
+  cache.enabled = options_.use_cache;
+  cache.directory = options_.cache_directory;
+  if (!cache.enabled) return std::nullopt;
+  auto directory = usable_cache_directory(cache);
+  if (!directory) {
+    cache_refused_ = "cache not used: " + directory.error().message;
+    return std::nullopt;
+  }
+  auto key = index_key(binary, image_.build_id());
+  if (!key) return std::nullopt;
+  return CacheHome{*directory, *key, cache.max_bytes};
+}
+
+DwarfBytes DwarfFiles::raw_dwarf() {
+  // The sections as they are: reading them makes LLVM read no unit header.
+  const llvm::DWARFObject &objects = context().getDWARFObj();
+  DwarfBytes bytes;
+  objects.forEachInfoSections([&](const llvm::DWARFSection &s) {
+    if (bytes.info.empty()) bytes.info = std::string_view(s.Data.data(), s.Data.size());
+  });
+  bytes.abbrev = std::string_view(objects.getAbbrevSection().data(), objects.getAbbrevSection().size());
+  bytes.str = std::string_view(objects.getStrSection().data(), objects.getStrSection().size());
+  bytes.line_str = std::string_view(objects.getLineStrSection().data(), objects.getLineStrSection().size());
+  const llvm::DWARFSection &offsets = objects.getStrOffsetsSection();
+  bytes.str_offsets = std::string_view(offsets.Data.data(), offsets.Data.size());
+  bytes.line = std::string_view(objects.getLineSection().Data.data(), objects.getLineSection().Data.size());
+  bytes.rnglists = std::string_view(objects.getRnglistsSection().Data.data(), objects.getRnglistsSection().Data.size());
+  return bytes;
+}
+
+MappedFile DwarfFiles::searched_file() {
+  if (!searched_fd_opened_) {
+    searched_fd_opened_ = true;
+    searched_fd_ = UniqueFd(::open(dwarf_file().c_str(), O_RDONLY | O_CLOEXEC));
+  }
+  return MappedFile{searched_fd_.get(), dwarf_mapping()};
 }
 
 std::vector<UnitStart> map_headers_alone(DWARFContext &context, const std::string &path, std::string_view mapping,

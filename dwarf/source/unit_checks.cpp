@@ -1,5 +1,4 @@
-// Which of the file's units LLVM may read (dwarf/raw/die_stream_check.h: LLVM
-// 19 reads past a damaged unit's end). Two ways in:
+// Which of the file's units LLVM may read (unit_checks.h). Two ways in:
 //  - every unit checked (dwarf()): on a vmlinux that reads all 160 MB of
 //    .debug_info (~0.4 s of CPU), so it is done once per file: the verdict
 //    "every unit read whole" is kept in the cache under the file's identity
@@ -19,8 +18,7 @@
 
 #include "dwarf/elf/mapped_object.h"
 #include "dwarf/index/index_cache.h"
-#include "dwarf/query/llvm_debug_info.h"
-#include "dwarf/raw/die_stream_check.h"
+#include "dwarf/source/unit_checks.h"
 
 namespace kpp::dwarf {
 
@@ -58,19 +56,13 @@ std::optional<DieStream> only_info_stream(const llvm::DWARFContext &context) {
 
 }  // namespace
 
-// The file whose DIEs LLVM reads: the debug file, or the cache's inflated
-// copy of it (dwarf/elf/inflated_image.h), which a crafted copy could replace
-// after a verdict on the first: a verdict stands for both as they are.
-bool LlvmDebugInfo::dies_from_cached_image() const { return !inflated_path_.empty() && !inflated_fd_.valid(); }
-std::string LlvmDebugInfo::dies_file() const { return dies_from_cached_image() ? inflated_path_ : debug_path(); }
-
-LlvmDebugInfo::Verdict LlvmDebugInfo::cached_verdict() {
-  std::string path = debug_path(), state = file_state(path);
-  if (dies_from_cached_image()) {
-    std::string image = file_state(inflated_path_);
+UnitChecks::Verdict UnitChecks::cached_verdict() {
+  std::string path = files_.debug_path(), state = file_state(path);
+  if (files_.dies_from_cached_image()) {
+    std::string image = file_state(files_.dies_file());
     state = image.empty() ? std::string() : state + " image " + image;
   }
-  auto home = state.empty() ? std::nullopt : cache_home(path);
+  auto home = state.empty() ? std::nullopt : files_.cache_home(path);
   if (!home) return Verdict::None;
   home->key.identity += " die check v1 " + state;
   verdict_file_ = cache_file(home->directory, home->key, ".dies");
@@ -81,36 +73,44 @@ LlvmDebugInfo::Verdict LlvmDebugInfo::cached_verdict() {
   return cached->bytes == kEveryDie ? Verdict::EveryDie : cached->bytes == kUnitDies ? Verdict::UnitDies : Verdict::None;
 }
 
-void LlvmDebugInfo::refuse(Error damage) {
+void UnitChecks::refuse(Error damage) {
   // A damaged copy in the cache is the cache's fault: it goes, and the next run inflates the debug file again.
-  if (dies_from_cached_image() && ::unlink(inflated_path_.c_str()) == 0)
-    damage.hint = "the damaged copy was removed from the cache; the next run makes it again from '" + debug_path() + "'";
+  if (files_.remove_cached_image())
+    damage.hint =
+        "the damaged copy was removed from the cache; the next run makes it again from '" + files_.debug_path() + "'";
   damaged_ = std::move(damage);
   throw DamagedDwarf(*damaged_);
 }
 
-void LlvmDebugInfo::look_up_verdict() {
+llvm::DWARFContext &UnitChecks::dwarf() {
+  llvm::DWARFContext &context = files_.mapped_dwarf();
+  check_every_unit();
+  return context;
+}
+
+void UnitChecks::look_up_verdict() {
   if (verdict_looked_up_) return;
   verdict_looked_up_ = true;
   verdict_ = cached_verdict();
   all_dies_checked_ = verdict_ == Verdict::EveryDie;
 }
 
-void LlvmDebugInfo::check_every_unit() {
+void UnitChecks::check_every_unit() {
   if (damaged_) throw DamagedDwarf(*damaged_);
   look_up_verdict();
   if (all_dies_checked_) return;
   // The pages read go back every few MB, not unit by unit: on python3.11's
   // 253 units a call per unit cost ~5% of a --no-cache run in TLB flushes.
-  BatchedDrop drop(dwarf_mapping(), 8 << 20);
-  Status checked = check_context_dies(*context_, dies_file(), [&drop](std::string_view read) { drop.done(read.size()); });
+  BatchedDrop drop(files_.dwarf_mapping(), 8 << 20);
+  Status checked = check_context_dies(files_.context(), files_.dies_file(),
+                                      [&drop](std::string_view read) { drop.done(read.size()); });
   if (!checked) refuse(std::move(checked).error());
   all_dies_checked_ = true;
   if (!verdict_file_.empty()) (void)store_cached(verdict_file_, verdict_key_, kEveryDie, verdict_max_bytes_);
 }
 
-llvm::DWARFContext &LlvmDebugInfo::unit_dwarf() {
-  llvm::DWARFContext &context = mapped_dwarf();
+llvm::DWARFContext &UnitChecks::unit_dwarf() {
+  llvm::DWARFContext &context = files_.mapped_dwarf();
   if (damaged_) throw DamagedDwarf(*damaged_);
   look_up_verdict();
   if (all_dies_checked_ || gate_) return context;
@@ -125,7 +125,7 @@ llvm::DWARFContext &LlvmDebugInfo::unit_dwarf() {
     units.push_back({unit->getOffset(), unit->getOffset() + unit->getHeaderSize(), unit->getNextUnitOffset(),
                      unit->getAbbreviationsOffset(), unit->getAddressByteSize(),
                      unit->getFormParams().getDwarfOffsetByteSize(), unit->getVersion()});
-  auto gate = UnitGate::open(std::move(*stream), dies_file(), units, !unit_dies_known);
+  auto gate = UnitGate::open(std::move(*stream), files_.dies_file(), units, !unit_dies_known);
   if (!gate) refuse(std::move(gate).error());
   gate_ = std::move(*gate);
   if (!unit_dies_known && !verdict_file_.empty())
@@ -133,7 +133,7 @@ llvm::DWARFContext &LlvmDebugInfo::unit_dwarf() {
   return context;
 }
 
-void LlvmDebugInfo::enter(const llvm::DWARFUnit &unit) {
+void UnitChecks::enter(const llvm::DWARFUnit &unit) {
   if (all_dies_checked_) return;
   if (!gate_) {
     check_every_unit();
