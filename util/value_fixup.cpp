@@ -99,6 +99,10 @@ class CodeReader {
         s.op = c == 's' ? ValueOp::SignExtend : ValueOp::ZeroExtend;
         s.operand = *n;
         return s;
+      case 'a':
+        n = number(false, 1);
+        if (!n || *n == 0 || *n > 2) return std::nullopt;
+        return ValueStep{ValueOp::Present, *n};
       case 'q':
         n = number(true, 16);
         if (!n) return std::nullopt;
@@ -207,6 +211,7 @@ std::string step_text(const ValueStep &step) {
     case ValueOp::ZeroExtend: return "u" + std::to_string(step.operand);
     case ValueOp::ShowFloat: return "g" + std::to_string(step.operand);
     case ValueOp::ShowEnum: return "q" + digits_of(step.operand);
+    case ValueOp::Present: return "a" + std::to_string(step.operand);
     case ValueOp::PushTerm: return "r" + std::to_string(step.operand);
     case ValueOp::Pick: return "v" + std::to_string(step.operand);
     case ValueOp::Skip: return "i" + std::to_string(step.operand);
@@ -339,6 +344,10 @@ ProgramResult run_value_program(std::span<const ValueStep> steps, std::span<cons
         if (!stack.has(1)) return malformed;
         if (stack.pop() != 0) pc += s.operand;
         break;
+      case ValueOp::Present:
+        if (!stack.has(1)) return malformed;
+        if (stack.pop() == 0) return {std::nullopt, nullptr, true};
+        break;
       case ValueOp::Load: {
         if (!stack.has(2) || s.operand >= leaves.size()) return malformed;
         uint64_t start = stack.pop(), address = stack.pop();
@@ -358,6 +367,12 @@ ProgramResult run_value_program(std::span<const ValueStep> steps, std::span<cons
   }
   if (!stack.has(1)) return malformed;
   return {stack.top(), nullptr};
+}
+
+unsigned optional_flavor(std::span<const ValueStep> steps) {
+  for (const ValueStep &s : steps)
+    if (s.op == ValueOp::Present) return static_cast<unsigned>(s.operand);
+  return 0;
 }
 
 }  // namespace kpp

@@ -159,6 +159,26 @@ TEST(Printers, EnumsByTheNameGdbShowsTheNumberInJson) {
             std::string::npos) << json;
 }
 
+TEST(Printers, OptionalValuesAsTheirLanguagesDebuggerShowsThemAndNullInJson) {
+  Event e = walk_event();
+  Field some = num("count", FieldKind::Signed, 5);
+  some.value.optional = 2;  // Rust's Option
+  Field none = num("first", FieldKind::Hex, 0);
+  none.value.optional = 2;
+  none.value.absent = true;
+  Field engaged = str("label", "tag");
+  engaged.value.optional = 1;  // std::optional
+  Field empty = num("rate", FieldKind::Float, 0);
+  empty.value.optional = 1;
+  empty.value.absent = true;
+  e.fields = {some, none, engaged, empty};
+  EXPECT_EQ(format_event_short(e),
+            "walk_L5: count=Some(5) first=None label={[contained value] = \"tag\"} rate=[no contained value]");
+  std::string json = format_event_json(e);
+  EXPECT_NE(json.find("\"fields\":{\"count\":5,\"first\":null,\"label\":\"tag\",\"rate\":null}"), std::string::npos)
+      << json;
+}
+
 TEST(Printers, ValuesShownInPartSayTheirWholeLength) {
   Event e = walk_event();
   Field text = str("name", "abc");
