@@ -43,6 +43,20 @@ def items_of(text):
     return length, elements
 
 
+def rust_scalar(text):
+    """A value inside gdb's text of a Rust Some(...): read from the text, as
+    gdb 13.1 fails an internal assertion reading the variant of an Option
+    held in a niche ("idx < num_fields ()")."""
+    if text in ("true", "false"):
+        return ["int", int(text == "true")]
+    if re.fullmatch(r"-?\d+|0x[0-9a-f]+", text):
+        return ["int", int(text, 0)]
+    if re.fullmatch(r"-?[\d.]+(e[-+]?\d+)?|-?inf|nan", text):
+        return ["float", float(text), 8]
+    s = literal(text)
+    return ["text", s] if s is not None else ["err", "cannot compare: " + text[:200]]
+
+
 def render_optional(v, t):
     """["none"] or ["some", VALUE] for a Rust Option (gdb's Rust support) or
     a std::optional (libstdc++'s
@@ -54,8 +68,9 @@ def render_optional(v, t):
         text = v.format_string()
         if re.search(r"::None$", text):
             return ["none"]
-        if re.search(r"::Some\(", text):
-            return ["some", render(v["Some"]["__0"])]
+        m = re.search(r"::Some\((.*)\)$", text, re.S)
+        if m:
+            return ["some", rust_scalar(m.group(1))]
     if name.startswith("std::optional<"):
         printer = gdb.default_visualizer(v)
         if printer:
