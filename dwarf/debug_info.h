@@ -297,7 +297,7 @@ class DebugInfo : public ElfFacts {
   // What is_instruction_start() goes by, for messages: "the line table", or
   // "the line table and the disassembler" (builds with KPP_X86_DISASSEMBLER).
   virtual std::string instruction_oracle() { return "the line table"; }
-  // Go code (dwarf/lang/go_functions.cpp). Whether `fn` is Go's: its unit
+  // Go code (dwarf/query/go_functions.cpp). Whether `fn` is Go's: its unit
   // was made by Go's compiler ("Go cmd/compile"), or no DWARF covers it in
   // a Go program (the runtime's assembly, a program built with -ldflags=-s
   // -w). Go's runtime reads and rewrites return addresses on a goroutine's

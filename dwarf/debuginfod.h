@@ -9,7 +9,7 @@
 // requests in 0.8 s); it sees a stop request only between its waits of up
 // to a second; HTTP 500 and 403 read as "not found"; and a file enters its
 // cache before anyone checks it. Here every download is bounded
-// (dwarf/source/http_download.h; debuginfod_limits() below), a stop request
+// (dwarf/source/http_download.h, debuginfod_limits()), a stop request
 // (set_debuginfod_cancel) ends it within ~50 ms, an answer enters the cache
 // only once it is an ELF file of the build-id asked for (a source: once it
 // is not an HTML page), a cached file that fails that check is removed and
@@ -25,7 +25,6 @@
 #include <optional>
 #include <string>
 
-#include "dwarf/source/http_download.h"
 #include "util/result.h"
 
 namespace kpp::dwarf {
@@ -36,15 +35,6 @@ bool debuginfod_enabled();
 // The servers, as $DEBUGINFOD_URLS lists them ("" when unset).
 std::string debuginfod_urls();
 
-// The bounds of one download, from the environment, as elfutils' client
-// names them (our defaults are tighter than its 90 s and no size limit):
-//   DEBUGINFOD_TIMEOUT=S   connect and the first 100 KB within S seconds,
-//                          and no S seconds without a byte (default 10)
-//   DEBUGINFOD_MAXTIME=S   the whole download (default 300)
-//   DEBUGINFOD_MAXSIZE=B   bytes of the file, after content decoding
-//                          (default 2 GiB; also sent as X-DEBUGINFOD-MAXSIZE)
-// A value that is not a positive number leaves the default.
-DownloadLimits debuginfod_limits();
 
 // Asked every ~50 ms while a download runs in this thread: true stops it
 // (the CLI passes its Ctrl-C flag). None by default.

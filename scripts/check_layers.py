@@ -16,8 +16,10 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 SOURCE_SUFFIXES = ('.h', '.hpp', '.cpp', '.cc', '.c')
-# Folders whose subfolders are libraries of their own (src/spec, src/cli, ...).
-AREA_PARENTS = ('src',)
+# Folders whose subfolders are libraries (src/spec, src/cli, ...) or layers
+# of one library (dwarf/elf, dwarf/query, ...) of their own; the files at
+# such a folder's top (dwarf/'s public headers) are a layer of their own too.
+AREA_PARENTS = ('src', 'dwarf')
 # Folders that hold no library: free to use any.
 UNCHECKED = ('tests', 'bench', 'build', 'scripts', 'Documentation', '.ci', '.git')
 LLVM_ONLY_IN = 'dwarf'
@@ -53,17 +55,29 @@ def closure(table):
 
 
 def library_folders(root):
-    """The folders that are libraries: top-level folders with sources and src/<area>."""
+    """The folders that are libraries: top-level folders with sources, src/<area> and dwarf/<layer>."""
     folders = []
     for entry in sorted(os.listdir(root)):
         path = os.path.join(root, entry)
         if not os.path.isdir(path) or entry in UNCHECKED or entry.startswith('.'):
             continue
+        if any(name.endswith(SOURCE_SUFFIXES) for name in os.listdir(path)):
+            folders.append(entry)
         if entry in AREA_PARENTS:
             folders += [f'{entry}/{area}' for area in sorted(os.listdir(path)) if os.path.isdir(os.path.join(path, area))]
-        elif any(name.endswith(SOURCE_SUFFIXES) for name in os.listdir(path)):
-            folders.append(entry)
     return folders
+
+
+def sources_of(root, folder):
+    """The source files of a library folder; an area parent's own files only (its areas are checked apart)."""
+    top = os.path.join(root, folder)
+    for dirpath, dirnames, names in os.walk(top):
+        dirnames.sort()
+        if folder in AREA_PARENTS:
+            dirnames.clear()
+        for name in sorted(names):
+            if name.endswith(SOURCE_SUFFIXES):
+                yield os.path.join(dirpath, name)
 
 
 def library_of(header, libraries):
@@ -86,29 +100,31 @@ def check(root):
     for folder in folders:
         if folder not in table:
             continue
-        for dirpath, _, names in sorted(os.walk(os.path.join(root, folder))):
-            for name in sorted(names):
-                if not name.endswith(SOURCE_SUFFIXES):
-                    continue
-                path = os.path.join(dirpath, name)
-                rel = os.path.relpath(path, root)
-                with open(path, errors='replace') as f:
-                    for number, line in enumerate(f, 1):
-                        m = INCLUDE.match(line)
-                        if not m:
-                            continue
-                        kind, header = m.groups()
-                        if kind == '<' and header.startswith('llvm/') and folder != LLVM_ONLY_IN:
-                            problems.append(f'{rel}:{number}: includes <{header}>: only {LLVM_ONLY_IN}/ includes LLVM')
-                            continue
-                        if kind != '"':
-                            continue
-                        used = library_of(header, table.keys()) or library_of(header, folders)
-                        if used is None or used == folder or used in allowed[folder]:
-                            continue
-                        may = ' '.join(sorted(allowed[folder])) or 'nothing'
-                        problems.append(f'{rel}:{number}: includes {header}: {folder} may use {may} '
-                                        f'(scripts/layers.txt)')
+        for path in sources_of(root, folder):
+            problems += check_file(path, os.path.relpath(path, root), folder, table, allowed, folders)
+    return problems
+
+
+def check_file(path, rel, folder, table, allowed, folders):
+    """The includes of one file of library `folder` that it may not use."""
+    problems = []
+    in_llvm_library = folder == LLVM_ONLY_IN or folder.startswith(LLVM_ONLY_IN + '/')
+    with open(path, errors='replace') as f:
+        for number, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            kind, header = m.groups()
+            if kind == '<' and header.startswith('llvm/') and not in_llvm_library:
+                problems.append(f'{rel}:{number}: includes <{header}>: only {LLVM_ONLY_IN}/ includes LLVM')
+                continue
+            if kind != '"':
+                continue
+            used = library_of(header, table.keys()) or library_of(header, folders)
+            if used is None or used == folder or used in allowed[folder]:
+                continue
+            may = ' '.join(sorted(allowed[folder])) or 'nothing'
+            problems.append(f'{rel}:{number}: includes {header}: {folder} may use {may} (scripts/layers.txt)')
     return problems
 
 

@@ -1,4 +1,5 @@
-// Object files kept in a read-only file mapping, and giving their pages back.
+// Object files kept in a read-only file mapping, and giving their pages back
+// (util/mapped_pages.h).
 //
 // Peak RSS counts every page of a mapped file the process has touched (and
 // the kernel maps up to 64 KiB around each fault from the page cache). LLVM
@@ -12,7 +13,6 @@
 // section) is left alone, since dropping heap pages would zero them.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <span>
@@ -21,6 +21,7 @@
 
 #include <llvm/Object/ObjectFile.h>
 
+#include "util/mapped_pages.h"
 #include "util/result.h"
 
 namespace kpp::dwarf {
@@ -33,28 +34,6 @@ struct MappedObject {
 // Opens the object file at `path`, mapped read-only when the file is large
 // enough for LLVM to map it. Errors: unreadable, not an object file.
 Result<MappedObject> open_mapped_object(const std::string &path);
-
-// Drops the pages of `range` from this process's memory, rounded out to the
-// 64 KiB windows a read fault maps (clipped to `mapping`): a neighbour's
-// page still in use is only read again. A range outside `mapping` is left alone.
-void drop_pages(std::string_view mapping, std::string_view range);
-
-// Drops all of a mapping's pages each time readers have reported `batch`
-// more bytes read through it; threads may report at once.
-class BatchedDrop {
- public:
-  BatchedDrop(std::string_view mapping, uint64_t batch) : mapping_(mapping), batch_(batch) {}
-  void done(uint64_t bytes) {
-    if ((pending_ += bytes) < batch_) return;
-    pending_ = 0;
-    drop_pages(mapping_, mapping_);
-  }
-
- private:
-  std::string_view mapping_;
-  uint64_t batch_;
-  std::atomic<uint64_t> pending_{0};
-};
 
 // Maps the page of each unit header of `info` (a .debug_info inside
 // `mapping`) alone, before LLVM reads them all, so that reading them does

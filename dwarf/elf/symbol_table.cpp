@@ -1,16 +1,12 @@
+// The questions a symbol table answers (symbol_table.h), by walks of its
+// entries (symbol_entries.h) or, past a few, from its sorted copies.
 #include "dwarf/elf/symbol_table.h"
 
 #include <algorithm>
 #include <utility>
-#include <cerrno>
-#include <cstring>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <llvm/Object/ELFObjectFile.h>
 
-#include "dwarf/index/name_search.h"
 #include "dwarf/names.h"
 
 namespace kpp::dwarf {
@@ -23,20 +19,6 @@ namespace {
 // more walks (~0.5 ms each).
 constexpr int kWalksBeforeSort = 8;
 
-// Whether every symbol table lies inside the file. LLVM walks a table by its
-// header's size and makes an error for each entry past the end: a hostile
-// header claiming billions of entries would take minutes (found by tests/fuzz).
-bool symbol_tables_fit(const object::ObjectFile &obj) {
-  uint64_t file_size = obj.getData().size();
-  for (const object::SectionRef &section : obj.sections()) {
-    object::ELFSectionRef elf(section);
-    if (elf.getType() != ELF::SHT_SYMTAB && elf.getType() != ELF::SHT_DYNSYM) continue;
-    uint64_t offset = elf.getOffset(), size = section.getSize();
-    if (offset > file_size || size > file_size - offset) return false;
-  }
-  return true;
-}
-
 // Code a probe can be placed on: a function, or an indirect function's
 // resolver (STT_GNU_IFUNC: glibc's memcpy, strlen...), which perf probe
 // counts as a function too.
@@ -44,84 +26,14 @@ bool is_code(uint8_t type) { return type == ELF::STT_FUNC || type == ELF::STT_GN
 
 }  // namespace
 
-std::string_view SymbolTable::Raw::name_view() const { return {name, strnlen(name, name_room)}; }
-
-template <class ELFT>
-void SymbolTable::read_table(const object::ELFFile<ELFT> &elf, unsigned section_type) {
-  auto sections = elf.sections();
-  if (!sections) {
-    consumeError(sections.takeError());
-    return;
-  }
-  for (const auto &sh : *sections) {
-    if (sh.sh_type != section_type) continue;
-    auto symbols = elf.symbols(&sh);
-    auto strings = elf.getStringTableForSymtab(sh);
-    if (!symbols || !strings) {
-      if (!symbols) consumeError(symbols.takeError());
-      if (!strings) consumeError(strings.takeError());
-      return;
-    }
-    strings_ = std::string_view(strings->data(), strings->size());
-    bool in_place = ELFT::Is64Bits && ELFT::Endianness == llvm::endianness::native &&
-                    llvm::endianness::native == llvm::endianness::little &&
-                    reinterpret_cast<uintptr_t>(symbols->data()) % alignof(Entry) == 0;
-    if (in_place) {
-      entries_ = reinterpret_cast<const Entry *>(symbols->data());
-    } else {
-      converted_.reserve(symbols->size());
-      for (const auto &sym : *symbols)
-        converted_.push_back({static_cast<uint32_t>(sym.st_name), sym.st_info, sym.st_other,
-                              static_cast<uint16_t>(sym.st_shndx), static_cast<uint64_t>(sym.st_value),
-                              static_cast<uint64_t>(sym.st_size)});
-      entries_ = converted_.data();
-    }
-    entry_count_ = symbols->size();
-    return;  // the first symbol table, as LLVM's symbols() reads
-  }
-}
-
 SymbolTable::SymbolTable(const object::ObjectFile &object, const SectionLayout &layout, SymbolSection which)
-    : layout_(&layout) {
-  // Without a readable symbol table, functions are found in the DWARF alone.
-  if (!symbol_tables_fit(object)) return;
-  unsigned type = which == SymbolSection::Dynamic ? ELF::SHT_DYNSYM : ELF::SHT_SYMTAB;
-  const auto *elf = dyn_cast<object::ELFObjectFileBase>(&object);
-  if (elf) machine_ = elf->getEMachine();
-  if (const auto *e = dyn_cast<object::ELF64LEObjectFile>(&object)) read_table(e->getELFFile(), type);
-  else if (const auto *e = dyn_cast<object::ELF64BEObjectFile>(&object)) read_table(e->getELFFile(), type);
-  else if (const auto *e = dyn_cast<object::ELF32LEObjectFile>(&object)) read_table(e->getELFFile(), type);
-  else if (const auto *e = dyn_cast<object::ELF32BEObjectFile>(&object)) read_table(e->getELFFile(), type);
-  if (which != SymbolSection::Dynamic || !elf || entry_count_ == 0) return;
-  // LLVM gives one version per symbol after the null one at index 0.
-  auto versions = elf->readDynsymVersions();
-  if (!versions) {
-    consumeError(versions.takeError());
-    return;
-  }
-  if (versions->size() + 1 != entry_count_) return;
-  versions_.resize(entry_count_);
-  for (size_t i = 0; i < versions->size(); ++i)
-    if (!(*versions)[i].Name.empty()) versions_[i + 1] = ((*versions)[i].IsVerDef ? "@@" : "@") + (*versions)[i].Name;
-}
-
-std::string_view SymbolTable::version_of(const Raw &raw) const {
-  std::string_view with_at;
-  if (!versions_.empty()) {
-    if (raw.index < versions_.size()) with_at = versions_[raw.index];
-  } else if (raw.name_room > 0) {
-    std::string_view name = raw.name_view();
-    if (size_t at = name.find('@', 1); at != std::string_view::npos) with_at = name.substr(at);
-  }
-  while (with_at.starts_with('@')) with_at.remove_prefix(1);
-  return with_at;
-}
+    : table_(object, which), layout_(&layout) {}
 
 std::optional<uint64_t> SymbolTable::address_of(const Raw &raw) const {
   bool function = is_code(raw.type), data = raw.type == ELF::STT_OBJECT || raw.type == ELF::STT_COMMON;
   if (!function && !data) return std::nullopt;
   uint64_t address = raw.value;
-  if (machine_ == ELF::EM_ARM && function) address &= ~uint64_t{1};  // the Thumb bit is not part of the address
+  if (table_.machine() == ELF::EM_ARM && function) address &= ~uint64_t{1};  // the Thumb bit is not part of the address
   if ((address == 0 && layout_->empty()) || raw.name_offset == 0) return std::nullopt;
   // In a .ko, values are offsets into their section: add the section's base.
   if (!layout_->empty()) {
@@ -136,12 +48,12 @@ std::optional<ElfSymbol> SymbolTable::accept(const Raw &raw) const {
   auto address = address_of(raw);
   if (!address) return std::nullopt;
   uint64_t section = raw.section >= ELF::SHN_LORESERVE ? 0 : raw.section;
-  return ElfSymbol{raw.name_view(), version_of(raw), *address, raw.size, section, is_code(raw.type)};
+  return ElfSymbol{raw.name_view(), table_.version_of(raw), *address, raw.size, section, is_code(raw.type)};
 }
 
 bool SymbolTable::has_functions() const {
   bool found = false;
-  walk([&](const Raw &raw) {
+  table_.walk([&](const Raw &raw) {
     if (is_code(raw.type)) found = address_of(raw).has_value();
     return !found;
   });
@@ -151,7 +63,7 @@ bool SymbolTable::has_functions() const {
 std::vector<uint32_t> SymbolTable::named_exactly(std::string_view name) {
   std::vector<uint32_t> indexes;
   for (uint32_t index : with_name_hash(name))
-    if (looked_up(index).name_view() == name) indexes.push_back(index);
+    if (table_.looked_up(index).name_view() == name) indexes.push_back(index);
   std::sort(indexes.begin(), indexes.end());
   return indexes;
 }
@@ -171,9 +83,9 @@ std::vector<uint32_t> SymbolTable::with_name_hash(std::string_view name) {
 bool SymbolTable::contains(std::string_view name) {
   if (!walk_instead_of_sort()) return !named_exactly(name).empty();
   // Where the strings hold the name, then an entry that points there.
-  std::vector<uint32_t> at = offsets_of({name}, std::string_view("\0", 1))[0];
+  std::vector<uint32_t> at = table_.offsets_of({name}, std::string_view("\0", 1))[0];
   bool found = false;
-  walk([&](const Raw &raw) {
+  table_.walk([&](const Raw &raw) {
     found = std::binary_search(at.begin(), at.end(), raw.name_offset);
     return !found;
   });
@@ -196,18 +108,19 @@ std::vector<std::optional<uint64_t>> SymbolTable::first_addresses(const std::vec
   if (unknown.empty()) return found;
   if (!walk_instead_of_sort()) {
     for (size_t k = 0; k < unknown.size(); ++k)
-      if (auto indexes = named_exactly(unknown[k]); !indexes.empty()) found[unknown_at[k]] = looked_up(indexes.front()).value;
+      if (auto indexes = named_exactly(unknown[k]); !indexes.empty())
+        found[unknown_at[k]] = table_.looked_up(indexes.front()).value;
     return found;
   }
   size_t left = unknown.size();
   // Where the strings hold each name; then one walk for all of them.
   std::vector<std::pair<uint32_t, size_t>> wanted;  // (string offset, index into names)
-  std::vector<std::vector<uint32_t>> offsets = offsets_of(unknown, std::string_view("\0", 1));
+  std::vector<std::vector<uint32_t>> offsets = table_.offsets_of(unknown, std::string_view("\0", 1));
   for (size_t k = 0; k < unknown.size(); ++k)
     if (!unknown[k].empty())
       for (uint32_t at : offsets[k]) wanted.emplace_back(at, unknown_at[k]);
   std::sort(wanted.begin(), wanted.end());
-  walk([&](const Raw &raw) {
+  table_.walk([&](const Raw &raw) {
     auto it = std::lower_bound(wanted.begin(), wanted.end(), std::make_pair(raw.name_offset, size_t{0}));
     for (; it != wanted.end() && it->first == raw.name_offset; ++it)
       if (!found[it->second]) {
@@ -244,10 +157,10 @@ std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
   if (auto it = named_before_.find(name); it != named_before_.end()) return it->second;
   if (walk_instead_of_sort()) {
     // The name itself, or its source name followed by a compiler's suffix.
-    std::vector<uint32_t> at = offsets_of({name}, std::string_view("\0.@", 3))[0];
-    walk([&](const Raw &raw) {
+    std::vector<uint32_t> at = table_.offsets_of({name}, std::string_view("\0.@", 3))[0];
+    table_.walk([&](const Raw &raw) {
       if (!is_code(raw.type) || !std::binary_search(at.begin(), at.end(), raw.name_offset)) return true;
-      if (auto sym = accept_looked_up(raw); sym && named(sym->name)) found.push_back(*sym);
+      if (auto sym = accept(table_.named(raw)); sym && named(sym->name)) found.push_back(*sym);
       return true;
     });
     std::stable_sort(found.begin(), found.end(), [](const ElfSymbol &a, const ElfSymbol &b) { return a.address < b.address; });
@@ -260,7 +173,7 @@ std::vector<ElfSymbol> SymbolTable::functions_named(std::string_view name) {
   std::sort(indexes.begin(), indexes.end());
   indexes.erase(std::unique(indexes.begin(), indexes.end()), indexes.end());
   for (uint32_t index : indexes) {
-    Raw raw = looked_up(index);
+    Raw raw = table_.looked_up(index);
     if (!is_code(raw.type)) continue;
     if (auto sym = accept(raw); sym && named(sym->name)) found.push_back(*sym);
   }
@@ -277,8 +190,8 @@ std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint
     // loop_init before init_module). Only the winner's name is measured.
     std::optional<Raw> winner;
     uint64_t winner_address = 0;
-    bool plain = machine_ != ELF::EM_ARM && layout_->empty();  // addresses are the values
-    walk([&](const Raw &raw) {
+    bool plain = table_.machine() != ELF::EM_ARM && layout_->empty();  // addresses are the values
+    table_.walk([&](const Raw &raw) {
       if (plain && (raw.value > address || (winner && raw.value <= winner_address))) return true;
       auto at = address_of(raw);
       if (at && *at <= address && (!winner || *at > winner_address)) {
@@ -287,7 +200,7 @@ std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint
       }
       return true;
     });
-    if (winner) best = accept_looked_up(*winner);
+    if (winner) best = accept(table_.named(*winner));
     std::optional<std::pair<std::string_view, uint64_t>> answer = symbol_covering(best, address);
     symbolized_before_.emplace(address, answer);
     return answer;
@@ -296,7 +209,7 @@ std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbolize(uint
     size_t above = address == UINT64_MAX ? by_address_.size() : first_not_below(by_address_, address + 1);
     if (above > 0) {
       uint64_t start = by_address_[above - 1].key;
-      best = accept(looked_up(by_address_[first_not_below(by_address_, start)].index));
+      best = accept(table_.looked_up(by_address_[first_not_below(by_address_, start)].index));
     }
   }
   return symbol_covering(best, address);
@@ -314,8 +227,8 @@ std::optional<std::pair<std::string_view, uint64_t>> SymbolTable::symbol_coverin
 
 std::vector<std::string_view> SymbolTable::function_source_names() const {
   std::vector<std::string_view> names;
-  names.reserve(entry_count_ / 2);
-  walk([&](const Raw &raw) {
+  names.reserve(table_.count() / 2);
+  table_.walk([&](const Raw &raw) {
     if (is_code(raw.type) && address_of(raw)) names.push_back(source_name_of_symbol(raw.name_view()));
     return true;
   });
@@ -327,17 +240,9 @@ const std::vector<ElfSymbol> &SymbolTable::functions() {
   if (!functions_) {
     functions_.emplace();
     for (const Slot &slot : by_address_)
-      if (auto sym = accept(raw_at(slot.index)); sym && sym->function) functions_->push_back(*sym);
+      if (auto sym = accept(table_.raw_at(slot.index)); sym && sym->function) functions_->push_back(*sym);
   }
   return *functions_;
-}
-
-SymbolTable::Raw SymbolTable::raw_at(uint32_t index) const {
-  static const Entry none{};
-  const Entry &e = index < entry_count_ ? entries_[index] : none;
-  uint32_t name = e.name < strings_.size() ? e.name : 0;  // (a walk skips such an entry)
-  size_t room = e.name < strings_.size() ? strings_.size() - name : 0;
-  return Raw{strings_.data() + name, room, name, e.value, e.size, static_cast<uint8_t>(e.info & 0xf), e.section, index};
 }
 
 namespace {
@@ -386,94 +291,11 @@ size_t SymbolTable::first_not_below(std::span<const Slot> table, uint64_t key) c
   return low;
 }
 
-void SymbolTable::read_lookups_from(const std::string &path, std::string_view mapping) {
-  auto inside = [&](const void *p, size_t n) {
-    auto *c = static_cast<const char *>(p);
-    return !mapping.empty() && c >= mapping.data() && c + n <= mapping.data() + mapping.size();
-  };
-  if (entry_count_ == 0 || !converted_.empty() || !inside(entries_, entry_count_ * sizeof(Entry)) ||
-      !inside(strings_.data(), strings_.size()))
-    return;
-  file_ = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  table_offset_ = static_cast<uint64_t>(reinterpret_cast<const char *>(entries_) - mapping.data());
-  strings_offset_ = static_cast<uint64_t>(strings_.data() - mapping.data());
-  mapping_ = mapping;
-}
-
-bool SymbolTable::read_entries(size_t first, size_t count, Entry *into) const {
-  return pread_fully(file_.get(), into, count * sizeof(Entry), table_offset_ + first * sizeof(Entry));
-}
-
-std::vector<std::vector<uint32_t>> SymbolTable::offsets_of(const std::vector<std::string_view> &names,
-                                                           std::string_view ends) const {
-  std::vector<std::string> needles;
-  for (std::string_view name : names)
-    for (char end : ends) needles.push_back(std::string(name) + end);
-  std::vector<std::vector<uint32_t>> offsets(names.size());
-  // With the file, the strings are searched with pread; without (a table
-  // in memory), in place.
-  auto hits = find_in_section(strings_, needles, 1, file_.valid() ? MappedFile{file_.get(), mapping_} : MappedFile{});
-  if (!hits) return offsets;
-  // Each hit back to the names it spells (read again with pread: a few bytes each).
-  size_t longest = 0;
-  for (std::string_view name : names) longest = std::max(longest, name.size() + 1);
-  std::string have(longest, '\0');
-  for (uint64_t at : *hits) {
-    size_t want = std::min<size_t>(longest, strings_.size() - at);
-    std::string_view text = strings_.substr(at, want);
-    if (file_.valid()) {
-      ssize_t n = ::pread(file_.get(), have.data(), want, static_cast<off_t>(strings_offset_ + at));
-      if (n <= 0) continue;
-      text = std::string_view(have.data(), static_cast<size_t>(n));
-    }
-    for (size_t i = 0; i < names.size(); ++i)
-      if (text.size() > names[i].size() && text.starts_with(names[i]) &&
-          ends.find(text[names[i].size()]) != std::string_view::npos)
-        offsets[i].push_back(static_cast<uint32_t>(at));
-  }
-  for (auto &o : offsets) {
-    std::sort(o.begin(), o.end());
-    o.erase(std::unique(o.begin(), o.end()), o.end());
-  }
-  return offsets;
-}
-
-std::optional<ElfSymbol> SymbolTable::accept_looked_up(const Raw &raw) const {
-  return accept(file_.valid() ? looked_up(raw.index) : raw);
-}
-
-SymbolTable::Raw SymbolTable::looked_up(uint32_t index) const {
-  if (!file_.valid() || index >= entry_count_) return raw_at(index);
-  Entry e{};
-  if (::pread(file_.get(), &e, sizeof e, static_cast<off_t>(table_offset_ + uint64_t{index} * sizeof e)) !=
-      static_cast<ssize_t>(sizeof e))
-    return raw_at(index);
-  Raw raw{strings_.data(), 0, 0, e.value, e.size, static_cast<uint8_t>(e.info & 0xf), e.section, index};
-  if (e.name == 0 || e.name >= strings_.size()) return raw;
-  // The name, read up to its NUL into names_read_ (whose strings stay put).
-  std::string name;
-  char chunk[128];
-  for (uint64_t at = e.name; at < strings_.size();) {
-    size_t want = std::min<uint64_t>(sizeof chunk, strings_.size() - at);
-    ssize_t n = ::pread(file_.get(), chunk, want, static_cast<off_t>(strings_offset_ + at));
-    if (n <= 0) return raw_at(index);
-    const void *nul = std::memchr(chunk, '\0', static_cast<size_t>(n));
-    name.append(chunk, nul ? static_cast<const char *>(nul) - chunk : static_cast<size_t>(n));
-    if (nul) break;
-    at += static_cast<uint64_t>(n);
-  }
-  const std::string &kept = names_read_.emplace_back(std::move(name));
-  raw.name = kept.c_str();
-  raw.name_room = kept.size() + 1;
-  raw.name_offset = e.name;
-  return raw;
-}
-
 void SymbolTable::sort() {
   // (key, table index) pairs, 16 bytes each, made in table order so that
   // equal keys (aliases) stay in it: the function and data symbols by address.
-  by_address_.reserve(entry_count_);
-  walk([&](const Raw &raw) {
+  by_address_.reserve(table_.count());
+  table_.walk([&](const Raw &raw) {
     if (auto address = address_of(raw)) by_address_.push_back({*address, raw.index, 0});
     return true;
   });
@@ -491,8 +313,8 @@ void SymbolTable::add_names(const Raw &raw, std::vector<Slot> &by_name) const {
 
 void SymbolTable::sort_names() {
   // By name: every named symbol under its own name, a function also under its source name.
-  by_name_.reserve(entry_count_ + entry_count_ / 4);
-  walk([&](const Raw &raw) {
+  by_name_.reserve(table_.count() + table_.count() / 4);
+  table_.walk([&](const Raw &raw) {
     add_names(raw, by_name_);
     return true;
   });

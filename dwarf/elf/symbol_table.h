@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <string>
 #include <memory>
@@ -26,12 +25,7 @@
 #include <llvm/Object/ObjectFile.h>
 
 #include "dwarf/elf/section_layout.h"
-#include "util/unique_fd.h"
-
-namespace llvm::object {
-template <class ELFT>
-class ELFFile;
-}
+#include "dwarf/elf/symbol_entries.h"
 
 namespace kpp::dwarf {
 
@@ -44,12 +38,6 @@ struct ElfSymbol {
   uint64_t size = 0;
   uint64_t section = 0;  // ELF section index (kernel probes anchor within one section)
   bool function = false;
-};
-
-// Which of a file's symbol tables to read.
-enum class SymbolSection {
-  Static,   // .symtab: every symbol (gone from a stripped program)
-  Dynamic,  // .dynsym: the exported ones, which stripping keeps
 };
 
 class SymbolTable {
@@ -90,70 +78,10 @@ class SymbolTable {
   // when `mapping` (the object's bytes, mapped from that file) holds them:
   // each read through the mapping would make the kernel map 64 KiB around
   // it, most of a return probe's resident size. Walks still read the mapping.
-  void read_lookups_from(const std::string &path, std::string_view mapping);
+  void read_lookups_from(const std::string &path, std::string_view mapping) { table_.read_lookups_from(path, mapping); }
 
  private:
-  // A symbol as the file holds it, its name not yet measured.
-  struct Raw {
-    const char *name;
-    size_t name_room;  // bytes from `name` to the end of the strings
-    uint32_t name_offset;  // in the strings: 0 for no name
-    uint64_t value, size;
-    uint8_t type;
-    uint32_t section;
-    uint32_t index;  // in the table
-    std::string_view name_view() const;
-  };
-  // An entry in ELF64's layout: a little-endian 64-bit table is read where
-  // it is mapped, others are converted once.
-  struct Entry {
-    uint32_t name;
-    uint8_t info;
-    uint8_t other;
-    uint16_t section;
-    uint64_t value;
-    uint64_t size;
-  };
-  static_assert(sizeof(Entry) == 24);
-  // Calls `visit` on each entry in table order until it returns false
-  // (a template, so that the walk's loop inlines the visitor).
-  // With the file (read_lookups_from()), the entries are read with pread
-  // a batch at a time, and the walks below read no name they do not need:
-  // a walk through the mapping left ~5 MB of a vmlinux's table resident.
-  static constexpr size_t kBatch = 2048;  // entries per pread (48 KB)
-  template <class Visit>
-  void walk(Visit &&visit) const {
-    std::vector<Entry> batch(file_.valid() ? kBatch : 0);
-    for (size_t first = 0; first < entry_count_; first += kBatch) {
-      size_t n = std::min(kBatch, entry_count_ - first);
-      const Entry *entries = entries_ + first;
-      if (file_.valid()) {
-        if (!read_entries(first, n, batch.data())) return;
-        entries = batch.data();
-      }
-      for (size_t i = 0; i < n; ++i) {
-        const Entry &e = entries[i];
-        if (e.name >= strings_.size()) continue;
-        Raw raw{strings_.data() + e.name, strings_.size() - e.name, e.name, e.value, e.size,
-                static_cast<uint8_t>(e.info & 0xf), e.section, static_cast<uint32_t>(first + i)};
-        if (!visit(raw)) return;
-      }
-    }
-  }
-  bool read_entries(size_t first, size_t count, Entry *into) const;
-  // For each of `names`, the string offsets where the strings hold it
-  // followed by one of `ends` (a symbol may point into the middle of a
-  // longer string: the linker merges tails), sorted; one pread pass over
-  // the strings for all of them.
-  std::vector<std::vector<uint32_t>> offsets_of(const std::vector<std::string_view> &names, std::string_view ends) const;
-  // accept() reading the name with pread in file mode.
-  std::optional<ElfSymbol> accept_looked_up(const Raw &raw) const;
-  template <class ELFT>
-  void read_table(const llvm::object::ELFFile<ELFT> &elf, unsigned section_type);
-  // .dynsym's versions, by table index ("" for none), and whether each is
-  // the default one (written "@@"): read once, at construction.
-  std::vector<std::string> versions_;
-  std::string_view version_of(const Raw &raw) const;
+  using Raw = SymbolEntries::Raw;
   // A function or data symbol at its address (Thumb bit cleared, a .ko's
   // section base added); nullopt for other symbols and those without one.
   std::optional<ElfSymbol> accept(const Raw &raw) const;
@@ -161,22 +89,12 @@ class SymbolTable {
   static std::optional<std::pair<std::string_view, uint64_t>> symbol_covering(const std::optional<ElfSymbol> &best,
                                                                               uint64_t address);
   std::optional<uint64_t> address_of(const Raw &raw) const;  // accept()'s address, the name not measured
-  Raw raw_at(uint32_t index) const;     // through the mapping
-  Raw looked_up(uint32_t index) const;  // with pread when read_lookups_from() set the file
-  UniqueFd file_;
-  uint64_t table_offset_ = 0, strings_offset_ = 0;  // in that file
-  std::string_view mapping_;                        // the file's mapping (which holds strings_)
-  mutable std::deque<std::string> names_read_;      // the names looked_up() read
   void sort();  // by_address_
   // One more query answered by a walk: past a few, sorting once is cheaper.
   bool walk_instead_of_sort();
 
-  const Entry *entries_ = nullptr;
-  size_t entry_count_ = 0;
-  std::vector<Entry> converted_;  // entries_ of a table not in ELF64LE layout
-  std::string_view strings_;
+  SymbolEntries table_;
   const SectionLayout *layout_ = nullptr;
-  uint16_t machine_ = 0;
   int walks_ = 0;
   bool sorted_ = false;
   // Once sorted, as (key, table index) pairs ordered by key then index:

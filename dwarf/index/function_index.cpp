@@ -7,10 +7,10 @@
 #include <set>
 #include <thread>
 
-#include "dwarf/elf/mapped_object.h"
 #include "dwarf/index/index_cache.h"
 #include "dwarf/raw/raw_line_header.h"
 #include "dwarf/raw/raw_unit.h"
+#include "util/mapped_pages.h"
 
 namespace kpp::dwarf {
 

@@ -34,7 +34,7 @@
 namespace kpp::dwarf {
 
 // What the index reads of the DWARF it indexes: its parts give it
-// (dwarf/index/index_inputs.h), not the LlvmDebugInfo that owns the index.
+// (dwarf/query/index_inputs.h), not the LlvmDebugInfo that owns the index.
 class IndexedDwarf {
  public:
   virtual ~IndexedDwarf() = default;

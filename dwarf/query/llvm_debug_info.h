@@ -4,7 +4,7 @@
 // one job each: the files the DWARF is read from (dwarf/source/dwarf_files.h),
 // which of their units LLVM may read (dwarf/source/unit_checks.h), the split
 // units (dwarf/source/split_units.h), the function index and what it reads
-// (dwarf/index/index_inputs.h).
+// (dwarf/query/index_inputs.h).
 #pragma once
 
 #include <functional>
@@ -23,7 +23,7 @@
 #include "dwarf/elf/elf_image.h"
 #include "dwarf/expr/cfa.h"
 #include "dwarf/index/function_index.h"
-#include "dwarf/index/index_inputs.h"
+#include "dwarf/query/index_inputs.h"
 #include "dwarf/index/index_cache.h"
 #include "dwarf/index/name_index.h"
 #include "dwarf/index/name_search.h"
@@ -84,7 +84,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<CodeFrame> frames_at(uint64_t address) override;
   bool is_instruction_start(const Function &fn, uint64_t address) override;
   std::string instruction_oracle() override;
-  bool is_go_function(const Function &fn) override;  // dwarf/lang/go_functions.cpp
+  bool is_go_function(const Function &fn) override;  // dwarf/query/go_functions.cpp
   Result<std::vector<uint64_t>> return_instructions(const Function &fn) override;
   std::vector<Variable> go_results(const Function &fn) override;
   bool returns_at(uint64_t address) override { return image_.returns_at(address); }
@@ -92,7 +92,7 @@ class LlvmDebugInfo final : public DebugInfo {
   // Questions of the ELF file alone: its image answers them.
   std::optional<uint64_t> address_of_file_offset(uint64_t at) override { return image_.address_of_file_offset(at); }
   Result<uint64_t> file_offset(uint64_t address) override { return image_.file_offset(address); }
-  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t at) override;  // dwarf/lang/go_table.cpp
+  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t at) override;  // dwarf/query/go_table.cpp
   std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override {
     return image_.symbol_addresses(names);
   }
@@ -224,7 +224,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::optional<std::vector<UnitRange>> relocatable_units_;  // sorted by begin; made on first use
   TypeRef type_of(llvm::DWARFDie die);
   // A Go program without function symbols (linked with -ldflags=-s -w):
-  // Go's own function table, read on first use (dwarf/lang/go_table.cpp);
+  // Go's own function table, read on first use (dwarf/query/go_table.cpp);
   // null for other files, or when the table is damaged (go_table_error_ says how).
   const GoFunctionTable *go_table();
   std::optional<GoFunctionTable> go_table_;

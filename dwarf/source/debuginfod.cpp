@@ -14,6 +14,7 @@
 #include "dwarf/elf/elf_image.h"
 #include "dwarf/elf/mapped_object.h"
 #include "dwarf/source/debuginfod_cache.h"
+#include "dwarf/source/http_download.h"
 
 namespace kpp::dwarf {
 

@@ -31,6 +31,16 @@ struct DownloadLimits {
   static constexpr uint64_t kFirstBytes = 100 * 1024;
 };
 
+// The bounds of one download, from the environment, as elfutils' client
+// names them (our defaults are tighter than its 90 s and no size limit):
+//   DEBUGINFOD_TIMEOUT=S   connect and the first 100 KB within S seconds,
+//                          and no S seconds without a byte (default 10)
+//   DEBUGINFOD_MAXTIME=S   the whole download (default 300)
+//   DEBUGINFOD_MAXSIZE=B   bytes of the file, after content decoding
+//                          (default 2 GiB; also sent as X-DEBUGINFOD-MAXSIZE)
+// A value that is not a positive number leaves the default.
+DownloadLimits debuginfod_limits();
+
 struct DownloadOutcome {
   enum class Kind {
     Done,       // HTTP 200: the body is in the file

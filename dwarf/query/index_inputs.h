@@ -14,7 +14,8 @@ namespace kpp::dwarf {
 class IndexInputs final : public IndexedDwarf {
  public:
   // The parts outlive this.
-  IndexInputs(DwarfFiles &files, UnitChecks &checks, SplitUnits &split) : files_(files), checks_(checks), split_(split) {}
+  IndexInputs(DwarfFiles &files, UnitChecks &checks, SplitUnits &split)
+      : files_(files), checks_(checks), split_(split) {}
 
   DwarfBytes raw_dwarf() override { return files_.raw_dwarf(); }
   MappedFile searched_file() override { return files_.searched_file(); }

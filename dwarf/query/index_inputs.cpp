@@ -1,6 +1,6 @@
 // What the function index (dwarf/index/function_index.h) reads of the DWARF
 // (index_inputs.h): the units' spans, read from LLVM's unit headers.
-#include "dwarf/index/index_inputs.h"
+#include "dwarf/query/index_inputs.h"
 
 namespace kpp::dwarf {
 
