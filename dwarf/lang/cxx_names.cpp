@@ -102,9 +102,11 @@ std::optional<std::string> verbatim_word(const CxxQuery &query) {
   std::string_view word = base.substr(0, end);
   if (word.empty() || std::isdigit(static_cast<unsigned char>(word[0])) || (end < base.size() && base[end] != '<'))
     return std::nullopt;
+  // An operator's name is its code ("operator new", blanks dropped: "nw").
+  if (word.starts_with("operator")) return std::nullopt;
   // The Itanium ABI's abbreviations (St, Sa, Sb, Ss, Si, So, Sd) spell these
-  // classes' names, and so their constructors', otherwise; an operator's name is its code.
-  static constexpr std::string_view abbreviated[] = {"operator", "allocator", "basic_string", "string", "basic_istream",
+  // classes' names, and so their constructors', otherwise.
+  static constexpr std::string_view abbreviated[] = {"allocator", "basic_string", "string", "basic_istream",
                                                      "istream", "basic_ostream", "ostream", "basic_iostream", "iostream"};
   if (std::find(std::begin(abbreviated), std::end(abbreviated), word) != std::end(abbreviated)) return std::nullopt;
   return std::string(word);

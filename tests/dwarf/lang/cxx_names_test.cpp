@@ -96,6 +96,8 @@ TEST(CxxQuery, VerbatimWordOfTheBase) {
   EXPECT_EQ(word("Box::Box"), "Box");
   EXPECT_EQ(word("Box::~Box"), std::nullopt);                  // D1/D2
   EXPECT_EQ(word("Box::operator+"), std::nullopt);             // "pl"
+  EXPECT_EQ(word("operator new"), std::nullopt);               // "nw"
+  EXPECT_EQ(word("Box::operator int"), std::nullopt);          // "cvi"
   EXPECT_EQ(word("std::allocator<int>::allocator"), std::nullopt);  // "Sa...C2"
   EXPECT_EQ(word("names::main::{{closure}}"), std::nullopt);   // legacy Rust escapes the braces
 }
