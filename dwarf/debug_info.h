@@ -219,6 +219,13 @@ class DebugInfo : public ElfFacts {
     (void)type;
     return std::nullopt;
   }
+  // The variants of a Rust enum type (through typedefs); nullopt for any
+  // other type, or one whose variants are chosen by ranges of values
+  // (DW_AT_discr_list), which the readers of these values do not decode.
+  virtual std::optional<VariantPart> variant_part(TypeRef type) {
+    (void)type;
+    return std::nullopt;
+  }
   // A member of a struct/union (searching anonymous members), with its byte
   // offset and, for bitfields, bit position; nullopt when there is none.
   virtual std::optional<Member> member(TypeRef aggregate, const std::string &name) = 0;

@@ -143,4 +143,21 @@ struct Member {
   unsigned bit_offset = 0;          // bitfields: bits from `offset`, LSB first
 };
 
+// A Rust enum's variants (DW_TAG_variant_part: Option, Result, any enum
+// with data): where its discriminant is, and the value of it that selects
+// each variant. rustc stores it in a field of its own (Option<i32>'s u32
+// at offset 0) or in a niche of the payload (Option<&T>: the pointer, 0
+// for None), which DWARF describes the same way.
+struct Variant {
+  std::string name;                     // "Some", "None"
+  std::optional<uint64_t> discr_value;  // nullopt: the default variant (every value the others do not take)
+  TypeRef type;                         // the variant's struct (its fields "__0", "__1"...)
+  int64_t offset = 0;                   // of that struct in the enum
+};
+struct VariantPart {
+  int64_t discr_offset = 0;
+  uint64_t discr_size = 0;  // 1, 2, 4 or 8 bytes
+  std::vector<Variant> variants;
+};
+
 }  // namespace kpp::dwarf

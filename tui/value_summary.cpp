@@ -28,9 +28,9 @@ void count(Map &map, Key &&key, uint64_t &other) {
 }  // namespace
 
 void ValueSummary::add(const FieldValue &v) {
-  kind_ = v.kind;
+  kind_ = v.optional ? FieldKind::String : v.kind;  // an optional value is counted by its text (Some(5), None)
   ++samples_;
-  switch (v.kind) {
+  switch (kind_) {
     case FieldKind::Signed: {
       count(numbers_, static_cast<uint64_t>(v.i), other_);
       if (v.i < 0) ++negative_;

@@ -99,6 +99,10 @@ class CodeReader {
         s.op = c == 's' ? ValueOp::SignExtend : ValueOp::ZeroExtend;
         s.operand = *n;
         return s;
+      case 'a':
+        n = number(false, 1);
+        if (!n || *n == 0 || *n > 2) return std::nullopt;
+        return ValueStep{ValueOp::Present, *n};
       case 'q':
         n = number(true, 16);
         if (!n) return std::nullopt;
@@ -207,6 +211,7 @@ std::string step_text(const ValueStep &step) {
     case ValueOp::ZeroExtend: return "u" + std::to_string(step.operand);
     case ValueOp::ShowFloat: return "g" + std::to_string(step.operand);
     case ValueOp::ShowEnum: return "q" + digits_of(step.operand);
+    case ValueOp::Present: return "a" + std::to_string(step.operand);
     case ValueOp::PushTerm: return "r" + std::to_string(step.operand);
     case ValueOp::Pick: return "v" + std::to_string(step.operand);
     case ValueOp::Skip: return "i" + std::to_string(step.operand);
@@ -288,6 +293,12 @@ bool is_stack_op(ValueOp op) {
   }
 }
 
+// The low bits a SignExtend or ZeroExtend step keeps of `v`.
+uint64_t keep_bits(const ValueStep &s, uint64_t v) {
+  auto bits = static_cast<unsigned>(s.operand);
+  return s.op == ValueOp::SignExtend ? sign_from(v, bits) : low_bits(v, bits);
+}
+
 // A load of `size` bytes at `address` from the window of memory fetched
 // from `start`; nullopt when the address lies outside it.
 std::optional<uint64_t> load_from_window(std::span<const uint8_t> window, uint64_t start, uint64_t address,
@@ -313,18 +324,14 @@ ProgramResult run_value_program(std::span<const ValueStep> steps, std::span<cons
     }
     if (is_display_op(s.op)) continue;  // the decoder shows the result (value_fixup.h)
     switch (s.op) {
-      case ValueOp::AddConst:
-        if (!stack.has(1)) return malformed;
-        stack.top() += s.operand;
-        break;
       case ValueOp::PushConst:
         if (!stack.push(s.operand)) return malformed;
         break;
       case ValueOp::SignExtend:
       case ValueOp::ZeroExtend:
+      case ValueOp::AddConst:
         if (!stack.has(1)) return malformed;
-        stack.top() = s.op == ValueOp::SignExtend ? sign_from(stack.top(), static_cast<unsigned>(s.operand))
-                                                  : low_bits(stack.top(), static_cast<unsigned>(s.operand));
+        stack.top() = s.op == ValueOp::AddConst ? stack.top() + s.operand : keep_bits(s, stack.top());
         break;
       case ValueOp::PushTerm:
         if (s.operand >= leaves.size() || !stack.push(leaves[s.operand].value)) return malformed;
@@ -336,9 +343,13 @@ ProgramResult run_value_program(std::span<const ValueStep> steps, std::span<cons
         pc += s.operand;
         break;
       case ValueOp::Branch:
+      case ValueOp::Present: {
         if (!stack.has(1)) return malformed;
-        if (stack.pop() != 0) pc += s.operand;
+        bool set = stack.pop() != 0;
+        if (s.op == ValueOp::Present && !set) return {std::nullopt, nullptr, true};  // absent: no value to finish
+        if (s.op == ValueOp::Branch && set) pc += s.operand;
         break;
+      }
       case ValueOp::Load: {
         if (!stack.has(2) || s.operand >= leaves.size()) return malformed;
         uint64_t start = stack.pop(), address = stack.pop();
@@ -358,6 +369,12 @@ ProgramResult run_value_program(std::span<const ValueStep> steps, std::span<cons
   }
   if (!stack.has(1)) return malformed;
   return {stack.top(), nullptr};
+}
+
+unsigned optional_flavor(std::span<const ValueStep> steps) {
+  for (const ValueStep &s : steps)
+    if (s.op == ValueOp::Present) return static_cast<unsigned>(s.operand);
+  return 0;
 }
 
 }  // namespace kpp

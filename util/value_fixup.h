@@ -26,6 +26,9 @@
 //   A S M D V  add sub mul div (signed) mod (unsigned)   B O X  and or xor
 //   L R H  shl shr shra   N T Z  neg not abs   E F C G I J  == != < > <= >= (signed)
 //   K P W Q U  dup drop swap over rot
+//   a<N>  pop; when it is 0 the value is absent and the program stops there
+//         (an optional value: N says how it is shown, 1 std::optional, 2 Rust's
+//         Option; present, the rest of the program finishes the contained value)
 // The last step may say how the value is shown rather than compute it
 // (the kernel has no floating-point or counted types; the decoder finishes
 // them, see the manual's VALUES):
@@ -58,6 +61,7 @@ enum class ValueOp : uint8_t {
   AddConst, PushConst, SignExtend, ZeroExtend, PushTerm, Pick, Skip, Branch, Load,
   Add, Sub, Mul, Div, Mod, And, Or, Xor, Shl, Shr, Shra, Neg, Not, Abs,
   Eq, Ne, Lt, Gt, Le, Ge, Dup, Drop, Swap, Over, Rot,
+  Present,  // a<N>: pops the flag of an optional value (see above)
   ShowFloat, ShowText, ShowItems, ShowBool, ShowChar, ShowEnum,  // how the value is shown (see above): no-ops on the stack
 };
 
@@ -112,7 +116,12 @@ struct ProgramLeaf {
 struct ProgramResult {
   std::optional<uint64_t> value;
   const char *why = nullptr;  // when !value: "division by zero", "address outside the fetched window"...
+  bool absent = false;        // when !value: an optional value that is not there (a<N>), not an error
 };
+
+// How an optional value is shown (the N of its a<N> step), 0 when the
+// program has none.
+unsigned optional_flavor(std::span<const ValueStep> steps);
 
 // Runs `steps` (the terms' and the primary's, in order) with the primary's
 // raw value on the stack. Bounded: jumps only go forward, the stack holds 64.

@@ -99,6 +99,10 @@ class ElfImage {
   std::optional<InstructionDecoder::Exits> exits_of(uint64_t begin, uint64_t end);
   // Whether a return instruction is at `address` (false without a disassembler).
   bool returns_at(uint64_t address);
+  // Where Go's stack check at the start of the code [begin, end) ends
+  // (instruction_decoder.h); nullopt without a disassembler, code bytes or
+  // such a check there.
+  std::optional<uint64_t> after_go_stack_check(uint64_t begin, uint64_t end);
   // The bytes of the section named `name` and its link-time address; nullopt
   // when the file has none with contents (SHT_NOBITS, a debug file's).
   struct SectionBytes {

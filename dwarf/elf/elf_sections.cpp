@@ -95,6 +95,13 @@ std::optional<InstructionDecoder::Exits> ElfImage::exits_of(uint64_t begin, uint
   return decoder()->exits(*code, begin);
 }
 
+std::optional<uint64_t> ElfImage::after_go_stack_check(uint64_t begin, uint64_t end) {
+  if (!decoder() || end <= begin) return std::nullopt;
+  auto code = code_bytes(begin, end);
+  if (!code) return std::nullopt;
+  return decoder()->after_go_stack_check(*code, begin);
+}
+
 bool ElfImage::returns_at(uint64_t address) {
   // One instruction is at most 15 bytes; fewer where the code section ends.
   for (uint64_t size = 15; size > 0; --size)

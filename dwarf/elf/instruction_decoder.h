@@ -34,6 +34,16 @@ class InstructionDecoder {
     std::optional<uint64_t> undecodable;  // where decoding stopped short of the end, if it did
   };
   virtual Exits exits(std::string_view code, uint64_t code_address) = 0;
+
+  // Where Go's stack check that starts `code` (a function's first bytes, at
+  // `code_address`) ends: the address after its `jbe` to the call of the
+  // runtime's morestack, which grows the stack and starts the function
+  // again from its entry. The check is Go's (cmd/internal/obj/x86's
+  // stacksplit): `cmp rsp, [r14+0x10]; jbe`, or, for a larger frame,
+  // `lea r12, [rsp-N]` (or `mov r12, rsp; sub r12, N; jb`) then
+  // `cmp r12, [r14+0x10]; jbe`. nullopt when the code starts otherwise
+  // (a NOSPLIT function has no check, and is never started again).
+  virtual std::optional<uint64_t> after_go_stack_check(std::string_view code, uint64_t code_address) = 0;
 };
 
 }  // namespace kpp::dwarf

@@ -718,7 +718,9 @@ class Evaluator {
     bool entry = needs_entry_values(leaves[0]);
     for (const FetchExpr &leaf : leaves)
       if (needs_entry_values(leaf) != entry)
-        return Error("its value is computed from a value on entry and a value here, which no one probe reads");
+        return Error("its value is computed from a register's value at the function's entry (DW_OP_entry_value, "
+                     "read by a companion probe there) and a value at this probe; the decoder finishes a value from "
+                     "the fields of one event, and these come in two");
     if (!steps.empty() && steps.front().op == ValueOp::PushTerm && steps.front().operand == 0)
       steps.erase(steps.begin());  // term 0 starts the stack already
     if (leaves[0].window) return Error("its value is loaded from a constant address in the stack frame");

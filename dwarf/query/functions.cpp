@@ -357,6 +357,14 @@ static bool has_prologue_slot_parameters(const DWARFDie &function) {
   return false;
 }
 
+// The address after Go's stack check at `fn`'s entry (ElfImage's
+// after_go_stack_check), or the entry when it has none or no decoder reads it.
+static uint64_t past_go_stack_check(ElfImage &image, const Function &fn) {
+  for (const AddressRange &range : fn.ranges)
+    if (range.begin == fn.entry) return image.after_go_stack_check(range.begin, range.end).value_or(fn.entry);
+  return fn.entry;
+}
+
 uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
   // An inlined copy has no prologue: its entry_pc is where its parameters are set.
   if (fn.inlined) return fn.entry;
@@ -364,11 +372,15 @@ uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
   // runtime copy the stack and start the function again from its entry: a
   // probe there would count that call twice. Go marks where the prologue
   // ends (prologue_end), optimized or not, and the arguments are still in
-  // their registers there.
-  if (has_dwarf() && is_go_function(fn)) {
-    for (const LineRow &row : rows_of(fn))
-      if (row.prologue_end && row.address >= fn.entry) return row.address;
-    return fn.entry;
+  // their registers there. Without DWARF (a stripped program) the decoder
+  // finds the end of the stack check (the same address); a function
+  // without one (NOSPLIT) is never started again, and without a decoder
+  // the entry is all there is (the manual says so).
+  if (is_go_function(fn)) {
+    if (has_dwarf())
+      for (const LineRow &row : rows_of(fn))
+        if (row.prologue_end && row.address >= fn.entry) return row.address;
+    return past_go_stack_check(image_, fn);
   }
   // Optimized code is probed at its entry, as perf probe does, unless a
   // parameter is read from a frame slot, valid only past the prologue (as

@@ -71,6 +71,7 @@ class LlvmDebugInfo final : public DebugInfo, private IndexedDwarf {
 
   TypeInfo describe(TypeRef type) override;
   std::optional<Enumeration> enumeration(TypeRef type) override;
+  std::optional<VariantPart> variant_part(TypeRef type) override;
   std::optional<Member> member(TypeRef aggregate, const std::string &name) override;
   std::vector<Member> members_named(TypeRef aggregate, const std::string &name) override;
   std::vector<std::string> member_names(TypeRef aggregate) override;

@@ -320,6 +320,49 @@ std::vector<std::string> LlvmDebugInfo::member_names(TypeRef aggregate) {
   return names;
 }
 
+namespace {
+
+// A DW_TAG_variant's one named member: the variant's struct, as rustc puts it.
+DWARFDie variant_member(const DWARFDie &variant) {
+  for (const DWARFDie &m : variant.children())
+    if (m.getTag() == llvm::dwarf::DW_TAG_member && m.getName(DINameKind::ShortName)) return m;
+  return {};
+}
+
+}  // namespace
+
+std::optional<VariantPart> LlvmDebugInfo::variant_part(TypeRef ref) {
+  if (ref.is_void()) return std::nullopt;
+  DWARFDie type = strip(die_at(ref.die_offset));
+  if (!type.isValid() || type.getTag() != llvm::dwarf::DW_TAG_structure_type) return std::nullopt;
+  DWARFDie part;
+  for (const DWARFDie &child : type.children())
+    if (child.getTag() == llvm::dwarf::DW_TAG_variant_part) part = child;
+  // Without DW_AT_discr there is one variant, or the discriminant is unknown.
+  DWARFDie discr = part.isValid() ? part.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_discr) : DWARFDie();
+  if (!discr.isValid()) return std::nullopt;
+  VariantPart out;
+  out.discr_offset = member_location(discr);
+  out.discr_size = describe(type_of(discr)).size;
+  if (!std::has_single_bit(out.discr_size) || out.discr_size > 8) return std::nullopt;
+  constexpr size_t max_variants = 1u << 16;  // bounds a hostile DIE's children
+  for (const DWARFDie &v : part.children()) {
+    if (v.getTag() != llvm::dwarf::DW_TAG_variant) continue;
+    DWARFDie member = variant_member(v);
+    if (v.find(llvm::dwarf::DW_AT_discr_list) || !member.isValid() || out.variants.size() >= max_variants)
+      return std::nullopt;
+    Variant variant{member.getName(DINameKind::ShortName), std::nullopt, type_of(member), member_location(member)};
+    if (auto value = v.find(llvm::dwarf::DW_AT_discr_value)) {
+      uint64_t bits = out.discr_size * 8;
+      auto d = enumerator_value(*value, bits);
+      if (!d) return std::nullopt;
+      variant.discr_value = bits >= 64 ? static_cast<uint64_t>(*d) : static_cast<uint64_t>(*d) & ((uint64_t{1} << bits) - 1);
+    }
+    out.variants.push_back(std::move(variant));
+  }
+  return out;
+}
+
 // Member `name`, the DIE `child` of its aggregate: its type and offset,
 // and where a bit field lies in its container.
 Member LlvmDebugInfo::member_at(const DWARFDie &child, const std::string &name) {

@@ -502,6 +502,7 @@ class Resolver {
     if (wants_string || (user_type.empty() && char_array)) return string_fetch(value, t, user_type);
     if (user_type.empty() && (t.kind == TypeInfo::Kind::Struct || t.is_reference)) {
       if (auto counted = counted_fetch(value, t, terms)) return std::move(*counted);
+      if (auto optional = optional_fetch(value, t, terms)) return std::move(*optional);
       // A smart pointer is its pointer, as gdb shows get().
       if (auto raw = raw_pointer_of(value, t)) {
         if (!*raw) return std::move(*raw).error();
@@ -535,6 +536,54 @@ class Resolver {
     auto fetched = counted_fields(*object, *layout, terms);
     if (!fetched) return Result<FetchArg>(std::move(fetched).error());
     return fetched;
+  }
+
+  // An optional value (counted_layout.h: std::optional, Rust's Option):
+  // its contained value's fields, and a term for the flag that says whether
+  // it is there, which the program tests first (a<N>: absent, it stops).
+  std::optional<Result<FetchArg>> optional_fetch(const Value &value, const TypeInfo &t, std::vector<FetchArg> &terms) {
+    auto object = referent(value, t);
+    if (!object) return std::nullopt;
+    auto layout = optional_layout(site_.debug, object->type);
+    if (!layout) return std::nullopt;
+    auto refuse = [&](const std::string &why) {
+      return Result<FetchArg>(Error("cannot read '" + value.expr + "' at " + site_.where + ": " + why));
+    };
+    if (!*layout) return refuse(layout->error().message);
+    const OptionalLayout &l = **layout;
+    auto contained = dwarf::offset_into(object->place, l.value_offset);
+    auto flag = dwarf::offset_into(object->place, l.flag_offset);
+    if (!contained || !flag) return refuse("its value or the flag that says it is there was optimized out");
+    bool rust = l.flavor == OptionalLayout::Flavor::Rust;
+    auto fetched = typed_fetch(Value{*contained, l.value_type, std::nullopt, value.expr + (rust ? ".0" : ".value()")},
+                               "", terms);
+    if (!fetched) return Result<FetchArg>(std::move(fetched).error());
+    auto term = flag_term(*flag, l.flag_size, terms.size() + 1, fetched->at_entry);
+    if (!term) return refuse(std::move(term).error().message);
+    terms.push_back(std::move(*term));
+    std::vector<ValueStep> test{{ValueOp::PushTerm, terms.size()}};
+    if (l.present_when_equal || l.flag_value != 0)
+      test.insert(test.end(), {{ValueOp::PushConst, l.flag_value}, {l.present_when_equal ? ValueOp::Eq : ValueOp::Ne}});
+    test.push_back({ValueOp::Present, static_cast<uint64_t>(l.flavor)});
+    fetched->fixup.steps.insert(fetched->fixup.steps.begin(), test.begin(), test.end());
+    return fetched;
+  }
+
+  // The term that fetches an optional value's flag (or discriminant) of
+  // `size` bytes at `place`, read at the same time as the value.
+  Result<FetchArg> flag_term(const Place &place, uint64_t size, size_t index, bool at_entry) {
+    dwarf::FetchExpr expr = site_.formatter.lower(dwarf::value_of(place));
+    if (!expr.terms.empty() || !expr.program.empty() || expr.post_add || needs_entry(place) != at_entry)
+      return Error("the flag that says whether it is there is computed, which kernel fetch-args cannot read as one value");
+    auto text = site_.formatter.format(expr);
+    if (!text) return std::move(text).error();
+    unsigned width = static_cast<unsigned>(std::min<uint64_t>(size * 8, expr.bit_width));
+    std::string type = !expr.has_bits() || (expr.bit_offset == 0 && width == size * 8 && width < 64)
+                           ? "u" + std::to_string(size * 8)
+                           : "b" + std::to_string(width) + "@" + std::to_string(expr.bit_offset) + "/64";
+    FetchArg term{"", *text, type, at_entry};
+    term.fixup.term = static_cast<unsigned>(index);
+    return term;
   }
 
   // The raw pointer inside `value` when it is a smart pointer
@@ -746,7 +795,9 @@ class Resolver {
       const dwarf::FetchExpr &term = expr.terms[i];
       if (dwarf::needs_entry_values(term) != at_entry)
         return Error("cannot read '" + value.expr + "' at " + site_.where +
-                     ": it is computed from an entry value and another value");
+                     ": it is computed from a register's value at the function's entry (DW_OP_entry_value, read by "
+                     "a companion probe there) and a value at this probe; the decoder finishes a value from the "
+                     "fields of one event, and these come in two");
       if (site_.formatter.lower(term) != term)
         return Error("cannot read '" + value.expr + "' at " + site_.where +
                      ": it is computed from a global's run-time address and another value");

@@ -115,7 +115,63 @@ std::optional<SmartPointer> pointer_member(dwarf::DebugInfo &debug, TypeRef type
   return std::nullopt;
 }
 
+// The contained value of a std::optional (libstdc++: _Optional_base's
+// _M_payload holds a union _M_payload with _M_value, and _M_engaged).
+Result<OptionalLayout> cxx_optional(dwarf::DebugInfo &debug, TypeRef type) {
+  auto payload = debug.member(type, "_M_payload");
+  auto storage = payload ? debug.member(payload->type, "_M_payload") : std::nullopt;
+  auto value = storage ? debug.member(storage->type, "_M_value") : std::nullopt;
+  auto engaged = payload ? debug.member(payload->type, "_M_engaged") : std::nullopt;
+  if (!value || !engaged || engaged->bit_size || debug.describe(engaged->type).size != 1)
+    return Error("std::optional's members are not libstdc++'s (_M_payload._M_payload._M_value, _M_engaged)");
+  OptionalLayout out;
+  out.value_offset = payload->offset + storage->offset + value->offset;
+  out.value_type = value->type;
+  out.flag_offset = payload->offset + engaged->offset;
+  return out;
+}
+
+// Rust's Option<T>: its variants None and Some(__0), by the discriminant.
+Result<OptionalLayout> rust_option(dwarf::DebugInfo &debug, TypeRef type) {
+  auto part = debug.variant_part(type);
+  if (!part) return Error("its variants are not described as rustc describes Option's (DW_TAG_variant_part with one discriminant value each)");
+  const dwarf::Variant *some = nullptr, *none = nullptr;
+  for (const dwarf::Variant &v : part->variants) {
+    if (v.name == "Some") some = &v;
+    if (v.name == "None") none = &v;
+  }
+  auto value = some ? debug.member(some->type, "__0") : std::nullopt;
+  if (!some || !none || part->variants.size() != 2 || !value)
+    return Error("it does not have the two variants None and Some(__0)");
+  OptionalLayout out;
+  out.flavor = OptionalLayout::Flavor::Rust;
+  out.value_offset = some->offset + value->offset;
+  out.value_type = value->type;
+  out.flag_offset = part->discr_offset;
+  out.flag_size = part->discr_size;
+  if (some->discr_value) {
+    out.flag_value = *some->discr_value;
+    out.present_when_equal = true;
+  } else if (none->discr_value) {
+    out.flag_value = *none->discr_value;
+  } else {
+    return Error("neither None nor Some has a discriminant value");
+  }
+  return out;
+}
+
 }  // namespace
+
+std::optional<Result<OptionalLayout>> optional_layout(dwarf::DebugInfo &debug, TypeRef type) {
+  TypeInfo t = debug.describe(type);
+  if (t.kind != TypeInfo::Kind::Struct) return std::nullopt;
+  std::string_view name = t.name;
+  for (std::string_view prefix : {"const ", "volatile ", "struct "})  // the name keeps the qualifiers
+    if (name.starts_with(prefix)) name.remove_prefix(prefix.size());
+  if (name.starts_with("std::optional<")) return cxx_optional(debug, type);
+  if (name.starts_with("core::option::Option<") || name.starts_with("Option<")) return rust_option(debug, type);
+  return std::nullopt;
+}
 
 std::optional<SmartPointer> smart_pointer(dwarf::DebugInfo &debug, TypeRef type) {
   TypeInfo t = debug.describe(type);

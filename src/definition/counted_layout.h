@@ -31,6 +31,28 @@ struct SmartPointer {
 };
 std::optional<SmartPointer> smart_pointer(dwarf::DebugInfo &debug, dwarf::TypeRef type);
 
+// An optional value (std::optional, Rust's Option): its contained value,
+// and the flag or discriminant that says whether it is there. Present when
+// the `flag_size` bytes at `flag_offset` equal `flag_value` (or differ from
+// it, when !present_when_equal): C++'s _M_engaged is present when not 0;
+// Rust's Some is present at its discriminant value, or, when None has one
+// and Some is the default (a niche: Option<&T>, Option<Box<T>>, Option<bool>),
+// whenever the discriminant is not None's.
+struct OptionalLayout {
+  enum class Flavor : uint8_t { Cxx = 1, Rust = 2 };  // as util/value_fixup.h's a<N> numbers them
+  Flavor flavor = Flavor::Cxx;
+  int64_t value_offset = 0;
+  dwarf::TypeRef value_type;
+  int64_t flag_offset = 0;
+  uint64_t flag_size = 1;
+  uint64_t flag_value = 0;
+  bool present_when_equal = false;
+};
+// The layout when `type` is an optional value; an error when it is one
+// whose layout is not understood (so that no value is shown wrong); nullopt
+// when it is none.
+std::optional<Result<OptionalLayout>> optional_layout(dwarf::DebugInfo &debug, dwarf::TypeRef type);
+
 // The layout of a value of `type` (a struct, typedefs looked through) when
 // it is one of the counted types above, recognised by its members as each
 // language's compiler lays them out; nullopt otherwise.

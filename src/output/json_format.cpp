@@ -10,6 +10,10 @@ namespace kpp {
 namespace {
 
 void append_json_value(std::string &out, const FieldValue &v) {
+  if (v.absent) {  // an optional value that holds none; one that does is its value
+    out += "null";
+    return;
+  }
   switch (v.kind) {
     case FieldKind::Signed: output::append_number(out, static_cast<uint64_t>(v.i), true, false); break;
     case FieldKind::Unsigned:

@@ -29,7 +29,7 @@ void append_quoted(std::string &out, const std::string &s) {
   out += '"';
 }
 
-void append_value(std::string &out, const FieldValue &v) {
+void append_plain(std::string &out, const FieldValue &v) {
   switch (v.kind) {
     case FieldKind::Signed: output::append_number(out, static_cast<uint64_t>(v.i), true, false); break;
     case FieldKind::Unsigned: output::append_number(out, v.u, false, false); break;
@@ -55,6 +55,21 @@ void append_value(std::string &out, const FieldValue &v) {
     }
   }
   if (v.cut_from) output::append_cut(out, v.cut_from);
+}
+
+// An optional value as its language's debugger shows it (FieldValue::optional):
+// gdb with libstdc++'s printer, {[contained value] = 5} and [no contained
+// value] (the type's name left out); Rust's Some(5) and None.
+void append_value(std::string &out, const FieldValue &v) {
+  if (!v.optional) return append_plain(out, v);
+  bool rust = v.optional == 2;
+  if (v.absent) {
+    out += rust ? "None" : "[no contained value]";
+    return;
+  }
+  out += rust ? "Some(" : "{[contained value] = ";
+  append_plain(out, v);
+  out += rust ? ")" : "}";
 }
 
 }  // namespace

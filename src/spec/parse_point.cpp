@@ -405,6 +405,30 @@ Status parse_lazy_pattern(std::string_view spec, const ScannedPoint &scanned, si
   return Ok{};
 }
 
+// Whether `name` ends as a source file's name does ("prog.c", "main.go"):
+// a suffix the compilers this tool reads take as source.
+bool has_source_suffix(std::string_view name) {
+  static constexpr std::string_view suffixes[] = {"c", "h", "cc", "cp", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++",
+                                                  "i", "ii", "s", "S", "inc", "def", "go", "rs", "m", "mm"};
+  size_t dot = name.rfind('.');
+  return dot != std::string_view::npos &&
+         std::find(std::begin(suffixes), std::end(suffixes), name.substr(dot + 1)) != std::end(suffixes);
+}
+
+// "main.Split:0": perf reads it as SRC:0, a source file without a line
+// (the check below refuses it). A name with a '.', no '/' and no source
+// file's suffix is a function's (Go's "pkg.Func", "main.(*T).M"): FUNC:0,
+// its entry. Other lines stay SRC:ALN, which the builder reads as FUNC:RLN
+// when the program has no such source file (probe_builder.cpp).
+void read_function_line_zero(PointParts &parts, ProbePoint &pp) {
+  if (!parts.file || parts.file->begin != parts.head.begin || !parts.line || pp.line != 0 || parts.lazy || !pp.function.empty() || pp.address ||
+      pp.file.find_first_of("/\\") != std::string::npos || has_source_suffix(pp.file))
+    return;
+  pp.function = std::move(pp.file);
+  pp.file.clear();
+  parts.file.reset();
+}
+
 }  // namespace
 
 Status parse_point_token(std::string_view spec, size_t begin, size_t end, ProbeSpec &out) {
@@ -435,6 +459,7 @@ Status parse_point_token(std::string_view spec, size_t begin, size_t end, ProbeS
   if (auto st = parse_segments(spec, chars, sep, parts, pp); !st) return st;
   if (has_lazy)
     if (auto st = parse_lazy_pattern(spec, *scanned, end, parts, pp); !st) return st;
+  read_function_line_zero(parts, pp);
   return check_combinations(spec, parts, pp);
 }
 

@@ -36,6 +36,12 @@ struct FieldValue {
   // A counted String or an Array shown in part (its first bytes or
   // elements): its whole length; 0 when shown whole.
   uint64_t cut_from = 0;
+  // An optional value (std::optional, Rust's Option; util/value_fixup.h's
+  // a<N>): how it is shown, 1 as libstdc++'s printer does ({[contained
+  // value] = 5}, [no contained value]), 2 as Rust's (Some(5), None); 0 for
+  // any other value. `absent`: it holds no value (the rest is empty).
+  uint8_t optional = 0;
+  bool absent = false;
 
   bool operator==(const FieldValue &) const = default;
 };

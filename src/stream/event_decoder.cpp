@@ -157,6 +157,7 @@ void EventDecoder::join_programs(EventPlan &plan) {
   // keeping bits or saying how it is shown.
   for (FieldPlan &p : plan.fields) {
     if (p.term_of >= 0 || p.program.empty()) continue;
+    p.optional = static_cast<uint8_t>(optional_flavor(p.program));
     const ValueStep &last = p.program.back();
     // libtraceevent takes a u8[N] array for a string: its bytes are a window too.
     bool window = p.kind == FieldKind::Array || p.kind == FieldKind::String || p.kind == FieldKind::Bytes;
@@ -217,6 +218,8 @@ void EventDecoder::decode_field(const FieldPlan &p, const uint8_t *data, int siz
   v.items_hex = p.elem_hex;
   v.cut_from = 0;
   v.float_bytes = 0;
+  v.optional = 0;
+  v.absent = false;
   if (f->offset < 0 || f->offset + f->size > size) return;  // truncated record
   const uint8_t *base = data + f->offset;
   int len = p.to_record_end ? size - f->offset : f->size;
@@ -330,6 +333,16 @@ void EventDecoder::finish_field(const EventPlan &plan, const FieldPlan &p, Field
     leaves_[n].bytes = bytes;
   }
   ProgramResult r = run_value_program(p.program, leaves_);
+  v.optional = p.optional;
+  if (r.absent) {  // an optional value that is not there: what was fetched for it is not its value
+    v.absent = true;
+    v.kind = p.kind;
+    v.u = 0;
+    v.i = 0;
+    v.text.clear();
+    v.items.clear();
+    return;
+  }
   if (r.value && show_counted(p, *r.value, v)) return;
   v.items.clear();
   if (!r.value || p.kind == FieldKind::String) {

@@ -52,6 +52,7 @@ class EventDecoder {
     // own; `terms[N]` is the index in `fields` of its term N (0: itself).
     std::vector<ValueStep> program;
     std::vector<size_t> terms;
+    uint8_t optional = 0;  // FieldValue::optional, from the program's a<N>
   };
   struct EventPlan {
     tep_event *event = nullptr;

@@ -12,7 +12,7 @@ void EventEnums::name(Event &event) const {
   auto it = types_.find(key_);
   if (it == types_.end()) return;
   for (Field &f : event.fields) {
-    if (f.value.kind != FieldKind::Enum) continue;
+    if (f.value.kind != FieldKind::Enum || f.value.absent) continue;  // an absent optional has no number to name
     auto type = it->second.find(f.name);
     if (type == it->second.end()) continue;
     const Enumeration &e = type->second;

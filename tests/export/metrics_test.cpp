@@ -9,6 +9,7 @@
 #include "src/export/export_sink.h"
 #include "src/export/metrics_text.h"
 #include "src/export/power_histogram.h"
+#include "tests/common/test_events.h"
 
 namespace kpp {
 namespace {
@@ -100,16 +101,8 @@ TEST(MetricsText, LabelValuesAreEscaped) {
 }
 
 Event event(const std::string &name, int pid, uint64_t t, int64_t n = 0) {
-  Event e;
-  e.system = "g";
-  e.name = name;
-  e.pid = pid;
-  e.time_ns = t;
-  Field f;
-  f.name = "n";
-  f.value.kind = FieldKind::Signed;
-  f.value.i = n;
-  e.fields.push_back(f);
+  Event e = test_events::test_event("g", name, pid, t);
+  e.fields.push_back(test_events::signed_field("n", n));
   return e;
 }
 

@@ -108,12 +108,23 @@ def go_stripped():
     entries = {}
     for entry, name in table:
         entries.setdefault(name, []).append(int(entry, 16))
-    for spec in ("main.Price", "main.(*Shop).Restock", "main.Max[...]", "runtime.main"):
+    # Placed after Go's stack check (where the unstripped build's prologue_end
+    # is): within the function's first bytes, at the unstripped build's address.
+    unstripped = fixture("go_names")
+    for spec, dwarf_specs in (("main.Price", ["main.Price"]), ("main.(*Shop).Restock", ["main.(*Shop).Restock"]),
+                              ("main.Max[...]", ["main.Max[go.shape.int_0]", "main.Max[go.shape.float64_0]"]),
+                              ("runtime.main", ["runtime.main"]), ("main.Split", ["main.Split"])):
         rc, out, err = definition(stripped, spec + " %ax")
         got = sorted(int(m, 16) for m in re.findall(r":(0x[0-9a-f]+) ", out))
-        want = sorted(file_offset(stripped, a) for a in entries.get(spec, []))
-        check(rc == 0 and got == want and want, f"-D '{spec} %ax' on the stripped program at Go's entries "
-                                                f"({[hex(w) for w in want]}): {out or err}")
+        starts = sorted(file_offset(stripped, a) for a in entries.get(spec, []))
+        check(rc == 0 and starts and len(got) == len(starts) and all(s <= g < s + 24 for s, g in zip(starts, got)),
+              f"-D '{spec} %ax' on the stripped program at Go's entries ({[hex(w) for w in starts]}) "
+              f"or just past their stack check: {out or err}")
+        if unstripped:
+            outu = "".join(definition(unstripped, d)[1] + "\n" for d in dwarf_specs)
+            want = sorted(int(m, 16) for m in re.findall(r":(0x[0-9a-f]+) ", outu))
+            check(got == want, f"-D '{spec}' on the stripped program is where the unstripped build's "
+                                            f"prologue_end puts it ({[hex(w) for w in want]}): {out or err}")
     rc, out, err = definition(stripped, "main.Price n")
     check(rc != 0 and "DWARF" in err, f"a variable by name on the stripped program is refused for want of DWARF: {err[:150]}")
 
@@ -185,9 +196,30 @@ def go_line_ranges():
     r = run(KPP, "-x", binary, "-L", "names.go:%d" % (decl + 1))
     check(r.returncode == 0 and any(body.strip() in l for l in r.stdout.splitlines()),
           f"-L 'names.go:{decl + 1}' is still the file's line ({r.stdout[:200]} {r.stderr[:200]})")
+    go_function_lines(binary, src)
     r = run(KPP, "-x", binary, "-L", "main.NoSuch")
     check(r.returncode != 0 and "no source file and no function 'main.NoSuch'" in r.stderr,
           f"-L 'main.NoSuch' says neither a file nor a function has that name: {r.stderr[:200]}")
+
+
+def go_function_lines(binary, src):
+    """FUNC:RLN on a Go name in probe specs (-D, --add): perf reads 'main.Split:0'
+    as a source file without a line and refuses it; it is main.Split's entry,
+    and 'main.(*Shop).Restock:1' the line after its first, as names.go:LINE is."""
+    rc, entry, err = definition(binary, "main.Split")
+    rc0, zero, err0 = definition(binary, "main.Split:0")
+    check(rc0 == 0 and zero == entry, f"-D 'main.Split:0' is main.Split's entry ({zero or err0}; {entry or err})")
+    first = next(i for i, l in enumerate(src, 1) if l.startswith("func (s *Shop) Restock("))  # Go: no decl_line, its first row's
+    rc1, line1, err1 = definition(binary, "main.(*Shop).Restock:1")
+    rcf, by_file, errf = definition(binary, "names.go:%d" % (first + 1))
+    addr = lambda out: re.findall(r" (\S+:0x[0-9a-f]+)", out)
+    check(rc1 == 0 and addr(line1) and addr(line1) == addr(by_file),
+          f"-D 'main.(*Shop).Restock:1' is names.go:{first + 1} ({line1 or err1}; {by_file or errf})")
+    added = run(KPP, "-n", "-x", binary, "--add", "kpp28b:split=main.Split:0 n", "--add", "kpp28b:restock=main.(*Shop).Restock:1")
+    check(added.returncode == 0, f"--add 'main.Split:0 n' and 'main.(*Shop).Restock:1' (dry run): {added.stderr.strip()[:300]}")
+    rcc, _, errc = definition(binary, "names.c:0")
+    check(rcc != 0 and "File always requires line number or lazy pattern." in errc,
+          f"-D 'names.c:0' (a source file's name) keeps perf's refusal: {errc[:200]}")
 
 
 go_names()

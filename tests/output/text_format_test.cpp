@@ -4,17 +4,13 @@
 
 #include "src/output/json_format.h"
 #include "src/output/text_format.h"
+#include "tests/common/test_events.h"
 
 namespace kpp {
 namespace {
 
 Field num(const char *name, FieldKind kind, int64_t v) {
-  Field f;
-  f.name = name;
-  f.value.kind = kind;
-  f.value.i = v;
-  f.value.u = static_cast<uint64_t>(v);
-  return f;
+  return test_events::number_field(name, kind, static_cast<uint64_t>(v));
 }
 Field str(const char *name, std::string s) {
   Field f;
@@ -25,13 +21,8 @@ Field str(const char *name, std::string s) {
 }
 
 Event walk_event() {
-  Event e;
-  e.time_ns = 1234567890123ull;  // 1234.567890123 s
-  e.cpu = 1;
-  e.pid = 4242;
+  Event e = test_events::test_event("probe_prog", "walk_L5", 4242, 1234567890123ull, 1);  // 1234.567890123 s
   e.comm = "prog";
-  e.system = "probe_prog";
-  e.name = "walk_L5";
   e.fields = {str("name", "three"), num("i", FieldKind::Signed, 1), num("s", FieldKind::Unsigned, 3)};
   return e;
 }
@@ -157,6 +148,26 @@ TEST(Printers, EnumsByTheNameGdbShowsTheNumberInJson) {
   std::string json = format_event_json(e);
   EXPECT_NE(json.find("\"fields\":{\"c\":5,\"p\":3,\"l\":-5},\"names\":{\"c\":\"GREEN\",\"p\":\"(P_READ | P_WRITE)\"}"),
             std::string::npos) << json;
+}
+
+TEST(Printers, OptionalValuesAsTheirLanguagesDebuggerShowsThemAndNullInJson) {
+  Event e = walk_event();
+  Field some = num("count", FieldKind::Signed, 5);
+  some.value.optional = 2;  // Rust's Option
+  Field none = num("first", FieldKind::Hex, 0);
+  none.value.optional = 2;
+  none.value.absent = true;
+  Field engaged = str("label", "tag");
+  engaged.value.optional = 1;  // std::optional
+  Field empty = num("rate", FieldKind::Float, 0);
+  empty.value.optional = 1;
+  empty.value.absent = true;
+  e.fields = {some, none, engaged, empty};
+  EXPECT_EQ(format_event_short(e),
+            "walk_L5: count=Some(5) first=None label={[contained value] = \"tag\"} rate=[no contained value]");
+  std::string json = format_event_json(e);
+  EXPECT_NE(json.find("\"fields\":{\"count\":5,\"first\":null,\"label\":\"tag\",\"rate\":null}"), std::string::npos)
+      << json;
 }
 
 TEST(Printers, ValuesShownInPartSayTheirWholeLength) {

@@ -79,6 +79,13 @@ std::vector<AcceptCase> accept_cases() {
       {"EVENT=SRC:ALN ARG", "ev=task.c:7 id",
        {.event = "ev", .point = {.file = "task.c", .line = 7}, .args = {var("id")}}},
       {"@SRC:ALN for a file without '.'", "@Makefile:3", {.point = {.file = "Makefile", .line = 3}}},
+      // A name with a '.' and a line is perf's SRC:ALN (the builder reads it as
+      // FUNC:RLN when no source file is named so); with line 0, which no file
+      // has, a name that no source file's suffix ends is a function (Go's).
+      {"Go pkg.Func:RLN reads as SRC:ALN", "main.Split:2", {.point = {.file = "main.Split", .line = 2}}},
+      {"Go pkg.Func:0 is the function", "main.Split:0", {.point = {.function = "main.Split"}}},
+      {"Go method:0 is the function", "main.(*Shop).Restock:0", {.point = {.function = "main.(*Shop).Restock"}}},
+      {"Rust path:0 is the function", "names::price:0", {.point = {.function = "names::price"}}},
       // PROBE SYNTAX 3) [[GROUP:]EVENT=]SRC;PTN [ARG ...]
       {"SRC;PTN", "fs/read_write.c;*pos*", {.point = {.file = "fs/read_write.c", .lazy_pattern = "*pos*"}}},
       {"SRC;PTN keeps '+' in the pattern", "main.c;a+=b",

@@ -42,6 +42,10 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"vfs_read:12+4 count", "Offset can't be used with line number.", {11, 13}},
         ErrorCase{"f+4:12", "Offset can't be used with line number.", {3, 6}},
         ErrorCase{"@fs/read_write.c", "File always requires line number or lazy pattern.", {0, 16}},
+        // A source file's name with line 0 keeps perf's rule (a Go "main.Split:0" is a function).
+        ErrorCase{"prog.c:0", "File always requires line number or lazy pattern.", {6, 8}},
+        ErrorCase{"fs/inode.x:0", "File always requires line number or lazy pattern.", {10, 12}},
+        ErrorCase{"main.go:0 n", "File always requires line number or lazy pattern.", {7, 9}},
         ErrorCase{"+4", "Offset requires an entry function.", {0, 2}},
         ErrorCase{"@a.c:3+4", "Offset can't be used with line number.", {6, 8}},
         ErrorCase{"f:3%return", "Line number can't be used with %return.", {3, 10}},

@@ -15,6 +15,7 @@
 #include "src/stream/stale_instances.h"
 #include "src/stream/trace_instance.h"
 #include "util/companion_mark.h"
+#include "tests/common/test_events.h"
 
 namespace kpp {
 namespace {
@@ -94,21 +95,12 @@ struct Collect : EventSink {
 };
 
 Event event(const std::string &name, int pid, std::vector<Field> fields = {}) {
-  Event e;
-  e.system = "probe_prog";
-  e.name = name;
-  e.pid = pid;
+  Event e = test_events::test_event("probe_prog", name, pid);
   e.fields = std::move(fields);
   return e;
 }
 
-Field field(const std::string &name, int64_t v) {
-  Field f;
-  f.name = name;
-  f.value.kind = FieldKind::Signed;
-  f.value.i = v;
-  return f;
-}
+Field field(const std::string &name, int64_t v) { return test_events::signed_field(name, v); }
 
 TEST(SinkChain, JoinsEntryValuesAndDropsOwnEvents) {
   Collect out;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include <traceevent/event-parse.h>
@@ -48,7 +49,8 @@ class DecoderTest : public ::testing::TestWithParam<bool> {
     tep_set_file_bigendian(tep_, GetParam() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
     tep_set_local_bigendian(tep_, TEP_LITTLE_ENDIAN);
     tep_set_long_size(tep_, 8);
-    for (const char *f : {"uprobe_hit.format", "synthetic_arrays.format", "counted_values.format", "enum_values.format"}) {
+    for (const char *f : {"uprobe_hit.format", "synthetic_arrays.format", "counted_values.format", "enum_values.format",
+                          "optional_values.format"}) {
       std::string text = golden(f);
       ASSERT_FALSE(text.empty()) << f;
       ASSERT_EQ(tep_parse_event(tep_, text.c_str(), text.size(), "kpptest"), 0) << f;
@@ -207,6 +209,29 @@ TEST_P(DecoderTest, CountedTextIsCutAtItsLengthSequencesKeepTheirLengthFloatsAre
   EXPECT_EQ(e.fields[0].value.cut_from, 100u);
   EXPECT_EQ(e.fields[1].value.items.size(), 0u);
   EXPECT_EQ(format_event_json(e).find("\"cut\":{\"name\":100}") != std::string::npos, true) << format_event_json(e);
+}
+
+// optional_values.format: Rust's Option<i32>, its payload and (a term)
+// its discriminant, Some when 1: Some(5), then None whatever the payload holds.
+TEST_P(DecoderTest, OptionalValuesAreAbsentWhenTheirFlagSaysSo) {
+  EventDecoder dec(tep_, &comms_);
+  Event e;
+  for (auto [payload, discr, shown, json] :
+       {std::tuple{5u, 1u, "picked: count=Some(5)", "\"count\":5"},
+        std::tuple{0x7fffu, 0u, "picked: count=None", "\"count\":null"}}) {
+    Bytes r{GetParam(), {}};
+    r.put(90, 2);
+    r.put(0, 2);
+    r.put(4242, 4);
+    r.put(0x401000, 8);
+    r.put(payload, 4);
+    r.put(discr, 4);
+    ASSERT_TRUE(dec.decode(r.b.data(), static_cast<int>(r.b.size()), 0, 0, e));
+    ASSERT_EQ(e.fields.size(), 1u) << "the discriminant is a term, not shown";
+    EXPECT_EQ(e.fields[0].value.optional, 2u);
+    EXPECT_EQ(format_event_short(e), shown);
+    EXPECT_NE(format_event_json(e).find(json), std::string::npos) << format_event_json(e);
+  }
 }
 
 // enum_values.format: an enum fetched s32 whose enumerators are all

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/common/test_events.h"
+
 namespace kpp {
 namespace {
 
@@ -12,11 +14,7 @@ constexpr uint64_t kCloneThread = 0x00010000;
 constexpr uint64_t kUserIp = 0x55801d234310, kKernelIp = 0xffffffff81234560;
 
 Event at(pid_t pid, uint64_t time, uint64_t ip = kUserIp) {
-  Event e;
-  e.pid = pid;
-  e.time_ns = time;
-  e.system = "probe_app";
-  e.name = "work";
+  Event e = test_events::test_event("probe_app", "work", pid, time);
   e.probe_ip = ip;
   return e;
 }
@@ -25,15 +23,7 @@ Event new_task(pid_t parent, pid_t task, uint64_t flags, uint64_t time) {
   Event e = at(parent, time, 0);
   e.system = TaskFilter::kSystem;
   e.name = TaskFilter::kEvent;
-  Field pid;
-  pid.name = "pid";
-  pid.value.kind = FieldKind::Signed;
-  pid.value.i = task;
-  Field clone_flags;
-  clone_flags.name = "clone_flags";
-  clone_flags.value.kind = FieldKind::Unsigned;
-  clone_flags.value.u = flags;
-  e.fields = {pid, clone_flags};
+  e.fields = {test_events::signed_field("pid", task), test_events::unsigned_field("clone_flags", flags)};
   return e;
 }
 

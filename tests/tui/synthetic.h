@@ -5,34 +5,24 @@
 #include <string>
 
 #include "src/stream/event.h"
+#include "tests/common/test_events.h"
 #include "tui/live_model.h"
 
 namespace kpp::tui::test {
 
 inline Event make_event(const std::string &name, uint64_t time_ns, int pid = 100, int cpu = 0) {
-  Event e;
-  e.time_ns = time_ns;
-  e.cpu = cpu;
-  e.pid = pid;
+  Event e = kpp::test_events::test_event("probe_demo", name, pid, time_ns, cpu);
   e.comm = "demo";
-  e.system = "probe_demo";
-  e.name = name;
   return e;
 }
 
 inline Event with_int(Event e, const std::string &field, int64_t v) {
-  FieldValue fv;
-  fv.kind = FieldKind::Signed;
-  fv.i = v;
-  e.fields.push_back({field, fv});
+  e.fields.push_back(kpp::test_events::signed_field(field, v));
   return e;
 }
 
 inline Event with_uint(Event e, const std::string &field, uint64_t v) {
-  FieldValue fv;
-  fv.kind = FieldKind::Unsigned;
-  fv.u = v;
-  e.fields.push_back({field, fv});
+  e.fields.push_back(kpp::test_events::unsigned_field(field, v));
   return e;
 }
 

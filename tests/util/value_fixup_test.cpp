@@ -130,6 +130,30 @@ TEST(ValueFixup, DisplayStepsRoundTripAndLeaveTheValueAsItIs) {
   EXPECT_EQ(split_fixup("x__kg10").fixup, x87);
 }
 
+TEST(ValueFixup, AnOptionalValueIsAbsentWhenItsFlagSaysSo) {
+  // Rust's Option<i32>: term 1 is the discriminant, Some when it is 1
+  // (r1 k1 E a2); the contained value is the primary's, left as it is.
+  ValueFixup option;
+  option.term = 1;
+  option.steps = {{ValueOp::PushTerm, 1}, {ValueOp::PushConst, 1}, {ValueOp::Eq}, {ValueOp::Present, 2}};
+  EXPECT_EQ(field_name_with_fixup("count", option), "count__k1r1k1Ea2");
+  EXPECT_EQ(split_fixup("count__k1r1k1Ea2").fixup, option);
+  const ProgramLeaf some[] = {{5, {}}, {1, {}}};
+  ProgramResult r = run_value_program(option.steps, some);
+  EXPECT_EQ(r.value, 5u);
+  EXPECT_FALSE(r.absent);
+  const ProgramLeaf none[] = {{0x7fff1234, {}}, {0, {}}};  // the payload's bytes are not a value
+  r = run_value_program(option.steps, none);
+  EXPECT_FALSE(r.value);
+  EXPECT_TRUE(r.absent);
+  EXPECT_EQ(r.why, nullptr) << "absent is no error";
+  EXPECT_EQ(optional_flavor(option.steps), 2u);
+  EXPECT_EQ(optional_flavor(std::vector<ValueStep>{{ValueOp::ShowBool}}), 0u);
+  // Only std::optional (1) and Rust's Option (2) are shown.
+  EXPECT_TRUE(split_fixup("x__ka3").fixup.empty());
+  EXPECT_TRUE(split_fixup("x__ka0").fixup.empty());
+}
+
 TEST(ValueFixup, AnEnumCarriesItsTypesHandle) {
   ValueFixup e;
   e.steps = {{ValueOp::ShowEnum, 0x2f1}};

@@ -18,6 +18,7 @@
 
 #include "dwarf/debug_info.h"
 #include "dwarf/elf/elf_image.h"
+#include "dwarf/elf/instruction_decoder.h"
 #include "dwarf/elf_reader.h"
 
 namespace kpp::dwarf {
@@ -200,6 +201,33 @@ TEST_F(ElfImageTest, AnInstructionStartsWhereTheDecoderLands) {
   EXPECT_EQ(image->starts_instruction(entry, end, entry + frame), true);
   EXPECT_EQ(image->starts_instruction(entry, end, entry + frame + 1), true);
   EXPECT_EQ(image->starts_instruction(entry, end, entry + frame + 2), false);
+}
+
+// Go's stack check at a function's entry, in the three forms Go's
+// assembler writes (cmd/internal/obj/x86's stacksplit), as `go build`
+// encodes them: the probe goes after its jbe, whose target (the call of
+// morestack) is inside the function. Code that starts otherwise has none.
+TEST(InstructionDecoder, FindsTheEndOfGosStackCheck) {
+  std::unique_ptr<InstructionDecoder> decoder = InstructionDecoder::for_machine(EM_X86_64);
+  if (!decoder) GTEST_SKIP() << "built without KPP_X86_DISASSEMBLER";
+  auto after = [&](std::string code) {
+    code.resize(64, '\x90');  // nops: the rest of the function, where jbe lands
+    return decoder->after_go_stack_check(code, 0x1000);
+  };
+  // cmp rsp, [r14+0x10]; jbe +0x20
+  EXPECT_EQ(after(std::string("\x49\x3b\x66\x10\x76\x20", 6)), 0x1006u);
+  // lea r12, [rsp-0x218]; cmp r12, [r14+0x10]; jbe (rel32) +0x10 (main.Deep in tests/lang/go/deep.go)
+  EXPECT_EQ(after(std::string("\x4c\x8d\xa4\x24\xe8\xfd\xff\xff\x4d\x3b\x66\x10\x0f\x86\x10\x00\x00\x00", 18)),
+            0x1012u);
+  // mov r12, rsp; sub r12, 0x1000; jb +0x20; cmp r12, [r14+0x10]; jbe +0x18
+  EXPECT_EQ(after(std::string("\x49\x89\xe4\x49\x81\xec\x00\x10\x00\x00\x72\x20\x4d\x3b\x66\x10\x76\x18", 18)),
+            0x1012u);
+  // No check (a NOSPLIT function): mov rcx, rax; ret.
+  EXPECT_EQ(after(std::string("\x48\x89\xc1\xc3", 4)), std::nullopt);
+  // A compare with the stack guard whose jbe leaves the code is not Go's check.
+  EXPECT_EQ(decoder->after_go_stack_check(std::string("\x49\x3b\x66\x10\x76\x7f", 6), 0x1000), std::nullopt);
+  // Another compare (with g's stackguard1, at 0x18) is not it either.
+  EXPECT_EQ(after(std::string("\x49\x3b\x66\x18\x76\x20", 6)), std::nullopt);
 }
 
 // The one ELF header reader (dwarf/elf_reader.h), which src/sdt reads

@@ -229,7 +229,7 @@ TEST(Expression, EveryOperation) {
       {"DW_OP_entry_value of memory", {0xa3, 0x03, 0x77, 0x08, 0x06, SV},
        "error: DW_OP_entry_value of something other than a register is not supported"},
       {"an entry value and a value here", {0xa3, 0x01, 0x55, 0x74, 0x00, 0x1e, SV},
-       "error: its value is computed from a value on entry and a value here, which no one probe reads"},
+       "error: its value is computed from a register's value at the function's entry (DW_OP_entry_value, read by a companion probe there) and a value at this probe; the decoder finishes a value from the fields of one event, and these come in two"},
       // Refused, each with why.
       {"DW_OP_xderef", {0x31, 0x32, 0x18}, "error: DW_OP_xderef (an address space) is not supported"},
       {"DW_OP_xderef_size", {0x31, 0x32, 0x95, 0x04}, "error: DW_OP_xderef_size (an address space) is not supported"},

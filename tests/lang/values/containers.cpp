@@ -3,6 +3,7 @@
 // at the same address.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,13 @@ __attribute__((noinline)) size_t greet(const std::string &name, std::string_view
   return name.size() + ids.size();
 }
 
+// std::optional by value (in a register at -O2) and by reference, engaged or not.
+__attribute__((noinline)) int choose(std::optional<int> count, const std::optional<double> &rate,
+                                     const std::optional<std::string> &label) {
+  std::printf("%d %g %s\n", count.value_or(-1), rate.value_or(0.0), label ? label->c_str() : "-");  // @choose_body
+  return count.value_or(0) + (label ? 1 : 0);
+}
+
 int main() {
   std::string shortname = "bob";
   std::string longname = "a heap string, longer than the fifteen bytes kept inside; and longer than sixty-four too";
@@ -41,5 +49,7 @@ int main() {
   n += greet(longname, "xy", many, {}, item);
   n += size_of(shop::Size::Large, shop::Angry);
   n += size_of(static_cast<shop::Size>(3), static_cast<shop::Mood>(9));
+  n += choose(5, 2.5, std::string("tag"));
+  n += choose(std::nullopt, std::nullopt, std::nullopt);
   return static_cast<int>(n % 2);
 }

@@ -38,6 +38,13 @@ fn show(s: &Stock, label: &String) -> usize {
     s.prices.len() + label.len()
 }
 
+// Option (a discriminant of its own, or a niche: the pointer, the bool) and Box.
+#[inline(never)]
+fn pick(count: Option<i32>, first: Option<&i32>, boxed: Option<Box<i32>>, b: Box<i32>, on: Option<bool>, name: Option<&str>) -> i32 {
+    println!("pick {:?} {:?} {:?} {} {:?} {:?}", count, first, boxed, b, on, name);
+    count.unwrap_or(0) + *b
+}
+
 fn main() {
     let names = String::from("item0 item1 item2");
     let mut total = 0;
@@ -50,5 +57,10 @@ fn main() {
     let s = Stock { name: String::from("widget"), prices: vec![1.25, 2.5, 3.75], counts: (1..=12).collect() };
     let label = String::from("a label");
     total += show(&s, &label);
+    // On the heap: its address is the same under gdb and under the probes (a
+    // stack address is not: the environment differs).
+    let h = Box::new(4);
+    total += pick(Some(5), Some(&*h), Some(Box::new(6)), Box::new(7), Some(true), Some("opt")) as usize;
+    total += pick(None, None, None, Box::new(8), None, None) as usize;
     std::process::exit(if p > 4.0 && total > 0 { 0 } else { 1 });
 }

@@ -7,6 +7,7 @@
 #   ["float", VALUE, BYTES] ["int", N] ["text", STRING]
 #   ["items", LENGTH, [ELEMENTS]] ["enum", NUMBER, "AS GDB PRINTS IT"]
 #   ["ldouble", "AS GDB PRINTS IT"]
+#   ["none"] ["some", VALUE]  (an optional value: Rust's Option, std::optional)
 #   ["opt"] ["err", MESSAGE]
 # Writes {"hits": {id: [value, ...]}} in hit order.
 import ast
@@ -42,6 +43,42 @@ def items_of(text):
     return length, elements
 
 
+def rust_scalar(text):
+    """A value inside gdb's text of a Rust Some(...): read from the text, as
+    gdb 13.1 fails an internal assertion reading the variant of an Option
+    held in a niche ("idx < num_fields ()")."""
+    if text in ("true", "false"):
+        return ["int", int(text == "true")]
+    if re.fullmatch(r"-?\d+|0x[0-9a-f]+", text):
+        return ["int", int(text, 0)]
+    if re.fullmatch(r"-?[\d.]+(e[-+]?\d+)?|-?inf|nan", text):
+        return ["float", float(text), 8]
+    s = literal(text)
+    return ["text", s] if s is not None else ["err", "cannot compare: " + text[:200]]
+
+
+def render_optional(v, t):
+    """["none"] or ["some", VALUE] for a Rust Option (gdb's Rust support) or
+    a std::optional (libstdc++'s
+    printer: one child when engaged); None for any other value."""
+    name = t.name or ""
+    if name.startswith("core::option::Option<"):
+        # gdb names the active variant in its text; the type's fields may
+        # list both variants.
+        text = v.format_string()
+        if re.search(r"::None$", text):
+            return ["none"]
+        m = re.search(r"::Some\((.*)\)$", text, re.S)
+        if m:
+            return ["some", rust_scalar(m.group(1))]
+    if name.startswith("std::optional<"):
+        printer = gdb.default_visualizer(v)
+        if printer:
+            children = list(printer.children())
+            return ["some", render(children[0][1])] if children else ["none"]
+    return None
+
+
 def render(v):
     if v.is_optimized_out:
         return ["opt"]
@@ -59,6 +96,9 @@ def render(v):
         return ["int", int(v)]
     if t.code == gdb.TYPE_CODE_PTR:
         return ["int", int(v.cast(gdb.lookup_type("unsigned long")))]
+    optional = render_optional(v, t)
+    if optional is not None:
+        return optional
     text = v.format_string(repeat_threshold=0, max_elements=0)
     s = literal(text)
     if s is not None:

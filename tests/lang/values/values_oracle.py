@@ -142,6 +142,10 @@ def compare(g, ev, max_items):
     cut = ev.get("cut", {}).get("v")
     shown = json.dumps(ours) + ("...(len=%d)" % cut if cut else "")
     kind = g[0]
+    if kind == "none":  # an optional value that holds none: null in JSON
+        return ("equal" if "v" in fields and ours is None else "WRONG"), shown
+    if kind == "some":  # one that holds a value: that value
+        return compare(g[1], ev, max_items)
     if kind == "float":
         return ("equal" if isinstance(ours, (int, float, str)) and same_float(g[1], ours, g[2]) else "WRONG"), shown
     if kind == "ldouble":
