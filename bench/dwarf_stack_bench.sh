@@ -3,6 +3,8 @@
 # (leaf's first instruction, -O2 without frame pointers: only CFI finds the
 # caller) hit CALLS times at several rates, consumed by
 #   ours   kprobe-probe trace --stack --folded (sample, unwind, name, count)
+#   rec    kprobe-probe record --stack (sample, unwind, name, keep in the
+#          trace.dat), then report --folded -- their two times added
 #   perf   perf record -e GROUP:leaf --call-graph dwarf, then perf script
 #          (sample, then unwind and name) -- their two times added
 # Each row: hits the workload made, events the tool output, events whose stack
@@ -55,6 +57,18 @@ for rate in $rates; do
   lost=$(grep -oE 'lost (the user stacks of )?[0-9]+' "$work/ours.err" | grep -oE '[0-9]+' | awk '{s += $1} END {print s + 0}' || true)
   printf '%-8s %-5s %8d %8d %8d %8d %7.2f %10.0f %6.2f\n' "$label" ours "$calls" "$events" "$whole" "$lost" \
     "$wall" "$(echo "$events / $wall" | bc -l)" "$cpu"
+  # ours, recorded: record, then report --folded
+  read -r wall1 cpu1 < <(timed /dev/null "$work/rec.err" \
+    "$kpp" record -e "$group:leaf" --stack -o "$work/rec.dat" -- "$work/workload" "$calls" "$rate"; echo)
+  read -r wall2 cpu2 < <(timed "$work/rec.folded" "$work/report.err" "$kpp" report --folded "$work/rec.dat"; echo)
+  events=$(awk '{s += $NF} END {print s + 0}' "$work/rec.folded")
+  whole=$(awk '/;main;middle;helper;leaf /{s += $NF} END {print s + 0}' "$work/rec.folded")
+  lost=$(grep -oE 'lost (the user stacks of )?[0-9]+' "$work/rec.err" | grep -oE '[0-9]+' | awk '{s += $1} END {print s + 0}' || true)
+  wall=$(echo "$wall1 + $wall2" | bc -l)
+  printf '%-8s %-5s %8d %8d %8d %8d %7.2f %10.0f %6.2f\n' "$label" rec "$calls" "$events" "$whole" "$lost" \
+    "$wall" "$(echo "$events / $wall" | bc -l)" "$(echo "$cpu1 + $cpu2" | bc -l)"
+  echo "$label rec: trace.dat $(stat -c %s "$work/rec.dat") bytes" >&2
+  rm -f "$work/rec.dat"
   # perf: record, then script
   read -r wall1 cpu1 < <(timed /dev/null "$work/perf.err" \
     perf record -q -e "$group:leaf" --call-graph dwarf -o "$work/perf.data" -- "$work/workload" "$calls" "$rate"; echo)

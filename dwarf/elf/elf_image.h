@@ -84,6 +84,13 @@ class ElfImage {
   // and as -F prints each ("" for a C name); made on first use.
   const std::vector<std::optional<DemangledFunction>> &demangled_symbols();
   const std::vector<std::string> &printed_symbols();
+  // The same for symbols().functions()[i] alone (from those vectors when
+  // they are made): a lookup demangles only the symbols that may match.
+  std::optional<DemangledFunction> demangled_symbol(size_t i);
+  std::string printed_symbol(size_t i);
+  // Whether any function symbol demangles (demangled_symbols() has a value),
+  // found without demangling them all.
+  bool has_demangled_function();
 
   // DebugInfo's section questions (dwarf/elf/elf_sections.cpp).
   std::optional<uint64_t> find_read_only_bytes(std::string_view bytes) const;

@@ -57,6 +57,32 @@ std::optional<std::pair<std::string, uint64_t>> ElfImage::unique_function_symbol
   return std::nullopt;
 }
 
+namespace {
+
+// As -F prints a function symbol ("" for a C name).
+std::string printed_name(const ElfSymbol &sym) {
+  std::string source(source_name_of_symbol(sym.name));
+  return is_mangled(source) ? demangle_for_display(source) : std::string();
+}
+
+}  // namespace
+
+std::optional<DemangledFunction> ElfImage::demangled_symbol(size_t i) {
+  return demangled_symbols_ ? (*demangled_symbols_)[i] : demangle_function(symbols_.functions()[i].name);
+}
+
+std::string ElfImage::printed_symbol(size_t i) {
+  return printed_symbols_ ? (*printed_symbols_)[i] : printed_name(symbols_.functions()[i]);
+}
+
+bool ElfImage::has_demangled_function() {
+  if (demangled_symbols_)
+    return std::any_of(demangled_symbols_->begin(), demangled_symbols_->end(), [](const auto &d) { return d.has_value(); });
+  const std::vector<ElfSymbol> &functions = symbols_.functions();
+  return std::any_of(functions.begin(), functions.end(),
+                     [](const ElfSymbol &sym) { return demangle_function(sym.name).has_value(); });
+}
+
 const std::vector<std::optional<DemangledFunction>> &ElfImage::demangled_symbols() {
   if (!demangled_symbols_) {
     demangled_symbols_.emplace();
@@ -70,10 +96,7 @@ const std::vector<std::string> &ElfImage::printed_symbols() {
   if (!printed_symbols_) {
     printed_symbols_.emplace();
     printed_symbols_->reserve(symbols_.functions().size());
-    for (const ElfSymbol &sym : symbols_.functions()) {
-      std::string source(source_name_of_symbol(sym.name));
-      printed_symbols_->push_back(is_mangled(source) ? demangle_for_display(source) : std::string());
-    }
+    for (const ElfSymbol &sym : symbols_.functions()) printed_symbols_->push_back(printed_name(sym));
   }
   return *printed_symbols_;
 }

@@ -95,6 +95,23 @@ CxxQuery parse_cxx_query(std::string_view name) {
   return q;
 }
 
+std::optional<std::string> verbatim_word(const CxxQuery &query) {
+  std::string_view base = query.base;
+  size_t end = 0;
+  while (end < base.size() && (std::isalnum(static_cast<unsigned char>(base[end])) || base[end] == '_')) ++end;
+  std::string_view word = base.substr(0, end);
+  if (word.empty() || std::isdigit(static_cast<unsigned char>(word[0])) || (end < base.size() && base[end] != '<'))
+    return std::nullopt;
+  // An operator's name is its code ("operator new", blanks dropped: "nw").
+  if (word.starts_with("operator")) return std::nullopt;
+  // The Itanium ABI's abbreviations (St, Sa, Sb, Ss, Si, So, Sd) spell these
+  // classes' names, and so their constructors', otherwise.
+  static constexpr std::string_view abbreviated[] = {"allocator", "basic_string", "string", "basic_istream",
+                                                     "istream", "basic_ostream", "ostream", "basic_iostream", "iostream"};
+  if (std::find(std::begin(abbreviated), std::end(abbreviated), word) != std::end(abbreviated)) return std::nullopt;
+  return std::string(word);
+}
+
 namespace {
 // v0's inherent impl "<names::Shop>::add" is legacy's "names::Shop::add"
 // (a trait impl, "<names::Shop as names::Describe>::describe", stays).

@@ -53,6 +53,15 @@ std::string demangle_for_display(const std::string &symbol);
 // a parameter list, when given, must be equal; a Rust hash too.
 bool cxx_name_matches(const CxxQuery &query, const DemangledFunction &have);
 
+// A word that every mangled symbol whose name `query` matches (by
+// cxx_name_matches or printed_name_matches) has as it is: the base's
+// identifier ("price" of "names::price", "max" of "max<int>"), which
+// Itanium and both Rust manglings write verbatim; nullopt when it may be
+// written otherwise (an operator, a destructor, a constructor of a class
+// the Itanium ABI abbreviates: std::allocator is "Sa"). Symbols without it
+// need no demangling to be told apart.
+std::optional<std::string> verbatim_word(const CxxQuery &query);
+
 // A name as -F prints it, compared whole: without white space and quotes
 // (the point's parser takes quotes off: 'lambda' is typed back as lambda).
 std::string printed_key(std::string_view name);

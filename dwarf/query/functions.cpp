@@ -247,8 +247,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   // that has C++ functions at all. (Names as they are come first: a Go
   // "main.(*T).Run" is one.)
   if (result.empty()) {
-    const auto &demangled = image_.demangled_symbols();
-    bool has_cxx = std::any_of(demangled.begin(), demangled.end(), [](const auto &d) { return d.has_value(); });
+    bool has_cxx = image_.has_demangled_function();
     if (has_cxx || is_cxx_query(name)) result = find_cxx_functions(parse_cxx_query(name), file, inlines);
   }
   // Symbols first: a function symbol that no DWARF describes (written in
@@ -306,19 +305,28 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
     if (!fn || (!file.empty() && !path_ends_with(fn->decl_file, file))) return;
     result.push_back(std::move(*fn));
   };
-  const auto &demangled = image_.demangled_symbols();
-  const auto &printed = image_.printed_symbols();
   const std::vector<ElfSymbol> &functions = image_.symbols().functions();
+  // Only the symbols that have the query's word as it is can match: the
+  // others are not demangled (a Rust program has thousands). Without such
+  // a word every symbol is demangled, once, and kept for the next lookup.
+  std::optional<std::string> word = verbatim_word(query);
+  if (!word) {
+    image_.demangled_symbols();
+    image_.printed_symbols();
+  }
   std::set<uint64_t> bare_entries;
   for (size_t i = 0; i < functions.size(); ++i) {
+    if (word && functions[i].name.find(*word) == std::string::npos) continue;
+    std::optional<DemangledFunction> demangled = image_.demangled_symbol(i);
+    std::string printed = image_.printed_symbol(i);
     // A Rust hash asked for is checked by cxx_name_matches alone.
-    bool printed_ok = query.rust_hash.empty() && printed_name_matches(query.printed, printed[i]);
-    if (!(demangled[i] && cxx_name_matches(query, *demangled[i])) && !printed_ok) continue;
+    bool printed_ok = query.rust_hash.empty() && printed_name_matches(query.printed, printed);
+    if (!(demangled && cxx_name_matches(query, *demangled)) && !printed_ok) continue;
     DWARFDie die = enclosing_subprogram(dies_at(functions[i].address).FunctionDIE);
     if (die.isValid()) add(die, true);
     // No DWARF for it (a thunk gcc writes without a DIE): the symbol alone, as in no-DWARF mode.
     else if (file.empty() && bare_entries.insert(functions[i].address).second)
-      result.push_back(function_of_symbol(functions[i], printed[i]));
+      result.push_back(function_of_symbol(functions[i], printed));
   }
   bool need_subprograms = result.empty();
   bool need_inlines = inlines == InlineCopies::Include;

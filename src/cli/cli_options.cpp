@@ -159,8 +159,6 @@ Status check_stack_options(const CliOptions &o) {
   const char *lone = o.user_stack_given ? "--user-stack" : o.stack_window_given ? "--stack-window" : nullptr;
   if (lone && !o.stack) return Error(std::string(lone) + " shapes --stack's user stacks: add --stack");
   if (o.stack_window_given && o.user_stack_fp) return Error("--stack-window is the window DWARF unwinding reads: not with --user-stack=fp");
-  if (o.command == CliOptions::Command::Record && o.user_stack_given && !o.user_stack_fp)
-    return Error("record --stack keeps the kernel's frame-pointer user stacks in the trace.dat; --user-stack=dwarf is for trace and live");
   if (o.folded && o.command == CliOptions::Command::Trace && !o.stack) return Error("--folded counts stacks: add --stack");
   if (o.folded && o.json) return Error("--folded and --json are two output forms: choose one");
   return Ok{};

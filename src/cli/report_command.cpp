@@ -8,10 +8,29 @@
 #include "src/probes/probe_engine.h"
 #include "src/stack/stack_symbolizer.h"
 #include "src/stream/sink_chain.h"
+#include "src/tracedat/tracedat_options.h"
 #include "src/tracedat/tracedat_reader.h"
+#include "src/tracedat/user_stack_table.h"
 #include "util/crash_note.h"
 
 namespace kpp {
+
+namespace {
+
+// The file's DWARF-unwound user stacks (none: an empty table). A damaged
+// table is left out whole, and said: a stack shown must be the one
+// recorded. The events are still shown, if libtracecmd can read them.
+UserStackTable recorded_user_stacks(const std::string &path) {
+  auto payload = tracedat::find_tracedat_option(path, tracedat::kOptionUserStacks);
+  if (payload && !*payload) return UserStackTable{};
+  auto table = payload ? UserStackTable::decode(**payload) : Result<UserStackTable>(std::move(payload).error());
+  if (table) return std::move(*table);
+  std::fprintf(stderr, "kprobe-probe: warning: %s: the recorded user stacks are left out (%s)\n", path.c_str(),
+               table.error().message.c_str());
+  return UserStackTable{};
+}
+
+}  // namespace
 
 Status run_report_command(const CliOptions &options) {
   // Reports are often millions of lines into a pipe or file: write in big blocks.
@@ -36,7 +55,9 @@ Status run_report_command(const CliOptions &options) {
   });
   chain_options.stacks.symbolizer = &symbolizer;
   FoldedSink folded(stdout);  // --folded: the stacks counted, written at the end
-  SinkChain chain(std::move(chain_options), {options.folded ? static_cast<EventSink *>(&folded) : &printer});
+  // `record --stack`'s DWARF-unwound user stacks, kept apart from the pages.
+  RecordedUserStacks with_user_stacks(recorded_user_stacks(options.input), options.folded ? static_cast<EventSink *>(&folded) : &printer);
+  SinkChain chain(std::move(chain_options), {&with_user_stacks});
   auto name_buffer = [&](const std::string &name) {
     if (!options.json && !options.folded) std::fprintf(stdout, "Buffer: %s\n", name.c_str());
   };

@@ -37,9 +37,8 @@ SessionOptions session_options_from(const CliOptions &options, CommandOutput com
 
 void set_stack_options(const CliOptions &options, SessionOptions &s, const std::vector<TraceDefinition> &definitions) {
   s.stack = options.stack;
-  // record keeps the kernel's own stack events in the trace.dat (trace-cmd
-  // prints them): its user stacks are walked by frame pointers for now.
-  bool fp = options.user_stack_fp || options.command == CliOptions::Command::Record;
+  // record's DWARF stacks go in an option of the trace.dat (user_stack_table.h).
+  bool fp = options.user_stack_fp;
   s.user_stack = fp ? UserStackMethod::FramePointers : UserStackMethod::Dwarf;
   s.stack_window = options.stack_window;
   if (!options.stack) return;

@@ -44,6 +44,8 @@ Result<int> run_record_command(const CliOptions &options) {
   TraceDatOptions file;
   file.file_version = options.file_version;
   file.compression = options.compression;
+  // DWARF-unwound user stacks are in no page: the file keeps them apart.
+  file.user_stacks = options.stack && !options.user_stack_fp;
   auto writer = TraceDatWriter::create(options.output, file);
   if (!writer) return std::move(writer).error();
   for (const std::string &w : (*writer)->warnings()) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());

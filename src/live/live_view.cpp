@@ -196,7 +196,9 @@ Result<LiveViewSummary> run_live_view(const LiveViewOptions &options, ProbeEngin
   std::vector<EventSink *> sinks{&feed, &pages};
   std::unique_ptr<TraceDatWriter> recording;
   if (!options.output.empty()) {
-    auto w = TraceDatWriter::create(options.output);
+    TraceDatOptions file;
+    file.user_stacks = options.stack && options.user_stack == UserStackMethod::Dwarf;  // as record keeps them
+    auto w = TraceDatWriter::create(options.output, file);
     if (!w) return std::move(w).error();
     recording = std::move(*w);
     sinks.push_back(recording.get());

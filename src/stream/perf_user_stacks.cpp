@@ -197,12 +197,17 @@ size_t PerfUserStacks::drain_ring(Ring &ring, const std::function<void(const Use
       rec = scratch_.data();
     }
     if (h.type == PERF_RECORD_SAMPLE && parse_sample(rec + sizeof h, h.size - sizeof h)) {
+      if (ring.lost) losses_.push_back(Loss{ring.lost_after, sample_.time_ns});
+      ring.lost = false;
+      ring.last_time = sample_.time_ns;
       take(sample_);
       ++n;
     } else if (parse_change(h.type, h.misc, rec + sizeof h, h.size - sizeof h)) {
       changed(change_);
     } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
       lost_ += u64_at(rec + sizeof h + 8);
+      if (!ring.lost) ring.lost_after = ring.last_time;
+      ring.lost = true;
     }
     tail += h.size;
   }

@@ -90,12 +90,22 @@ class PerfUserStacks {
                const std::function<void(const ProcessChange &)> &changed);
   // Samples the kernel could not write (a ring was full).
   uint64_t lost() const { return lost_; }
+  // When they were: each loss lies strictly between the times of the two
+  // samples its ring kept around it (PERF_RECORD_LOST is written just
+  // before the next sample that fits). Moved out; in the order found.
+  struct Loss {
+    uint64_t after_ns = 0, before_ns = 0;
+  };
+  std::vector<Loss> take_losses() { return std::move(losses_); }
   // Stops sampling (what was written can still be drained).
   void disable();
 
  private:
   struct Ring {
     int cpu = 0;
+    uint64_t last_time = 0;  // of the last sample read
+    bool lost = false;       // a loss was read since
+    uint64_t lost_after = 0;
     int fd = -1;  // the first event's on this CPU: the others write to its ring
     void *base = nullptr;
     size_t data_size = 0;
@@ -116,6 +126,7 @@ class PerfUserStacks {
   uint64_t regs_mask_ = 0;
   size_t page_size_ = 4096;
   uint64_t lost_ = 0;
+  std::vector<Loss> losses_;
   std::vector<uint8_t> scratch_;  // a record that wraps the ring's end
   UserStackSample sample_;
   ProcessChange change_;

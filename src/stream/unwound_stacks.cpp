@@ -34,13 +34,23 @@ bool UnwoundStacks::is_event(size_t site, const Event &event) const {
          name.compare(event.system.size() + 1, std::string::npos, event.name) == 0;
 }
 
-size_t UnwoundStacks::find(const std::deque<Unwound> &queue, const Event &event) const {
+void UnwoundStacks::add_loss(uint64_t after_ns, uint64_t before_ns) {
+  std::lock_guard lock(mutex_);
+  losses_.emplace_back(after_ns, before_ns);
+}
+
+bool UnwoundStacks::lost_between(uint64_t from, uint64_t to) const {
+  return std::any_of(losses_.begin(), losses_.end(), [&](const auto &l) { return l.first < to && l.second > from; });
+}
+
+size_t UnwoundStacks::find(const std::deque<Unwound> &queue, const Event &event, uint64_t since) const {
   // The latest of the site stamped up to the event, and not long before
-  // (the queue is by time: a thread's later samples may be many).
+  // (the queue is by time: a thread's later samples may be many), nor
+  // before the thread's previous event.
   auto after = std::upper_bound(queue.begin(), queue.end(), event.time_ns,
                                 [](uint64_t t, const Unwound &u) { return t < u.time_ns; });
   for (size_t i = static_cast<size_t>(after - queue.begin()); i-- > 0;) {
-    if (queue[i].time_ns + kLateNs < event.time_ns) break;
+    if (queue[i].time_ns + kLateNs < event.time_ns || queue[i].time_ns <= since) break;
     if (is_event(queue[i].site, event)) return i;
   }
   return queue.size();
@@ -66,14 +76,18 @@ std::optional<std::vector<uint64_t>> UnwoundStacks::take(const Event &event, boo
   if (!last && event.time_ns + kSettleNs >= read_until_) return std::nullopt;  // its sample may be unread
   taken_until_ = std::max(taken_until_, event.time_ns);
   std::vector<uint64_t> ips;
+  uint64_t &since = last_event_[event.pid];
   if (auto it = by_tid_.find(event.pid); it != by_tid_.end()) {
     std::deque<Unwound> &queue = it->second;
-    if (size_t at = find(queue, event); at < queue.size()) {
-      ips = std::move(queue[at].ips);
+    if (size_t at = find(queue, event, since); at < queue.size()) {
+      // A loss in between: the sample found may be an earlier hit's (of an event not shown).
+      if (!lost_between(queue[at].time_ns, event.time_ns)) ips = std::move(queue[at].ips);
+      else ++unmatched_;
       erase_through(queue, at);
     }
     if (queue.empty()) by_tid_.erase(it);
   }
+  since = event.time_ns;
   if (ips.empty()) ++without_stack_;  // no sample matched, or it did not unwind
   return ips;
 }
@@ -90,6 +104,9 @@ void UnwoundStacks::forget_untaken() {
     }
     it = queue.empty() ? by_tid_.erase(it) : std::next(it);
   }
+  // Older than any sample an event may take (kLateNs): no longer a bound.
+  std::erase_if(last_event_, [&](const auto &e) { return e.second + kLateNs < taken_until_; });
+  std::erase_if(losses_, [&](const auto &l) { return l.second + kLateNs < taken_until_; });
 }
 
 uint64_t UnwoundStacks::unmatched() const {

@@ -1,5 +1,7 @@
 #include "src/tracedat/tracedat_layout.h"
 
+#include "src/tracedat/tracedat_options.h"
+
 namespace kpp::tracedat {
 
 namespace {
@@ -22,6 +24,10 @@ void put_option(std::string &out, uint16_t id, const std::string &data) {
 
 void put_cpu_stats(std::string &options, const Metadata &meta) {
   for (const std::string &stats : meta.cpu_stats) put_option(options, kOptionCpuStat, stats + '\0');
+}
+
+void put_own_options(std::string &options, const Metadata &meta) {
+  if (!meta.user_stacks.empty()) put_option(options, kOptionUserStacks, meta.user_stacks);
 }
 
 std::string initial_header(int version, int page_size) {

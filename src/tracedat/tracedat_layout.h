@@ -41,6 +41,8 @@ enum OptionId : uint16_t {
 // One CPUSTAT option per CPU ("CPU: N" and that CPU's per_cpu/cpuN/stats),
 // which `trace-cmd report --stat` prints; none when the stats were not read.
 void put_cpu_stats(std::string &options, const Metadata &meta);
+// kprobe-probe's own options (tracedat_options.h), which trace-cmd skips.
+void put_own_options(std::string &options, const Metadata &meta);
 
 // Magic, version string, endianness, sizeof(long), page size.
 std::string initial_header(int version, int page_size);

@@ -37,6 +37,9 @@ struct Metadata {
   // overrun, commit overrun, bytes, oldest event ts, now ts, dropped and read
   // events), read after the last page, as trace-cmd reads them.
   std::vector<std::string> cpu_stats;
+  // kprobe-probe's own: the DWARF-unwound user stacks (user_stack_table.h),
+  // an option trace-cmd skips; empty: none.
+  std::string user_stacks;
 };
 
 // Reads the format side (headers, ftrace and the stream's systems' formats,

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdarg>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -16,7 +17,30 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "src/stream/event_decoder.h"
+#include "src/tracedat/tracedat_options.h"
 #include "util/strings.h"
+
+// libtracecmd warns of each option it does not know ("unknown option
+// 19280") as it opens a file: kprobe-probe's own options are known here
+// (tracedat_options.h), not there, and are no news to the user. Its warning
+// function is weak so that a program can take it over; every other
+// warning goes out as libtracecmd prints it.
+// (libtraceevent's event-utils.h, which declares tep_vprint, defines min
+// and max as macros: not for C++.)
+extern "C" int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const char *fmt, va_list ap);
+extern "C" void tracecmd_warning(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  bool ours = false;
+  if (std::strcmp(fmt, "unknown option %d") == 0) {
+    va_list copy;
+    va_copy(copy, ap);
+    ours = va_arg(copy, int) == kpp::tracedat::kOptionUserStacks;
+    va_end(copy);
+  }
+  if (!ours) tep_vprint("libtracecmd", TEP_LOG_WARNING, true, fmt, ap);
+  va_end(ap);
+}
 
 namespace kpp {
 

@@ -176,6 +176,7 @@ void put_recording_options(std::string &options, const Metadata &meta, int page_
   put<uint32_t>(count, static_cast<uint32_t>(cpus.size()));
   put_option(options, kOptionCpuCount, count);
   put_cpu_stats(options, meta);
+  put_own_options(options, meta);
   std::string buffer;
   put<uint64_t>(buffer, fly_at);
   put_cstr(buffer, "");  // the top instance: readers show its events without a buffer name

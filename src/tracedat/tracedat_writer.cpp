@@ -64,6 +64,7 @@ std::string build_tracedat_v6_head(const tracedat::Metadata &meta, int page_size
   put<uint32_t>(count, cpus);
   put_option(h, kOptionCpuCount, count);
   put_cpu_stats(h, meta);
+  put_own_options(h, meta);
   put<uint16_t>(h, kOptionDone);  // v6: DONE has no size and no payload
 
   h.append("flyrecord\0", 10);
@@ -120,6 +121,11 @@ Status TraceDatWriter::on_start(const StreamInfo &info) {
     if (fd < 0) return Error("cannot create a temporary file for trace data in " + dir + ": " + std::strerror(errno));
   }
   started_ = true;
+  return Ok{};
+}
+
+Status TraceDatWriter::on_event(const Event &event) {
+  if (options_.user_stacks && !event.stack.empty()) user_stacks_.add(event);
   return Ok{};
 }
 
@@ -180,6 +186,7 @@ Status TraceDatWriter::write_file() {
   bool salvage = write_error_ != nullptr;
   if (salvage) options_.with_kallsyms = false;
   if (Status st = tracedat::read_late_metadata(info_, options_.with_kallsyms, meta_); !st) return st;
+  meta_.user_stacks = user_stacks_.encode_if_any();
   if (salvage) make_room();
   if (options_.file_version == 7) {
     auto compression = tracedat::compression_from_name(options_.compression);

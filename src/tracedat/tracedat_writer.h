@@ -18,7 +18,8 @@
 // leaves an empty file. A failed write (ENOSPC, EIO) stops recording; the
 // file is still finished, readable, from the complete pages kept (versions
 // 6 and 7: make_room() in the .cpp). Version 7 (sections, optional zstd/zlib compression) is written by
-// tracedat_v7.h from the same temporary files.
+// tracedat_v7.h from the same temporary files. User stacks unwound from
+// DWARF, which no page holds, go in an option of their own (user_stack_table.h).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,7 @@
 
 #include "src/stream/event_sink.h"
 #include "src/tracedat/tracedat_metadata.h"
+#include "src/tracedat/user_stack_table.h"
 #include "util/result.h"
 
 namespace kpp {
@@ -36,6 +38,9 @@ struct TraceDatOptions {
   bool with_kallsyms = true;  // kernel symbols, to resolve kernel probe addresses
   int file_version = 6;       // 6 or 7
   std::string compression;    // version 7 only: "zstd", "zlib", "none" or "" (none)
+  // The events' user stacks that are not in the pages (DWARF-unwound:
+  // `record --stack`), kept in an option of the file (user_stack_table.h).
+  bool user_stacks = false;
 };
 
 class TraceDatWriter : public EventSink {
@@ -46,8 +51,10 @@ class TraceDatWriter : public EventSink {
   static Result<std::unique_ptr<TraceDatWriter>> create(const std::string &path, TraceDatOptions options = {});
   ~TraceDatWriter() override;
 
-  bool wants_events() const override { return false; }
+  // Events only for their user stacks (TraceDatOptions::user_stacks).
+  bool wants_events() const override { return options_.user_stacks; }
   bool wants_pages() const override { return true; }
+  Status on_event(const Event &event) override;
   // Reads the format files and opens one temporary data file per CPU.
   Status on_start(const StreamInfo &info) override;
   // Appends one page to `cpu`'s block. Error: write failed (disk full...).
@@ -78,6 +85,7 @@ class TraceDatWriter : public EventSink {
   TraceDatOptions options_;
   StreamInfo info_;
   tracedat::Metadata meta_;
+  UserStackTable user_stacks_;
   std::vector<int> cpu_fds_;
   std::vector<uint64_t> cpu_bytes_;
   std::vector<std::string> warnings_;

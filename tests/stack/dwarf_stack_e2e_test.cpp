@@ -24,6 +24,7 @@ namespace {
 const std::string gdb = KPP_STACK_GDB;    // empty: not installed
 const std::string perf = KPP_STACK_PERF;  // empty: not installed
 const std::string source = KPP_DWARF_FIXTURE_SOURCE;
+const std::string trace_cmd = KPP_STACK_TRACE_CMD;  // empty: not installed
 const std::string python = "/usr/bin/python3.11";
 
 struct Frame {
@@ -312,13 +313,13 @@ TEST_F(DwarfStack, EachEventHasItsOwnHitsStackUnderMigrationAndLag) {
               static_cast<unsigned long long>(none), static_cast<unsigned long long>(perf_lost_said(trace.err)));
 }
 
-TEST_F(DwarfStack, ReportFoldsARecordedFile) {
+TEST_F(DwarfStack, ReportFoldsAFramePointerRecording) {
   std::string fixture = KPP_DWARF_FIXTURE_FP;
   ASSERT_EQ(kpp({"-q", "-x", fixture, ev("leaf") + "leaf"}).status, 0);
   char dir[] = "/tmp/kpptest_dwstack_XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
   std::string dat = std::string(dir) + "/stack.dat";
-  run_result rec = kpp({"record", "-q", "-e", group_ + ":*", "--stack", "-o", dat, "--", fixture});
+  run_result rec = kpp({"record", "-q", "-e", group_ + ":*", "--stack", "--user-stack=fp", "-o", dat, "--", fixture});
   ASSERT_EQ(rec.status, 0) << describe(rec);
   run_result rep = kpp({"report", "--folded", dat});
   ASSERT_EQ(rep.status, 0) << describe(rep);
@@ -331,6 +332,58 @@ TEST_F(DwarfStack, ReportFoldsARecordedFile) {
   ASSERT_EQ(counts.size(), 1u);
   EXPECT_NE(counts.begin()->first.find(";leaf"), std::string::npos) << counts.begin()->first;
   std::remove(dat.c_str());
+  rmdir(dir);
+}
+
+// record --stack unwinds from DWARF as trace does and keeps the stacks in
+// the trace.dat (user_stack_table.h): report shows gdb's frames at leaf+0
+// of a program built without frame pointers and gone before its stack was
+// named ("quick"), trace-cmd still reads the file, and the folded counts
+// add up to the events. Versions 6 and 7 (zstd).
+TEST_F(DwarfStack, RecordedDwarfStacksAreGdbsInReportAndTraceCmdReadsTheFile) {
+  if (gdb.empty()) GTEST_SKIP() << "gdb (the oracle) is not installed";
+  std::string fixture = KPP_DWARF_FIXTURE_NOFP;
+  ASSERT_EQ(kpp({"-q", "-x", fixture, ev("leaf") + "leaf"}).status, 0);
+  std::vector<Frame> said = gdb_frames({fixture}, "*leaf", 4);
+  ASSERT_EQ(said.size(), 4u);
+  char dir[] = "/tmp/kpptest_dwstack_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  for (const char *version : {"6", "7"}) {
+    SCOPED_TRACE(std::string("version ") + version);
+    std::string dat = std::string(dir) + "/stack" + version + ".dat";
+    std::vector<std::string> argv{"record", "-q", "-e", group_ + ":*", "--stack", "--file-version", version};
+    if (std::string(version) == "7") argv.insert(argv.end(), {"--compression", "zstd"});
+    argv.insert(argv.end(), {"-o", dat, "--", fixture, "quick"});
+    run_result rec = kpp(argv);
+    ASSERT_EQ(rec.status, 0) << describe(rec);
+    run_result rep = kpp({"report", "--json", dat});
+    ASSERT_EQ(rep.status, 0) << describe(rep);
+    EXPECT_FALSE(contains(rep.err, "warning")) << rep.err;
+    std::vector<json_value> stack = first_stack(rep.out, group_);
+    expect_gdb_frames(stack, said);
+    ASSERT_GE(stack.size(), 5u) << rep.out;
+    EXPECT_EQ(text_of(stack[0], "off"), "0");
+    EXPECT_EQ(text_of(stack[1], "inlined"), "true");
+    EXPECT_NE(text_of(stack[4], "object").find("libc"), std::string::npos) << rep.out;
+    run_result folded = kpp({"report", "--folded", dat});
+    ASSERT_EQ(folded.status, 0) << describe(folded);
+    std::map<std::string, uint64_t> counts = folded_counts(folded.out);
+    uint64_t total = 0;
+    for (const auto &[s, n] : counts) {
+      total += n;
+      EXPECT_NE(s.find(";main;middle;helper;leaf"), std::string::npos) << s;
+    }
+    EXPECT_EQ(total, events_said(folded.err)) << folded.out << folded.err;
+    EXPECT_EQ(total, 1u);
+    if (!trace_cmd.empty()) {
+      // trace-cmd skips kprobe-probe's option and shows the event.
+      run_result tc = run_program({trace_cmd, "report", dat});
+      EXPECT_EQ(tc.status, 0) << describe(tc);
+      EXPECT_TRUE(contains(tc.out, group_ + ":leaf") || contains(tc.out, "leaf:")) << tc.out;
+      EXPECT_FALSE(contains(tc.err, "rror")) << tc.err;
+    }
+    std::remove(dat.c_str());
+  }
   rmdir(dir);
 }
 

@@ -167,7 +167,7 @@ TEST_F(Stack, TraceDatHoldsTheKernelsUserStackEvents) {
   char dir[] = "/tmp/kpptest_stack_XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
   std::string dat = std::string(dir) + "/stack.dat";
-  run_result rec = kpp({"record", "-q", "-e", group_ + ":*", "--stack", "-o", dat, "--", fixture});
+  run_result rec = kpp({"record", "-q", "-e", group_ + ":*", "--stack", "--user-stack=fp", "-o", dat, "--", fixture});
   ASSERT_EQ(rec.status, 0) << describe(rec);
   // trace-cmd shows the kernel's own user_stack event after the probe's:
   // "fixture-1 [000] 1.2: user_stack:  \t=> 0x55afaa2b0159" then "\t=> 0x..." lines.

@@ -84,6 +84,39 @@ TEST(UnwoundStacks, SamplesOfHitsTheStreamDoesNotShowAreDropped) {
   EXPECT_EQ(stacks.take(hit("a", 7, 10 * ms + 30'000), false), Ips{});
 }
 
+TEST(UnwoundStacks, TwoLossesAtOnceLeaveTheEventWithoutAStackNotWithTheLostEventsOne) {
+  UnwoundStacks stacks({"grp:a"});
+  // Hits 1, 2, 3 of one thread: tracefs lost hit 2's event, perf lost hit
+  // 3's sample (its ring full after hit 2's: PERF_RECORD_LOST, then hit
+  // 4's sample).
+  stacks.add(7, 1 * ms, 0, {0x1});
+  stacks.add(7, 2 * ms, 0, {0x2});
+  stacks.add_loss(2 * ms, 4 * ms);
+  stacks.add(7, 4 * ms, 0, {0x4});
+  all_read_past(stacks, 5 * ms);
+  EXPECT_EQ(stacks.take(hit("a", 7, 1 * ms + 100), false), Ips{0x1});
+  EXPECT_EQ(stacks.take(hit("a", 7, 3 * ms + 100), false), Ips{});  // not hit 2's 0x2
+  EXPECT_EQ(stacks.take(hit("a", 7, 4 * ms + 100), false), Ips{0x4});
+  EXPECT_EQ(stacks.without_stack(), 1u);
+}
+
+TEST(UnwoundStacks, NoSampleFromBeforeTheThreadsPreviousEvent) {
+  UnwoundStacks stacks({"grp:a", "grp:b"});
+  // b (event lost), a (shown), b (sample lost, no loss told for it): the
+  // second b's event must not take the first b's sample, stamped before a's event.
+  stacks.add(7, 1 * ms, 1, {0xb1});
+  stacks.add(7, 2 * ms, 0, {0xa});
+  all_read_past(stacks, 4 * ms);
+  EXPECT_EQ(stacks.take(hit("a", 7, 2 * ms + 100), false), Ips{0xa});
+  EXPECT_EQ(stacks.take(hit("b", 7, 3 * ms + 100), false), Ips{});
+  // A loss on any ring long before the sample does not matter.
+  stacks.add_loss(0, 5 * ms);
+  stacks.add(7, 6 * ms, 1, {0xb3});
+  stacks.add_loss(7 * ms, 9 * ms);  // after the event: not between
+  all_read_past(stacks, 9 * ms);
+  EXPECT_EQ(stacks.take(hit("b", 7, 6 * ms + 100), false), Ips{0xb3});
+}
+
 struct Collect : EventSink {
   std::vector<Event> events;
   Status on_event(const Event &e) override {

@@ -20,6 +20,33 @@
 
 namespace kpp::test {
 
+// Gives each event one user frame on its way to the writer, as a session
+// unwinding user stacks from DWARF would (record --stack), so that the file
+// carries the user-stacks option (user_stack_table.h) without a real unwinder.
+class WithUserStacks : public EventSink {
+ public:
+  explicit WithUserStacks(EventSink *writer) : writer_(writer) {}
+  Status on_start(const StreamInfo &info) override { return writer_->on_start(info); }
+  bool wants_pages() const override { return true; }
+  Status on_page(int cpu, std::span<const uint8_t> page) override { return writer_->on_page(cpu, page); }
+  Status on_event(const Event &event) override {
+    Event with = event;
+    StackFrame f;
+    f.ip = 0x401000 + event.time_ns % 3;
+    f.user = true;
+    f.sym = "hit";
+    f.file = "stream_fixture.c";
+    f.line = 10 + static_cast<int>(event.time_ns % 3);
+    with.stack.push_back(f);
+    return writer_->on_event(with);
+  }
+  void on_lost(int cpu, int64_t count) override { writer_->on_lost(cpu, count); }
+  Status on_finish() override { return writer_->on_finish(); }
+
+ private:
+  EventSink *writer_;
+};
+
 class RecordingTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -55,7 +82,9 @@ class RecordingTest : public ::testing::Test {
       ADD_FAILURE() << writer.error().message;
       return {};
     }
-    auto sum = run_session(o, {writer->get()});
+    WithUserStacks with_stacks(writer->get());
+    EventSink *sink = file.user_stacks ? static_cast<EventSink *>(&with_stacks) : writer->get();
+    auto sum = run_session(o, {sink});
     if (!sum) {
       ADD_FAILURE() << sum.error().message;
       return {};

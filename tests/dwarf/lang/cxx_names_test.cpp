@@ -80,6 +80,26 @@ TEST_P(CxxMatch, FindsWhatTheQueryNames) {
   auto have = demangle_function(c.mangled);
   ASSERT_TRUE(have) << c.mangled << " does not demangle";
   EXPECT_EQ(cxx_name_matches(parse_cxx_query(c.query), *have), c.found) << c.why << ": " << c.query << " vs " << c.mangled;
+  // The lookup demangles only symbols that have the query's verbatim word.
+  std::optional<std::string> word = verbatim_word(parse_cxx_query(c.query));
+  if (c.found && word) EXPECT_NE(std::string_view(c.mangled).find(*word), std::string_view::npos) << *word;
+}
+
+// The word a matching symbol has as it is, or none where a mangling may
+// spell the name otherwise.
+TEST(CxxQuery, VerbatimWordOfTheBase) {
+  auto word = [](const char *q) { return verbatim_word(parse_cxx_query(q)); };
+  EXPECT_EQ(word("names::price"), "price");
+  EXPECT_EQ(word("names::price::h5aa9d4832e5a8522"), "price");
+  EXPECT_EQ(word("shapes::biggest<int>"), "biggest");
+  EXPECT_EQ(word("shapes::twice(long)"), "twice");
+  EXPECT_EQ(word("Box::Box"), "Box");
+  EXPECT_EQ(word("Box::~Box"), std::nullopt);                  // D1/D2
+  EXPECT_EQ(word("Box::operator+"), std::nullopt);             // "pl"
+  EXPECT_EQ(word("operator new"), std::nullopt);               // "nw"
+  EXPECT_EQ(word("Box::operator int"), std::nullopt);          // "cvi"
+  EXPECT_EQ(word("std::allocator<int>::allocator"), std::nullopt);  // "Sa...C2"
+  EXPECT_EQ(word("names::main::{{closure}}"), std::nullopt);   // legacy Rust escapes the braces
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -99,7 +119,10 @@ INSTANTIATE_TEST_SUITE_P(
         MatchCase{"shapes::twice(long)", "_ZN6shapes5twiceEl", true, "the overload's parameters"},
         MatchCase{"shapes::twice(int)", "_ZN6shapes5twiceEl", false, "another overload"},
         MatchCase{"twice", "_ZN6shapes5twiceEl", true, "no parameters: every overload"},
-        MatchCase{"Box::area(int)const", "_ZNK6shapes3Box4areaEi", true, "a const method"}));
+        MatchCase{"Box::area(int)const", "_ZNK6shapes3Box4areaEi", true, "a const method"},
+        MatchCase{"std::allocator<int>::allocator", "_ZNSaIiEC2Ev", true, "an abbreviated class's constructor"},
+        MatchCase{"names::price", "_ZN5names5price17h5aa9d4832e5a8522E", true, "legacy Rust"},
+        MatchCase{"names::price", "_RNvCs1234_5names5price", true, "Rust v0"}));
 
 }  // namespace
 }  // namespace kpp
