@@ -37,7 +37,7 @@ void DwarfUserStacks::drain_once() {
   std::vector<Copied> copied;
   perf_->drain([&](const UserStackSample &sample) { copied.push_back(Copied{sample, {}}); },
                [&](const ProcessChange &change) { copied.push_back(Copied{{}, change}); });
-  for (const PerfUserStacks::Loss &loss : perf_->take_losses()) stacks_->add_loss(loss.after_ns, loss.before_ns);
+  for (const PerfUserStacks::Loss &loss : perf_->take_losses()) stacks_->add_loss(loss.cpu, loss.after_ns, loss.before_ns);
   for (Copied &c : copied) {
     if (!c.sample.regs_mask) {
       unwinder_->on_change(c.change);

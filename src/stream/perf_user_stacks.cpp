@@ -197,7 +197,7 @@ size_t PerfUserStacks::drain_ring(Ring &ring, const std::function<void(const Use
       rec = scratch_.data();
     }
     if (h.type == PERF_RECORD_SAMPLE && parse_sample(rec + sizeof h, h.size - sizeof h)) {
-      if (ring.lost) losses_.push_back(Loss{ring.lost_after, sample_.time_ns});
+      if (ring.lost) losses_.push_back(Loss{ring.cpu, ring.lost_after, sample_.time_ns});
       ring.lost = false;
       ring.last_time = sample_.time_ns;
       take(sample_);

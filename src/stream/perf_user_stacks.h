@@ -94,6 +94,7 @@ class PerfUserStacks {
   // samples its ring kept around it (PERF_RECORD_LOST is written just
   // before the next sample that fits). Moved out; in the order found.
   struct Loss {
+    int cpu = 0;
     uint64_t after_ns = 0, before_ns = 0;
   };
   std::vector<Loss> take_losses() { return std::move(losses_); }

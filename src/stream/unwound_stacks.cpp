@@ -34,13 +34,14 @@ bool UnwoundStacks::is_event(size_t site, const Event &event) const {
          name.compare(event.system.size() + 1, std::string::npos, event.name) == 0;
 }
 
-void UnwoundStacks::add_loss(uint64_t after_ns, uint64_t before_ns) {
+void UnwoundStacks::add_loss(int cpu, uint64_t after_ns, uint64_t before_ns) {
   std::lock_guard lock(mutex_);
-  losses_.emplace_back(after_ns, before_ns);
+  losses_.push_back(Loss{cpu, after_ns, before_ns});
 }
 
-bool UnwoundStacks::lost_between(uint64_t from, uint64_t to) const {
-  return std::any_of(losses_.begin(), losses_.end(), [&](const auto &l) { return l.first < to && l.second > from; });
+bool UnwoundStacks::lost_between(int cpu, uint64_t from, uint64_t to) const {
+  return std::any_of(losses_.begin(), losses_.end(),
+                     [&](const Loss &l) { return l.cpu == cpu && l.after_ns < to && l.before_ns > from; });
 }
 
 size_t UnwoundStacks::find(const std::deque<Unwound> &queue, const Event &event, uint64_t since) const {
@@ -81,7 +82,7 @@ std::optional<std::vector<uint64_t>> UnwoundStacks::take(const Event &event, boo
     std::deque<Unwound> &queue = it->second;
     if (size_t at = find(queue, event, since); at < queue.size()) {
       // A loss in between: the sample found may be an earlier hit's (of an event not shown).
-      if (!lost_between(queue[at].time_ns, event.time_ns)) ips = std::move(queue[at].ips);
+      if (!lost_between(event.cpu, queue[at].time_ns, event.time_ns)) ips = std::move(queue[at].ips);
       else ++unmatched_;
       erase_through(queue, at);
     }
@@ -106,7 +107,7 @@ void UnwoundStacks::forget_untaken() {
   }
   // Older than any sample an event may take (kLateNs): no longer a bound.
   std::erase_if(last_event_, [&](const auto &e) { return e.second + kLateNs < taken_until_; });
-  std::erase_if(losses_, [&](const auto &l) { return l.second + kLateNs < taken_until_; });
+  std::erase_if(losses_, [&](const Loss &l) { return l.before_ns + kLateNs < taken_until_; });
 }
 
 uint64_t UnwoundStacks::unmatched() const {

@@ -21,8 +21,13 @@
 // tracefs event of hit N (lost, or filtered out) and perf's sample of hit
 // N+1 -- would leave hit N's sample as the latest before event N+1; so an
 // event takes no sample stamped before its thread's previous event (that
-// sample is of an earlier hit), nor one with a loss of perf's between it
-// and the event (the lost sample may be the event's own).
+// sample is of an earlier hit), nor one with a loss of perf's on the
+// event's CPU between it and the event (the lost sample may be the event's
+// own: perf's handler and the event's run on one CPU unless the thread
+// moved between them). A loss is known once perf writes its
+// PERF_RECORD_LOST, with the next sample that fits in the ring: an event
+// decided before then (its ring was full when the reader last emptied it)
+// is not covered.
 #pragma once
 
 #include <cstdint>
@@ -48,9 +53,9 @@ class UnwoundStacks {
 
   // The stack of one hit of `site` by thread `tid` (any thread).
   void add(int tid, uint64_t time_ns, size_t site, std::vector<uint64_t> ips);
-  // perf lost samples stamped after `after_ns` and before `before_ns`
-  // (any thread), added before read_until passes `before_ns`.
-  void add_loss(uint64_t after_ns, uint64_t before_ns);
+  // perf lost samples of hits on `cpu` stamped after `after_ns` and before
+  // `before_ns` (any thread), added before read_until passes `before_ns`.
+  void add_loss(int cpu, uint64_t after_ns, uint64_t before_ns);
   // Every sample stamped before `time_ns` has been added (any thread).
   void read_until(uint64_t time_ns);
   // `event`'s stack (empty: none), or nullopt while that cannot be told;
@@ -69,8 +74,8 @@ class UnwoundStacks {
   bool is_event(size_t site, const Event &event) const;
   // The index in `queue` of `event`'s sample (size(): none), stamped after `since`.
   size_t find(const std::deque<Unwound> &queue, const Event &event, uint64_t since) const;
-  // Whether perf lost a sample stamped between `from` and `to`.
-  bool lost_between(uint64_t from, uint64_t to) const;
+  // Whether perf lost a sample on `cpu` stamped between `from` and `to`.
+  bool lost_between(int cpu, uint64_t from, uint64_t to) const;
   // Removes `queue[at]` and the samples of its site before it.
   void erase_through(std::deque<Unwound> &queue, size_t at);
   void forget_untaken();
@@ -79,7 +84,11 @@ class UnwoundStacks {
   mutable std::mutex mutex_;
   std::unordered_map<int, std::deque<Unwound>> by_tid_;  // by time
   std::unordered_map<int, uint64_t> last_event_;  // tid -> time of its last event answered
-  std::vector<std::pair<uint64_t, uint64_t>> losses_;  // add_loss's, not yet forgotten
+  struct Loss {
+    int cpu = 0;
+    uint64_t after_ns = 0, before_ns = 0;
+  };
+  std::vector<Loss> losses_;  // add_loss's, not yet forgotten
   uint64_t read_until_ = 0, taken_until_ = 0;
   uint64_t unmatched_ = 0;
   uint64_t without_stack_ = 0;

@@ -91,7 +91,7 @@ TEST(UnwoundStacks, TwoLossesAtOnceLeaveTheEventWithoutAStackNotWithTheLostEvent
   // 4's sample).
   stacks.add(7, 1 * ms, 0, {0x1});
   stacks.add(7, 2 * ms, 0, {0x2});
-  stacks.add_loss(2 * ms, 4 * ms);
+  stacks.add_loss(0, 2 * ms, 4 * ms);
   stacks.add(7, 4 * ms, 0, {0x4});
   all_read_past(stacks, 5 * ms);
   EXPECT_EQ(stacks.take(hit("a", 7, 1 * ms + 100), false), Ips{0x1});
@@ -109,10 +109,11 @@ TEST(UnwoundStacks, NoSampleFromBeforeTheThreadsPreviousEvent) {
   all_read_past(stacks, 4 * ms);
   EXPECT_EQ(stacks.take(hit("a", 7, 2 * ms + 100), false), Ips{0xa});
   EXPECT_EQ(stacks.take(hit("b", 7, 3 * ms + 100), false), Ips{});
-  // A loss on any ring long before the sample does not matter.
-  stacks.add_loss(0, 5 * ms);
+  // A loss long before the sample, after the event, or on another CPU does not matter.
+  stacks.add_loss(0, 0, 5 * ms);
   stacks.add(7, 6 * ms, 1, {0xb3});
-  stacks.add_loss(7 * ms, 9 * ms);  // after the event: not between
+  stacks.add_loss(0, 7 * ms, 9 * ms);
+  stacks.add_loss(1, 5 * ms, 9 * ms);
   all_read_past(stacks, 9 * ms);
   EXPECT_EQ(stacks.take(hit("b", 7, 6 * ms + 100), false), Ips{0xb3});
 }
