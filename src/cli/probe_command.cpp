@@ -160,7 +160,7 @@ Status del(const CliOptions &options) {
   if (!engine) return std::move(engine).error();
   // A killed run's instance, triggers and synthetic event keep its probes
   // in use: removed first, as a session does (stale_instances.h).
-  for (const std::string &note : remove_stale_instances(engine->tracing_dir()))
+  for (const std::string &note : remove_stale_instances(engine->tracefs()))
     std::fprintf(stderr, "kprobe-probe: %s\n", note.c_str());
   std::vector<Error> failures;
   for (const std::string &pattern : options.del) {

@@ -1,7 +1,6 @@
 #include "src/cli/probe_plan.h"
 
 #include <cstdio>
-#include <fstream>
 #include <iterator>
 
 #include "arch/arch.h"
@@ -21,8 +20,7 @@ KernelSnapshot read_kernel_snapshot(const ProbeEngine *engine, const ProbeTarget
   // vmlinux of another kernel does not place; reading kallsyms costs ~0.1 s).
   if (target.path.empty() && (strict || target.runs_here)) snapshot.kallsyms = Kallsyms::read();
   if (engine && target.path.empty()) {
-    std::ifstream readme(engine->tracing_dir() + "/README");
-    std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
+    std::string text = engine->tracefs().read("README");
     snapshot.fprobe_events = kernel_has_fprobe_events(text);
     snapshot.btf_member_chains = kernel_has_btf_member_chains(text);
   }

@@ -24,7 +24,6 @@
 #include "src/cli/supervisor_probes.h"
 #include "src/spec/error_format.h"
 #include "src/stream/stale_instances.h"
-#include "src/stream/tracefs_cxx.h"
 #include "util/crash_note.h"
 #include "util/strings.h"
 #include "util/tool_pid.h"
@@ -101,9 +100,9 @@ std::optional<std::string> end_adopted() {
 // probe stays while a trigger or an instance uses it), then the probes it
 // was writing or held to remove at its end (util/crash_note.h).
 std::vector<std::string> remove_kernel_state() {
-  const char *dir = nullptr;
-  if (tracefs_tracing_dir_is_mounted(false, &dir) != 1 || !dir) return {};
-  std::vector<std::string> notes = remove_instance_of_this_run(dir);
+  std::optional<Tracefs> tracefs = Tracefs::mounted();
+  if (!tracefs) return {};
+  std::vector<std::string> notes = remove_instance_of_this_run(*tracefs);
   size_t not_noted = 0;
   std::vector<std::string> probes = noted_probes(&not_noted);
   if (probes.empty() && not_noted == 0) return notes;

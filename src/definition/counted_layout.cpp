@@ -181,6 +181,15 @@ std::optional<SmartPointer> smart_pointer(dwarf::DebugInfo &debug, TypeRef type)
   return std::nullopt;
 }
 
+std::optional<dwarf::Member> wrapped_array(dwarf::DebugInfo &debug, TypeRef type) {
+  TypeInfo t = debug.describe(type);
+  // Named as the type's DIE names it; a const or volatile one has the word before.
+  if (t.kind != TypeInfo::Kind::Struct || t.name.find("std::array<") == std::string::npos) return std::nullopt;
+  auto elems = debug.member(type, "_M_elems");
+  if (!elems || elems->bit_size || debug.describe(elems->type).kind != TypeInfo::Kind::Array) return std::nullopt;
+  return elems;
+}
+
 std::optional<CountedLayout> counted_layout(dwarf::DebugInfo &debug, TypeRef type) {
   TypeInfo t = debug.describe(type);
   if (t.kind != TypeInfo::Kind::Struct) return std::nullopt;

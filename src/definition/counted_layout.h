@@ -31,6 +31,12 @@ struct SmartPointer {
 };
 std::optional<SmartPointer> smart_pointer(dwarf::DebugInfo &debug, dwarf::TypeRef type);
 
+// A fixed-size array wrapped in a struct of its own (libstdc++'s
+// std::array<T, N>: its one member _M_elems, a T[N]): that member, which is
+// the value as gdb's `p a._M_elems` shows it. nullopt for any other type
+// (std::array<T, 0>'s member is an empty struct, not an array).
+std::optional<dwarf::Member> wrapped_array(dwarf::DebugInfo &debug, dwarf::TypeRef type);
+
 // An optional value (std::optional, Rust's Option): its contained value,
 // and the flag or discriminant that says whether it is there. Present when
 // the `flag_size` bytes at `flag_offset` equal `flag_value` (or differ from

@@ -463,6 +463,10 @@ Result<FetchArg> Resolver::typed_fetch(const Value &value, const std::string &gi
   if (user_type.empty() && (t.kind == TypeInfo::Kind::Struct || t.is_reference)) {
     if (auto counted = counted_fetch(value, t, terms)) return std::move(*counted);
     if (auto optional = optional_fetch(value, t, terms)) return std::move(*optional);
+    if (auto elements = wrapped_array_of(value, t)) {
+      if (!*elements) return std::move(*elements).error();
+      return array_fetch(**elements, site_.debug.describe((*elements)->type));
+    }
     // A smart pointer is its pointer, as gdb shows get().
     if (auto raw = raw_pointer_of(value, t)) {
       if (!*raw) return std::move(*raw).error();
@@ -536,6 +540,18 @@ Result<FetchArg> Resolver::flag_term(const Place &place, uint64_t size, size_t i
   FetchArg term{"", *text, type, at_entry};
   term.fixup.term = static_cast<unsigned>(index);
   return term;
+}
+
+std::optional<Result<Value>> Resolver::wrapped_array_of(const Value &value, const TypeInfo &t) {
+  auto object = referent(value, t);
+  if (!object) return std::nullopt;
+  auto elements = wrapped_array(site_.debug, object->type);
+  if (!elements) return std::nullopt;
+  auto place = dwarf::offset_into(object->place, elements->offset);
+  if (!place)
+    return Result<Value>(Error("'" + value.expr + "' is held in a register at " + site_.where + "; its elements cannot be read",
+                               "read one element: " + value.expr + "[0]"));
+  return Result<Value>(Value{*place, elements->type, std::nullopt, value.expr + "._M_elems"});
 }
 
 std::optional<Result<Value>> Resolver::raw_pointer_of(const Value &value, const TypeInfo &t) {
@@ -653,11 +669,24 @@ Result<FetchArg> Resolver::array_fetch(const Value &value, const TypeInfo &t) {
   TypeInfo element = site_.debug.describe(t.target);
   auto element_type = default_type(element, t.target, std::nullopt, value.expr + "[0]");
   if (!element_type) return std::move(element_type).error();
-  if (!t.count || value.place.kind != Place::Kind::Memory)
-    return Error("'" + value.expr + "' is an array of unknown size", "fetch one element: " + value.expr + "[0]");
+  if (!t.count) return Error("'" + value.expr + "' is an array of unknown size", "fetch one element: " + value.expr + "[0]");
+  if (value.place.kind != Place::Kind::Memory)
+    return Error("'" + value.expr + "' is not in memory at " + site_.where +
+                     " (it is held in registers), and the kernel fetches a whole array from memory only",
+                 "fetch one element: " + value.expr + "[0]");
   auto fetch = fetch_text(value, dwarf::value_of(value.place));
   if (!fetch) return std::move(fetch).error();
-  return FetchArg{"", *fetch, *element_type + "[" + std::to_string(*t.count) + "]", needs_entry(value.place)};
+  if (element.kind != TypeInfo::Kind::Float)
+    return FetchArg{"", *fetch, *element_type + "[" + std::to_string(*t.count) + "]", needs_entry(value.place)};
+  // Floating-point elements: their bits fetched, made numbers by the
+  // decoder as a sequence of all *t.count of them (g<size> then z).
+  if (element.size != 4 && element.size != 8)
+    return Error("'" + value.expr + "' is an array of " + element.name + ", whose elements kprobe-probe reads one at a time",
+                 "fetch one element: " + value.expr + "[0]");
+  FetchArg arg{"", *fetch, "u" + std::to_string(element.size * 8) + "[" + std::to_string(*t.count) + "]",
+               needs_entry(value.place)};
+  arg.fixup.steps = {{ValueOp::PushConst, *t.count}, {ValueOp::ShowFloat, element.size}, {ValueOp::ShowItems}};
+  return arg;
 }
 
 Result<FetchArg> Resolver::scalar_fetch(const Value &value, const TypeInfo &t, const std::string &user_type,

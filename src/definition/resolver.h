@@ -133,6 +133,10 @@ class Resolver {
   // The raw pointer inside `value` when it is a smart pointer
   // (std::unique_ptr, std::shared_ptr) or a C++ reference to one; nullopt
   // when it is none.
+  // The array inside a std::array (counted_layout.h), through a C++
+  // reference to one; nullopt when `value` is none.
+  std::optional<Result<Value>> wrapped_array_of(const Value &value, const TypeInfo &t);
+
   std::optional<Result<Value>> raw_pointer_of(const Value &value, const TypeInfo &t);
 
   // The member at the end of `path` from `value`.

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "src/tracefs/tracefs.h"
 #include "util/files.h"
 #include "util/strings.h"
 
@@ -101,12 +102,11 @@ TraceableFunctions TraceableFunctions::parse(const std::string &functions, const
 }
 
 std::optional<TraceableFunctions> TraceableFunctions::read() {
-  for (const char *dir : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
-    auto functions = read_text_file(std::string(dir) + "/available_filter_functions");
+  for (const Tracefs &tracefs : Tracefs::usual_places()) {
+    std::string functions = tracefs.read("available_filter_functions");
     // An unmounted tracefs reads as an empty directory; a kernel lists thousands.
-    if (!functions || functions->empty()) continue;
-    auto addresses = read_text_file(std::string(dir) + "/available_filter_functions_addrs");
-    return parse(*functions, addresses ? *addresses : "");
+    if (functions.empty()) continue;
+    return parse(functions, tracefs.read("available_filter_functions_addrs"));
   }
   return std::nullopt;
 }

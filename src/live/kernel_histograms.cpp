@@ -1,7 +1,5 @@
 #include "src/live/kernel_histograms.h"
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <optional>
 
@@ -11,7 +9,6 @@
 #include "src/hist/hist_table.h"
 #include "src/stream/instance_triggers.h"
 #include "src/stream/stale_instances.h"
-#include "util/unique_fd.h"
 
 namespace kpp {
 
@@ -24,9 +21,10 @@ constexpr size_t kMaxFormatBytes = 64u << 10;
 constexpr size_t kMaxHistBytes = 1u << 20;   // a full 8192-entry table of two keys fits
 constexpr size_t kMaxRowsShown = 200;
 
-std::optional<std::string> read_capped(const std::string &path, size_t cap, bool *truncated = nullptr) {
+std::optional<std::string> read_capped(const Tracefs &tracefs, const std::string &path, size_t cap,
+                                       bool *truncated = nullptr) {
   std::string text;
-  if (!read_tracefs_capped(path, cap, text, truncated)) return std::nullopt;
+  if (!tracefs.read_capped(path, cap, text, truncated)) return std::nullopt;
   return text;
 }
 
@@ -42,13 +40,10 @@ std::vector<std::string> lines_of(const std::string &text) {
   return lines;
 }
 
-std::vector<std::string> our_instances(const std::string &tracing_dir) {
+std::vector<std::string> our_instances(const Tracefs &tracefs) {
   std::vector<std::string> names;
-  DIR *dir = opendir((tracing_dir + "/instances").c_str());
-  if (!dir) return names;
-  while (dirent *e = readdir(dir))
-    if (instance_owner(e->d_name) && names.size() < kMaxInstances) names.push_back(e->d_name);
-  closedir(dir);
+  for (const std::string &name : tracefs.entries("instances", SIZE_MAX))
+    if (instance_owner(name) && names.size() < kMaxInstances) names.push_back(name);
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -60,18 +55,18 @@ std::string keys_text(const HistRequest &request) {
 }
 
 // The table of one trigger, as `hist` prints it (or why it cannot be shown).
-tui::KernelHistogram histogram_of(const std::string &event_dir, HistRequest request) {
+tui::KernelHistogram histogram_of(const Tracefs &tracefs, const std::string &event_dir, HistRequest request) {
   tui::KernelHistogram h;
   h.keys = keys_text(request);
   // Its string keys are read as strings (and a sum of one is not shown).
-  auto format = read_capped(event_dir + "/format", kMaxFormatBytes);
+  auto format = read_capped(tracefs, event_dir + "/format", kMaxFormatBytes);
   if (!format) return h;
   if (Status s = apply_event_fields(request, *format); !s) {
     h.table = {"(not shown: " + s.error().message + ")"};
     return h;
   }
   bool truncated = false;
-  auto text = read_capped(event_dir + "/hist", kMaxHistBytes, &truncated);
+  auto text = read_capped(tracefs, event_dir + "/hist", kMaxHistBytes, &truncated);
   if (!text) return h;
   if (truncated) {
     h.table = {"(the table is over 1 MiB: read it with kprobe-probe hist)"};
@@ -97,18 +92,18 @@ tui::KernelHistogram histogram_of(const std::string &event_dir, HistRequest requ
 
 std::vector<tui::KernelHistogram> KernelHistograms::read() const {
   std::vector<tui::KernelHistogram> out;
-  std::vector<std::string> instances = our_instances(tracing_dir_);
+  std::vector<std::string> instances = our_instances(tracefs_);
   if (instances.empty()) return out;
-  std::vector<std::string> events = dynamic_event_dirs(tracing_dir_, kMaxEvents);
+  std::vector<std::string> events = dynamic_event_dirs(tracefs_, kMaxEvents);
   for (const std::string &instance : instances)
     for (const std::string &event : events) {
-      std::string dir = tracing_dir_ + "/instances/" + instance + "/events/" + event;
-      auto triggers = read_capped(dir + "/trigger", kMaxTriggerBytes);
+      std::string dir = "instances/" + instance + "/events/" + event;
+      auto triggers = read_capped(tracefs_, dir + "/trigger", kMaxTriggerBytes);
       if (!triggers) continue;
       for (const std::string &line : lines_of(*triggers)) {
         auto request = parse_hist_trigger(line);
         if (!request) continue;
-        tui::KernelHistogram h = histogram_of(dir, *request);
+        tui::KernelHistogram h = histogram_of(tracefs_, dir, *request);
         if (h.table.empty()) continue;  // gone meanwhile
         h.event = event.substr(0, event.find('/')) + ":" + event.substr(event.find('/') + 1);
         h.instance = instance;

@@ -16,20 +16,20 @@
 #include <string>
 #include <vector>
 
+#include "src/tracefs/tracefs.h"
 #include "tui/kernel_histogram.h"
 
 namespace kpp {
 
 class KernelHistograms {
  public:
-  // `tracing_dir`: tracefs' root ("/sys/kernel/tracing").
-  explicit KernelHistograms(std::string tracing_dir) : tracing_dir_(std::move(tracing_dir)) {}
+  explicit KernelHistograms(Tracefs tracefs) : tracefs_(std::move(tracefs)) {}
 
   // The histograms running now, by instance and event name.
   std::vector<tui::KernelHistogram> read() const;
 
  private:
-  std::string tracing_dir_;
+  Tracefs tracefs_;
 };
 
 }  // namespace kpp

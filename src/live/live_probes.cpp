@@ -5,7 +5,7 @@
 #include "src/kernel/kprobe_lists.h"
 #include "src/probes/latency_sites.h"
 #include "src/probes/list_format.h"
-#include "src/stream/tracefs_cxx.h"
+#include "src/tracefs/tracefs_cxx.h"
 #include "util/strings.h"
 
 namespace kpp {

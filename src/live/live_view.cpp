@@ -86,7 +86,7 @@ class LiveLoop {
  public:
   LiveLoop(tui::Terminal &term, Session &session, tui::LiveModel &model, LiveProbes &probes, LivePages &pages)
       : term_(term), session_(session), model_(model), probes_(probes), pages_(pages),
-        kernel_(session.instance().tracing_dir()) {
+        kernel_(Tracefs(session.instance().tracing_dir())) {
     ui_.unicode = term.unicode();
   }
 

@@ -1,11 +1,8 @@
 #include "src/probes/event_users.h"
 
-#include <dirent.h>
-
 #include <optional>
 #include <vector>
 
-#include "src/stream/instance_triggers.h"
 #include "src/stream/stale_instances.h"
 #include "util/strings.h"
 
@@ -23,22 +20,13 @@ struct Use {
   int owner = 0;           // a kprobe-probe instance's pid
 };
 
-std::vector<std::string> instances(const std::string &tracing_dir) {
-  std::vector<std::string> names;
-  if (DIR *d = opendir((tracing_dir + "/instances").c_str())) {
-    while (dirent *e = readdir(d))
-      if (e->d_name[0] != '.' && names.size() < kMaxInstances) names.push_back(e->d_name);
-    closedir(d);
-  }
-  return names;
-}
-
-std::optional<Use> use_in(const std::string &events_dir, const std::string &where) {
-  Use use{events_dir, where};
+// `events_dir`: relative to the root ("instances/NAME/events/G/E").
+std::optional<Use> use_in(const Tracefs &tracefs, const std::string &events_dir, const std::string &where) {
+  Use use{tracefs.path(events_dir), where};
   std::string text;
   // "1", or "0*"/"1*" when a trigger soft-enables it.
-  if (read_tracefs_capped(events_dir + "/enable", 64, text)) use.enabled = !text.empty() && text[0] == '1';
-  if (read_tracefs_capped(events_dir + "/trigger", 4096, text))
+  if (tracefs.read_capped(events_dir + "/enable", 64, text)) use.enabled = !text.empty() && text[0] == '1';
+  if (tracefs.read_capped(events_dir + "/trigger", 4096, text))
     for (size_t at = 0; at < text.size();) {
       size_t end = text.find('\n', at);
       if (end == std::string::npos) end = text.size();
@@ -63,12 +51,12 @@ std::string advice(const Use &use) {
 
 }  // namespace
 
-Error busy_event_error(const std::string &tracing_dir, const std::string &group, const std::string &event) {
-  std::string name = group + ":" + event, path = "/events/" + group + "/" + event;
+Error busy_event_error(const Tracefs &tracefs, const std::string &group, const std::string &event) {
+  std::string name = group + ":" + event, path = "events/" + group + "/" + event;
   std::vector<Use> uses;
-  if (auto top = use_in(tracing_dir + path, "the top level")) uses.push_back(*top);
-  for (const std::string &inst : instances(tracing_dir))
-    if (auto use = use_in(tracing_dir + "/instances/" + inst + path, "instance " + inst)) {
+  if (auto top = use_in(tracefs, path, "the top level")) uses.push_back(*top);
+  for (const std::string &inst : tracefs.entries("instances", kMaxInstances))
+    if (auto use = use_in(tracefs, "instances/" + inst + "/" + path, "instance " + inst)) {
       use->owner = instance_owner_pid(inst);
       uses.push_back(*use);
     }

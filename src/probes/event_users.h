@@ -7,12 +7,13 @@
 
 #include <string>
 
+#include "src/tracefs/tracefs.h"
 #include "util/result.h"
 
 namespace kpp {
 
 // The error for "cannot remove GROUP:EVENT" when the kernel said EBUSY: what
-// uses it and what to do, from what tracefs under `tracing_dir` shows now.
-Error busy_event_error(const std::string &tracing_dir, const std::string &group, const std::string &event);
+// uses it and what to do, from what `tracefs` shows now.
+Error busy_event_error(const Tracefs &tracefs, const std::string &group, const std::string &event);
 
 }  // namespace kpp

@@ -5,7 +5,6 @@
 #include <set>
 
 #include "src/probes/probe_engine.h"
-#include "src/stream/tracefs_cxx.h"
 
 namespace kpp {
 
@@ -18,8 +17,8 @@ Result<std::vector<std::string>> ProbeEngine::set_enabled(const std::string &pat
     std::string name = def.qualified_name();
     if (!event_matches(pattern, name) || !done.insert(name).second) continue;
     std::string file = "events/" + def.group + "/" + def.event + "/enable";
-    if (tracefs_instance_file_write(nullptr, file.c_str(), enable ? "1" : "0") < 0)
-      return Error("cannot " + std::string(enable ? "enable " : "disable ") + name + ": " + std::strerror(errno));
+    if (int err = tracefs_.write(file, enable ? "1" : "0"))
+      return Error("cannot " + std::string(enable ? "enable " : "disable ") + name + ": " + std::strerror(err));
     changed.push_back(name);
   }
   if (changed.empty()) return Error("\"" + pattern + "\" does not hit any event");

@@ -14,22 +14,12 @@
 #include "src/probes/definition_shapes.h"
 #include "src/probes/error_log.h"
 #include "src/probes/refctr_clash.h"
-#include "src/stream/tracefs_cxx.h"
-
-#include "src/stream/tracefs_mount.h"
-#include "util/files.h"
 
 namespace kpp {
 
 namespace {
 
-// Reads a top-level tracefs file; a missing file (no kprobes in this kernel)
-// reads as empty.
-std::string read_tracefs_file(const std::string &dir, const char *name) { return read_file_or_empty(dir + "/" + name); }
-
-std::vector<ErrorLogEntry> read_error_log(const std::string &dir) {
-  return parse_error_log(read_tracefs_file(dir, "error_log"));
-}
+std::vector<ErrorLogEntry> read_error_log(const Tracefs &tracefs) { return parse_error_log(tracefs.read("error_log")); }
 
 const char *events_file(const TraceDefinition &def) {
   if (def.fprobe) return "dynamic_events";  // fprobes have no file of their own
@@ -39,13 +29,12 @@ const char *events_file(const TraceDefinition &def) {
 // Removes one event by name, all of its probe points. Written as "-:G/E"
 // to the file that defined it: libtracefs 1.6's tracefs_dynevent_get() does
 // not find uretprobes.
-Status destroy_event(const std::string &dir, const TraceDefinition &def) {
+Status destroy_event(const Tracefs &tracefs, const TraceDefinition &def) {
   std::string command = "-:" + def.group + "/" + def.event;
-  auto before = read_error_log(dir);
-  if (tracefs_instance_file_append(nullptr, events_file(def), command.c_str()) < 0) {
-    int err = errno;
-    if (err == EBUSY) return busy_event_error(dir, def.group, def.event);
-    std::string reason = reason_for_command(before, read_error_log(dir), command);
+  auto before = read_error_log(tracefs);
+  if (int err = tracefs.append(events_file(def), command)) {
+    if (err == EBUSY) return busy_event_error(tracefs, def.group, def.event);
+    std::string reason = reason_for_command(before, read_error_log(tracefs), command);
     return Error("cannot remove " + def.qualified_name() + ": " + (reason.empty() ? std::strerror(err) : reason));
   }
   return Ok{};
@@ -61,18 +50,19 @@ bool event_matches(const std::string &pattern, const std::string &qualified) {
 }
 
 Result<ProbeEngine> ProbeEngine::open() {
-  auto dir = ensure_tracefs();
-  if (!dir) return std::move(dir).error();
+  auto tracefs = Tracefs::open();
+  if (!tracefs) return std::move(tracefs).error();
   // Mounted but not ours to read (not root): say so rather than list nothing.
-  if (access(dir->c_str(), R_OK | X_OK) != 0)
-    return Error("cannot read tracefs at " + *dir + ": " + std::strerror(errno), "probes need root: run as root");
-  return ProbeEngine(*dir);
+  if (access(tracefs->root().c_str(), R_OK | X_OK) != 0)
+    return Error("cannot read tracefs at " + tracefs->root() + ": " + std::strerror(errno),
+                 "probes need root: run as root");
+  return ProbeEngine(std::move(*tracefs));
 }
 
 Result<std::vector<ProbeEngine::ListedProbe>> ProbeEngine::list_lines() const {
   std::vector<ListedProbe> out;
   for (const char *file : {"kprobe_events", "uprobe_events", "dynamic_events"}) {
-    std::istringstream lines(read_tracefs_file(tracing_dir_, file));
+    std::istringstream lines(tracefs_.read(file));
     for (std::string line; std::getline(lines, line);) {
       if (line.empty()) continue;
       // dynamic_events lists every kind; kprobes and uprobes were read from
@@ -106,22 +96,20 @@ Status ProbeEngine::add(const std::vector<TraceDefinition> &definitions) {
     for (const TraceDefinition &d : *defs) existing.insert(d.qualified_name());
   // The kernel's reason is the entry for our own command that was not in
   // the log before (error_log.h).
-  auto log_before = read_error_log(tracing_dir_);
+  auto log_before = read_error_log(tracefs_);
   for (const TraceDefinition &def : definitions) {
     // Written as the kernel lists it, so that error_log's "Command:" line
     // is this very text (libtracefs 1.6 also writes a kretprobe's
     // maxactive as "r8::GROUP/EVENT", which the kernel refuses, and has no
     // reference counter for SDT semaphores).
     std::string command = format_definition(def);
-    errno = 0;
-    if (tracefs_instance_file_append(nullptr, events_file(def), command.c_str()) < 0) {
-      int err = errno;
+    if (int err = tracefs_.append(events_file(def), command)) {
       // Only an error_log entry this write added is the kernel's reason (a
       // refused reference counter adds none).
-      std::string reason = reason_for_command(log_before, read_error_log(tracing_dir_), command);
+      std::string reason = reason_for_command(log_before, read_error_log(tracefs_), command);
       std::string clash;
       if (auto now = list()) clash = reference_counter_clash(def, *now);
-      for (auto it = created.rbegin(); it != created.rend(); ++it) (void)destroy_event(tracing_dir_, **it);
+      for (auto it = created.rbegin(); it != created.rend(); ++it) (void)destroy_event(tracefs_, **it);
       std::string why = !reason.empty() ? reason : err ? std::strerror(err) : "unknown reason";
       if (!clash.empty()) why += ": " + clash;
       std::string undone = created.empty() ? "" : "; the probes this command added before it were removed again";
@@ -154,7 +142,7 @@ Result<ProbeEngine::Removal> ProbeEngine::remove(const std::string &pattern) {
     matched = true;
     // Each match is tried the same way; one that cannot go (enabled, in
     // use) is reported and the others still go.
-    if (Status s = destroy_event(tracing_dir_, def); !s) result.failed.push_back(std::move(s).error());
+    if (Status s = destroy_event(tracefs_, def); !s) result.failed.push_back(std::move(s).error());
     else result.removed.push_back(name);
   }
   if (!matched) return Error("\"" + pattern + "\" does not hit any event");
@@ -162,8 +150,7 @@ Result<ProbeEngine::Removal> ProbeEngine::remove(const std::string &pattern) {
 }
 
 std::vector<std::optional<ProbeEngine::Counts>> ProbeEngine::probe_counts(const std::vector<ListedProbe> &probes) const {
-  return counts_by_position(probes, read_tracefs_file(tracing_dir_, "kprobe_profile"),
-                            read_tracefs_file(tracing_dir_, "uprobe_profile"));
+  return counts_by_position(probes, tracefs_.read("kprobe_profile"), tracefs_.read("uprobe_profile"));
 }
 
 std::vector<std::optional<ProbeEngine::Counts>> counts_by_position(const std::vector<ProbeEngine::ListedProbe> &probes,

@@ -1,5 +1,5 @@
 // ProbeEngine: the kernel's dynamic events (kprobe_events, uprobe_events)
-// through libtracefs. The only code that creates or removes probes.
+// through the tracefs gateway (src/tracefs). The only code that creates or removes probes.
 #pragma once
 
 #include <map>
@@ -8,13 +8,15 @@
 #include <vector>
 
 #include "src/definition/trace_definition.h"
+#include "src/tracefs/tracefs.h"
 #include "util/result.h"
 
 namespace kpp {
 
 class ProbeEngine {
  public:
-  // Finds tracefs (mounting it when we are root and it is not mounted).
+  // Finds tracefs (mounting it when we are root and it is not mounted; the
+  // root Tracefs::use_root() set, in tests).
   static Result<ProbeEngine> open();
 
   // Every kprobe and uprobe event defined now, in the kernel's order; an
@@ -61,11 +63,12 @@ class ProbeEngine {
   // whose counts are known, read now.
   std::map<std::string, Counts> counts() const;
 
-  const std::string &tracing_dir() const { return tracing_dir_; }
+  const std::string &tracing_dir() const { return tracefs_.root(); }
+  const Tracefs &tracefs() const { return tracefs_; }
 
  private:
-  explicit ProbeEngine(std::string tracing_dir) : tracing_dir_(std::move(tracing_dir)) {}
-  std::string tracing_dir_;
+  explicit ProbeEngine(Tracefs tracefs) : tracefs_(std::move(tracefs)) {}
+  Tracefs tracefs_;
 };
 
 // ProbeEngine::probe_counts() over the profiles' text: each probe gets the

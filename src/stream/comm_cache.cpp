@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "src/tracefs/tracefs.h"
+
 namespace kpp {
 
 namespace {
@@ -27,7 +29,7 @@ void CommCache::reload_saved_cmdlines() {
   auto now = std::chrono::steady_clock::now();
   if (tracing_dir_.empty() || now - saved_loaded_ < kRetry) return;
   saved_loaded_ = now;
-  std::ifstream in(tracing_dir_ + "/saved_cmdlines");
+  std::istringstream in(Tracefs(tracing_dir_).read("saved_cmdlines"));
   std::string line;
   while (std::getline(in, line)) {
     auto sp = line.find(' ');

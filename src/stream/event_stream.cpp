@@ -19,7 +19,7 @@ extern "C" {  // kbuffer.h has no C++ guard
 #include <traceevent/kbuffer.h>
 }
 #include "src/stream/page_filter.h"
-#include "src/stream/tracefs_cxx.h"
+#include "src/tracefs/tracefs_cxx.h"
 
 namespace kpp {
 

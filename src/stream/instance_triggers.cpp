@@ -1,9 +1,5 @@
 #include "src/stream/instance_triggers.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include "util/unique_fd.h"
 
 namespace kpp {
 
@@ -14,9 +10,9 @@ constexpr size_t kMaxListBytes = 16u << 20;
 constexpr size_t kMaxTriggerBytes = 64u << 10;
 constexpr int kPasses = 4;
 
-bool has_triggers(const std::string &path) {
+bool has_triggers(const Tracefs &tracefs, const std::string &path) {
   std::string text;
-  if (!read_tracefs_capped(path, kMaxTriggerBytes, text)) return false;
+  if (!tracefs.read_capped(path, kMaxTriggerBytes, text)) return false;
   size_t at = 0;
   while (at < text.size()) {
     size_t end = text.find('\n', at);
@@ -35,29 +31,10 @@ std::string event_name(const std::string &dir) {
 
 }  // namespace
 
-bool read_tracefs_capped(const std::string &path, size_t cap, std::string &text, bool *truncated) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (fd.get() < 0) return false;
-  text.clear();
-  char buf[8192];
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n < 0) return false;
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-    if (text.size() > cap) {
-      text.resize(cap);
-      if (truncated) *truncated = true;
-      break;
-    }
-  }
-  return true;
-}
-
-std::vector<std::string> dynamic_event_dirs(const std::string &tracing_dir, size_t max) {
+std::vector<std::string> dynamic_event_dirs(const Tracefs &tracefs, size_t max) {
   std::vector<std::string> events;
   std::string text;
-  if (!read_tracefs_capped(tracing_dir + "/dynamic_events", kMaxListBytes, text)) return events;
+  if (!tracefs.read_capped("dynamic_events", kMaxListBytes, text)) return events;
   size_t at = 0;
   while (at < text.size() && events.size() < max) {
     size_t end = text.find('\n', at);
@@ -76,19 +53,17 @@ std::vector<std::string> dynamic_event_dirs(const std::string &tracing_dir, size
   return events;
 }
 
-ClearedTriggers clear_instance_triggers(const std::string &tracing_dir, const std::string &instance) {
+ClearedTriggers clear_instance_triggers(const Tracefs &tracefs, const std::string &instance) {
   ClearedTriggers out;
-  std::string events_dir = tracing_dir + "/instances/" + instance + "/events/";
+  std::string events_dir = "instances/" + instance + "/events/";
   std::vector<std::string> pending;
-  for (const std::string &e : dynamic_event_dirs(tracing_dir, kMaxEvents))
-    if (has_triggers(events_dir + e + "/trigger")) pending.push_back(e);
+  for (const std::string &e : dynamic_event_dirs(tracefs, kMaxEvents))
+    if (has_triggers(tracefs, events_dir + e + "/trigger")) pending.push_back(e);
   for (int pass = 0; pass < kPasses && !pending.empty(); ++pass) {
-    for (const std::string &e : pending) {
-      UniqueFd fd(::open((events_dir + e + "/trigger").c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW));
-    }
+    for (const std::string &e : pending) (void)tracefs.write(events_dir + e + "/trigger", "");
     std::vector<std::string> kept;
     for (const std::string &e : pending) {
-      if (has_triggers(events_dir + e + "/trigger")) kept.push_back(e);
+      if (has_triggers(tracefs, events_dir + e + "/trigger")) kept.push_back(e);
       else out.events.push_back(event_name(e));
     }
     if (kept.size() == pending.size()) break;  // no progress: the kernel keeps them

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "src/tracefs/tracefs.h"
+
 namespace kpp {
 
 struct ClearedTriggers {
@@ -25,14 +27,10 @@ struct ClearedTriggers {
   std::vector<std::string> left;    // those whose triggers the kernel kept
 };
 
-ClearedTriggers clear_instance_triggers(const std::string &tracing_dir, const std::string &instance);
+ClearedTriggers clear_instance_triggers(const Tracefs &tracefs, const std::string &instance);
 
 // "GROUP/EVENT" of each dynamic event (kprobes, uprobes, fprobes, eprobes,
-// synthetic events) from `tracing_dir`/dynamic_events, at most `max`.
-std::vector<std::string> dynamic_event_dirs(const std::string &tracing_dir, size_t max);
-
-// Up to `cap` bytes of a tracefs file; nullopt-like false when it cannot be
-// opened (tracefs files report size 0: read to the end).
-bool read_tracefs_capped(const std::string &path, size_t cap, std::string &text, bool *truncated = nullptr);
+// synthetic events) from dynamic_events, at most `max`.
+std::vector<std::string> dynamic_event_dirs(const Tracefs &tracefs, size_t max);
 
 }  // namespace kpp

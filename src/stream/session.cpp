@@ -14,8 +14,8 @@
 #include "src/stream/stop_signal.h"
 #include "src/stream/task_filter.h"
 #include "src/stream/trace_instance.h"
-#include "src/stream/tracefs_cxx.h"
-#include "src/stream/tracefs_mount.h"
+#include "src/tracefs/tracefs_cxx.h"
+#include "src/tracefs/tracefs_mount.h"
 #include "util/monotonic_clock.h"
 
 namespace kpp {
@@ -116,7 +116,7 @@ Status Session::setup(std::vector<EventSink *> sinks) {
   }
   auto dir = ensure_tracefs();
   if (!dir) return std::move(dir).error();
-  summary_.notes = remove_stale_instances(*dir);
+  summary_.notes = remove_stale_instances(Tracefs(*dir));
   if (!targets_.empty())
     summary_.notes.push_back("traced " + summary_.targets + (opt.target_children ? " and its children" : "") + " only");
   auto inst = TraceInstance::create(opt.instance_name);

@@ -1,9 +1,7 @@
 #include "src/stream/stale_instances.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,10 +11,9 @@
 #include <string_view>
 
 #include "src/stream/instance_triggers.h"
-#include "src/stream/tracefs_cxx.h"
+#include "src/tracefs/tracefs_cxx.h"
 #include "util/strings.h"
 #include "util/tool_pid.h"
-#include "util/unique_fd.h"
 
 namespace kpp {
 
@@ -101,8 +98,8 @@ std::string this_runs_synthetic_event_name() { return synthetic_event_name_of(th
 namespace {
 
 // Disables and removes instance `name`: the errno text when it cannot.
-std::optional<std::string> destroy_instance(const std::string &tracing_dir, const std::string &name) {
-  tracefs_instance *inst = tracefs_instance_alloc(tracing_dir.c_str(), name.c_str());
+std::optional<std::string> destroy_instance(const Tracefs &tracefs, const std::string &name) {
+  tracefs_instance *inst = tracefs_instance_alloc(tracefs.root().c_str(), name.c_str());
   if (!inst) return std::string(std::strerror(errno));
   // Disable first: a probe stays enabled (and undeletable) until then.
   (void)tracefs_instance_file_write(inst, "events/enable", "0");
@@ -120,10 +117,10 @@ bool is_stale(const InstanceOwner &owner, uint64_t own_namespace) {
 }
 
 // The names in synthetic_events ("kpp_lat_1\tu64 lat_us": the name first).
-std::vector<std::string> synthetic_event_names(const std::string &tracing_dir) {
+std::vector<std::string> synthetic_event_names(const Tracefs &tracefs) {
   std::vector<std::string> names;
   std::string text;
-  if (!read_tracefs_capped(tracing_dir + "/synthetic_events", 1u << 20, text)) return names;
+  if (!tracefs.read_capped("synthetic_events", 1u << 20, text)) return names;
   size_t at = 0;
   while (at < text.size()) {
     size_t end = text.find('\n', at);
@@ -137,34 +134,31 @@ std::vector<std::string> synthetic_event_names(const std::string &tracing_dir) {
 }
 
 // "!NAME" to synthetic_events: the errno text when the kernel refuses.
-std::optional<std::string> delete_synthetic_event(const std::string &tracing_dir, const std::string &name) {
-  UniqueFd fd(::open((tracing_dir + "/synthetic_events").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
-  std::string command = "!" + name;
-  if (fd.get() >= 0 && ::write(fd.get(), command.data(), command.size()) == static_cast<ssize_t>(command.size()))
-    return std::nullopt;
-  return std::string(std::strerror(errno));
+std::optional<std::string> delete_synthetic_event(const Tracefs &tracefs, const std::string &name) {
+  if (int err = tracefs.append("synthetic_events", "!" + name)) return std::string(std::strerror(err));
+  return std::nullopt;
 }
 
 // What one run left, removed in the order the kernel needs: the instance's
 // triggers, the run's synthetic event (a trigger fired it), the instance.
 // `whose` ends each note (", left by ..."); none: the run's own ("its").
-std::vector<std::string> remove_leftovers(const std::string &tracing_dir, const InstanceOwner &owner,
+std::vector<std::string> remove_leftovers(const Tracefs &tracefs, const InstanceOwner &owner,
                                           bool has_instance, bool has_synthetic, const std::string &whose) {
   std::vector<std::string> notes;
   std::string its = whose.empty() ? "its " : "";
   std::string instance = its + "tracefs instance " + instance_name_of(owner),
               synthetic = its + "synthetic event " + synthetic_event_name_of(owner);
   ClearedTriggers triggers;
-  if (has_instance) triggers = clear_instance_triggers(tracing_dir, instance_name_of(owner));
+  if (has_instance) triggers = clear_instance_triggers(tracefs, instance_name_of(owner));
   if (has_synthetic) {
-    if (auto why = delete_synthetic_event(tracing_dir, synthetic_event_name_of(owner)))
+    if (auto why = delete_synthetic_event(tracefs, synthetic_event_name_of(owner)))
       notes.push_back("cannot remove " + synthetic + whose + ": " + *why);
     else
       notes.push_back("removed " + synthetic + whose);
   }
   if (!has_instance) return notes;
   std::string held = triggers.events.empty() ? "" : " and the triggers on " + join(triggers.events);
-  if (auto why = destroy_instance(tracing_dir, instance_name_of(owner))) {
+  if (auto why = destroy_instance(tracefs, instance_name_of(owner))) {
     std::string kept = triggers.left.empty() ? "" : " (the kernel keeps the triggers on " + join(triggers.left) + ")";
     notes.push_back("cannot remove " + instance + whose + ": " + *why + kept);
   } else {
@@ -175,17 +169,14 @@ std::vector<std::string> remove_leftovers(const std::string &tracing_dir, const 
 
 }  // namespace
 
-std::vector<std::string> remove_stale_instances(const std::string &tracing_dir) {
+std::vector<std::string> remove_stale_instances(const Tracefs &tracefs) {
   std::vector<std::string> notes;
   uint64_t own_namespace = own_pid_namespace();
   std::set<std::pair<int, uint64_t>> instances, synthetics, owners;
-  if (DIR *d = opendir((tracing_dir + "/instances").c_str())) {
-    while (dirent *e = readdir(d))
-      if (auto owner = instance_owner(e->d_name); owner && instance_name_of(*owner) == e->d_name)
-        if (is_stale(*owner, own_namespace)) instances.insert({owner->pid, owner->pid_namespace});
-    closedir(d);
-  }
-  for (const std::string &name : synthetic_event_names(tracing_dir))
+  for (const std::string &name : tracefs.entries("instances", SIZE_MAX))
+    if (auto owner = instance_owner(name); owner && instance_name_of(*owner) == name)
+      if (is_stale(*owner, own_namespace)) instances.insert({owner->pid, owner->pid_namespace});
+  for (const std::string &name : synthetic_event_names(tracefs))
     if (auto owner = synthetic_event_owner(name); owner && synthetic_event_name_of(*owner) == name)
       if (is_stale(*owner, own_namespace)) synthetics.insert({owner->pid, owner->pid_namespace});
   owners.insert(instances.begin(), instances.end());
@@ -193,20 +184,19 @@ std::vector<std::string> remove_stale_instances(const std::string &tracing_dir) 
   for (const auto &key : owners) {
     InstanceOwner owner{key.first, key.second};
     std::string whose = ", left by kprobe-probe process " + std::to_string(owner.pid) + " that no longer runs";
-    for (std::string &note : remove_leftovers(tracing_dir, owner, instances.count(key) > 0, synthetics.count(key) > 0, whose))
+    for (std::string &note : remove_leftovers(tracefs, owner, instances.count(key) > 0, synthetics.count(key) > 0, whose))
       notes.push_back(std::move(note));
   }
   return notes;
 }
 
-std::vector<std::string> remove_instance_of_this_run(const std::string &tracing_dir) {
+std::vector<std::string> remove_instance_of_this_run(const Tracefs &tracefs) {
   InstanceOwner owner = this_run();
-  struct stat st {};
-  bool instance = stat((tracing_dir + "/instances/" + instance_name_of(owner)).c_str(), &st) == 0;
-  std::vector<std::string> names = synthetic_event_names(tracing_dir);
+  bool instance = tracefs.exists("instances/" + instance_name_of(owner));
+  std::vector<std::string> names = synthetic_event_names(tracefs);
   bool synthetic = std::find(names.begin(), names.end(), synthetic_event_name_of(owner)) != names.end();
   if (!instance && !synthetic) return {};
-  return remove_leftovers(tracing_dir, owner, instance, synthetic, "");
+  return remove_leftovers(tracefs, owner, instance, synthetic, "");
 }
 
 }  // namespace kpp

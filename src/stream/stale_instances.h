@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "src/tracefs/tracefs.h"
+
 namespace kpp {
 
 inline constexpr const char *kInstancePrefix = "kprobe-probe-";
@@ -54,16 +56,16 @@ std::optional<InstanceOwner> synthetic_event_owner(const std::string &name);
 // This run's: tool_pid()'s in this pid namespace.
 std::string this_runs_synthetic_event_name();
 
-// Removes the stale instances under `tracing_dir`, and the stale synthetic
+// Removes the stale instances in `tracefs`, and the stale synthetic
 // events (of the same rule), each in the order the kernel needs: the
 // instance's triggers (instance_triggers.h), the run's synthetic event, the
 // instance. Returns a note for each one removed, naming what it held, and for
 // each it could not remove (with why).
-std::vector<std::string> remove_stale_instances(const std::string &tracing_dir);
+std::vector<std::string> remove_stale_instances(const Tracefs &tracefs);
 
 // Removes this run's own instance (named after tool_pid()) and synthetic
 // event, for the supervisor when the working process died without removing
 // them: a note for each that was there (removed, or why not).
-std::vector<std::string> remove_instance_of_this_run(const std::string &tracing_dir);
+std::vector<std::string> remove_instance_of_this_run(const Tracefs &tracefs);
 
 }  // namespace kpp

@@ -10,9 +10,9 @@
 #include <mutex>
 
 #include "src/stream/stale_instances.h"
-#include "src/stream/tracefs_cxx.h"
+#include "src/tracefs/tracefs_cxx.h"
 
-#include "src/stream/tracefs_mount.h"
+#include "src/tracefs/tracefs_mount.h"
 
 namespace kpp {
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "util/child_process.h"
 #include "util/result.h"
 
 namespace kpp {
@@ -19,47 +20,32 @@ enum class CommandOutput {
   Null,      // stdin, stdout and stderr on /dev/null (the live view owns the terminal)
 };
 
-// How a command ended: "exited 7", "killed by SIGSEGV"; "running" before.
-struct CommandEnd {
-  bool ended = false;
-  int exit_code = 0;  // when it exited
-  int signal = 0;     // when a signal killed it
-  // The shell's convention: the exit code, or 128 + the signal.
-  int status() const { return signal ? 128 + signal : exit_code; }
-  std::string describe() const;
-};
-
 class TracedCommand {
  public:
   TracedCommand() = default;
   TracedCommand(const TracedCommand &) = delete;
   TracedCommand &operator=(const TracedCommand &) = delete;
-  // Kills and reaps a command still running.
-  ~TracedCommand();
 
   // Forks; the child waits for release() before exec.
   Status spawn(const std::vector<std::string> &argv, CommandOutput output);
   // Lets the child exec; error when exec failed (it is reaped then).
-  Status release();
+  Status release() { return child_.release(); }
   // True once the child has exited (reaps it). `block`: wait for it.
-  bool reap(bool block);
+  bool reap(bool block) { return child_.reap(block); }
   // Ends a command that outlived the session: `signal` (the one that stopped
   // us, so it sees what the user sent; SIGTERM when 0 or SIGPIPE), then
   // SIGKILL after 1 s.
   void stop(int signal);
 
-  bool started() const { return pid_ > 0; }
-  pid_t pid() const { return pid_; }
+  bool started() const { return child_.started(); }
+  pid_t pid() const { return child_.pid(); }
   // Readable once the child exits; -1 when reaped or not started.
-  int wake_fd() const { return reaped_ ? -1 : pidfd_; }
-  const CommandEnd &end() const { return end_; }
+  int wake_fd() const { return child_.wake_fd(); }
+  const CommandEnd &end() const { return child_.end(); }
   const std::string &name() const { return name_; }
 
  private:
-  pid_t pid_ = -1;
-  int go_fd_ = -1, err_fd_ = -1, pidfd_ = -1;
-  bool reaped_ = false;
-  CommandEnd end_;
+  ChildProcess child_;  // killed and reaped when still running
   std::string name_;
 };
 

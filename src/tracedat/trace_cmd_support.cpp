@@ -1,14 +1,8 @@
 #include "src/tracedat/trace_cmd_support.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <sstream>
 
-extern char **environ;
+#include "util/child_process.h"
 
 namespace kpp::tracedat {
 
@@ -18,36 +12,14 @@ namespace {
 // and stderr on /dev/null; nothing when it cannot be run or exits non-zero.
 std::optional<std::string> run_trace_cmd(std::vector<std::string> args) {
   args.insert(args.begin(), "trace-cmd");
-  std::vector<char *> argv;
-  for (auto &a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return std::nullopt;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  int rc = posix_spawnp(&pid, "trace-cmd", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out[1]);
-  std::string text;
-  if (rc == 0) {
-    char buf[4096];
-    for (;;) {
-      ssize_t n = ::read(out[0], buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      if (text.size() < 65536) text.append(buf, static_cast<size_t>(n));  // read on, so it never blocks
-    }
-  }
-  ::close(out[0]);
-  if (rc != 0) return std::nullopt;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  ChildOptions options;
+  options.in = options.err = ChildOptions::Stream::Null;
+  options.out = ChildOptions::Stream::Capture;
+  ChildProcess child;
+  if (!child.start(args, options)) return std::nullopt;
+  std::string text = child.read_output(65536);
+  child.reap(true);
+  if (child.end().signal != 0 || child.end().exit_code != 0) return std::nullopt;
   return text;
 }
 

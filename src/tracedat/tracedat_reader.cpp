@@ -13,7 +13,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "src/stream/tracefs_cxx.h"  // before trace-cmd.h: C++-safe tracefs.h
+#include "src/tracefs/tracefs_cxx.h"  // before trace-cmd.h: C++-safe tracefs.h
 #include <trace-cmd/trace-cmd.h>
 
 #include "src/stream/event_decoder.h"

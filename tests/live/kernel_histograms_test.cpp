@@ -63,7 +63,7 @@ TEST_F(FakeTracefs, OurInstancesHistTriggersAreReadAsHistPrintsThem) {
   // Another tool's instance is not ours to read.
   event("someone-else", "probe/vfs_read",
         "hist:keys=common_pid.execname:vals=hitcount,count:sort=hitcount.descending:size=2048 [active]", kExecnameHist);
-  auto hists = KernelHistograms(root_.string()).read();
+  auto hists = KernelHistograms(Tracefs(root_.string())).read();
   ASSERT_EQ(hists.size(), 1u);
   const tui::KernelHistogram &h = hists[0];
   EXPECT_EQ(h.event, "probe:vfs_read");
@@ -78,19 +78,19 @@ TEST_F(FakeTracefs, OurInstancesHistTriggersAreReadAsHistPrintsThem) {
 }
 
 TEST_F(FakeTracefs, NothingRunningIsNothingShown) {
-  EXPECT_TRUE(KernelHistograms(root_.string()).read().empty());
+  EXPECT_TRUE(KernelHistograms(Tracefs(root_.string())).read().empty());
   // A trigger whose hist file is gone (the hist ended between two reads).
   write("instances/kprobe-probe-7/events/probe/vfs_read/trigger",
         "hist:keys=common_pid.execname:vals=hitcount:sort=hitcount.descending:size=2048 [active]\n");
-  EXPECT_TRUE(KernelHistograms(root_.string()).read().empty());
-  EXPECT_TRUE(KernelHistograms((root_ / "no-such-dir").string()).read().empty());
+  EXPECT_TRUE(KernelHistograms(Tracefs(root_.string())).read().empty());
+  EXPECT_TRUE(KernelHistograms(Tracefs((root_ / "no-such-dir").string())).read().empty());
 }
 
 TEST_F(FakeTracefs, ATableTheKernelPrintsOtherwiseIsSaidNotGuessed) {
   event("kprobe-probe-4242", "probe/vfs_read",
         "hist:keys=common_pid.execname:vals=hitcount,count:sort=hitcount.descending:size=2048 [active]",
         "{ something: else } hitcount: x\n");
-  auto hists = KernelHistograms(root_.string()).read();
+  auto hists = KernelHistograms(Tracefs(root_.string())).read();
   ASSERT_EQ(hists.size(), 1u);
   ASSERT_EQ(hists[0].table.size(), 1u);
   EXPECT_EQ(hists[0].table[0].rfind("(cannot read the table: ", 0), 0u) << hists[0].table[0];
@@ -105,7 +105,7 @@ TEST_F(FakeTracefs, AStringKeyForgingARowIsNotShown) {
                      "    Dropped: 0\n";
   event("kprobe-probe-4242", "probe/vfs_read", "hist:keys=name:vals=hitcount:sort=hitcount.descending:size=8192 [active]",
         hist, "\tfield:__data_loc char[] name;\toffset:16;\tsize:4;\tsigned:1;\n");
-  auto hists = KernelHistograms(root_.string()).read();
+  auto hists = KernelHistograms(Tracefs(root_.string())).read();
   ASSERT_EQ(hists.size(), 1u);
   ASSERT_EQ(hists[0].table.size(), 1u);
   EXPECT_NE(hists[0].table[0].find("does not add up"), std::string::npos) << hists[0].table[0];

@@ -180,7 +180,7 @@ TEST(StaleInstances, DynamicEventDirsReadEveryKind) {
                                             "r4:probe/vfs_read__return vfs_read arg1=$retval:s64\n"
                                             "s:synthetic/kpp_lat_12\tu64 lat_us\n"
                                             "p:../etc x\n";
-  EXPECT_EQ(dynamic_event_dirs(dir, 100),
+  EXPECT_EQ(dynamic_event_dirs(Tracefs(dir), 100),
             (std::vector<std::string>{"probe/vfs_read", "probe/vfs_read__return", "synthetic/kpp_lat_12"}));
   std::remove((dir + "/dynamic_events").c_str());
   rmdir(dir.c_str());

@@ -16,7 +16,7 @@
 #include "src/stream/event_stream.h"
 #include "src/stream/session.h"
 #include "src/stream/trace_instance.h"
-#include "src/stream/tracefs_mount.h"
+#include "src/tracefs/tracefs_mount.h"
 #include "tests/common/run_command.h"
 #include "tests/stream/uprobe_helper.h"
 

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "src/stream/tracefs_cxx.h"
-#include "src/stream/tracefs_mount.h"
+#include "src/tracefs/tracefs_cxx.h"
+#include "src/tracefs/tracefs_mount.h"
 
 namespace kpp::test {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "src/stream/tracefs_cxx.h"  // before trace-cmd.h: C++-safe tracefs.h
+#include "src/tracefs/tracefs_cxx.h"  // before trace-cmd.h: C++-safe tracefs.h
 #include <trace-cmd/trace-cmd.h>
 
 #include "tests/common/run_command.h"

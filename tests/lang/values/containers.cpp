@@ -1,6 +1,7 @@
 // C++ standard-library values for the values oracle (values_oracle.py):
 // each read by kprobe-probe and by gdb, with libstdc++'s pretty printers,
 // at the same address.
+#include <array>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -37,6 +38,12 @@ __attribute__((noinline)) int choose(std::optional<int> count, const std::option
   return count.value_or(0) + (label ? 1 : 0);
 }
 
+// std::array by reference (in memory) and by value (in registers at -O2).
+__attribute__((noinline)) int sum_of(const std::array<int, 4> &counts, std::array<double, 2> rates) {
+  std::printf("%d %g\n", counts[0], rates[1]);
+  return counts[0] + counts[3] + static_cast<int>(rates[0]);
+}
+
 int main() {
   std::string shortname = "bob";
   std::string longname = "a heap string, longer than the fifteen bytes kept inside; and longer than sixty-four too";
@@ -51,5 +58,6 @@ int main() {
   n += size_of(static_cast<shop::Size>(3), static_cast<shop::Mood>(9));
   n += choose(5, 2.5, std::string("tag"));
   n += choose(std::nullopt, std::nullopt, std::nullopt);
+  n += sum_of({1, -2, 3, 40}, {0.1, 2.5});
   return static_cast<int>(n % 2);
 }

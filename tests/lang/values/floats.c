@@ -47,7 +47,19 @@ __attribute__((noinline)) int paint(enum color c, enum perms p, enum level l) {
   return (int)c + (int)p + (int)l;
 }
 
+/* Arrays of floating-point numbers inside a struct: each element a number. */
+struct series {
+  double w[3];
+  float f[2];
+};
+
+__attribute__((noinline)) double first_of(const struct series *s) {
+  printf("%g %g\n", s->w[0], s->f[1]);
+  return s->w[0] + s->f[1];
+}
+
 int main(void) {
+  struct series sr = {{0.5, -1.25, 1e300}, {0.1f, 3.5f}};
   struct reading rs[3] = {{21.5, 0.25f, 1}, {-3.75, 1.5f, 2}, {0.1, 3.0f, 3}};
   double m = mean(rs, 3);
   float h = halve(7.0f);
@@ -60,5 +72,6 @@ int main(void) {
   paint((enum color)7, (enum perms)(P_EXEC | 16), (enum level)-5);
   paint(RED, (enum perms)0, L_HIGH);
   paint((enum color)-1, (enum perms)4, (enum level)3);
+  first_of(&sr);
   return p > 10 ? 0 : 1;
 }

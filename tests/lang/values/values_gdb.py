@@ -6,6 +6,7 @@
 # own printing (Go, Rust, libstdc++'s pretty printers):
 #   ["float", VALUE, BYTES] ["int", N] ["text", STRING]
 #   ["items", LENGTH, [ELEMENTS]] ["enum", NUMBER, "AS GDB PRINTS IT"]
+#   ["items", LENGTH, [ELEMENTS], ELEMENT BYTES]  (a fixed array)
 #   ["ldouble", "AS GDB PRINTS IT"]
 #   ["none"] ["some", VALUE]  (an optional value: Rust's Option, std::optional)
 #   ["opt"] ["err", MESSAGE]
@@ -96,6 +97,11 @@ def render(v):
         return ["int", int(v)]
     if t.code == gdb.TYPE_CODE_PTR:
         return ["int", int(v.cast(gdb.lookup_type("unsigned long")))]
+    if t.code == gdb.TYPE_CODE_ARRAY:  # a fixed array: every element, a number each
+        low, high = t.range()
+        element = t.target().strip_typedefs()
+        elements = [float(v[i]) if element.code == gdb.TYPE_CODE_FLT else int(v[i]) for i in range(low, high + 1)]
+        return ["items", len(elements), elements, element.sizeof]
     optional = render_optional(v, t)
     if optional is not None:
         return optional

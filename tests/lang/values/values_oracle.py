@@ -169,7 +169,7 @@ def compare(g, ev, max_items):
         ok = isinstance(ours, list) and len(ours) == n and (cut == length if length > n else not cut)
         if ok:
             for a, b in zip(elements[:n], ours):
-                ok = ok and (same_float(a, b, 8) if isinstance(a, float) else a == b)
+                ok = ok and (same_float(a, b, g[3] if len(g) > 3 else 8) if isinstance(a, float) else a == b)
         return ("equal" if ok else "WRONG"), shown
     return "no oracle (%s)" % " ".join(str(x) for x in g[1:])[:60], shown
 

@@ -1,4 +1,4 @@
-#include "src/stream/tracefs_mount.h"
+#include "src/tracefs/tracefs_mount.h"
 
 #include <sys/mount.h>
 #include <unistd.h>
@@ -6,15 +6,13 @@
 #include <cerrno>
 #include <cstring>
 
-#include "src/stream/tracefs_cxx.h"
+#include "src/tracefs/tracefs.h"
+#include "src/tracefs/tracefs_cxx.h"
 
 namespace kpp {
 
-namespace {
-constexpr const char *kDefaultTracefs = "/sys/kernel/tracing";
-}
-
 Result<std::string> ensure_tracefs() {
+  if (!Tracefs::injected_root().empty()) return Tracefs::injected_root();
   const char *path = nullptr;
   // Ask without letting libtracefs mount: we want to say what we did.
   if (tracefs_tracing_dir_is_mounted(false, &path) == 1 && path)
