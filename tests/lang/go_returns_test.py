@@ -9,8 +9,13 @@ kill it: the control, which shows the stress is one. Needs root and uprobes; ski
 Usage: go_returns_test.py KPP FIXTURES"""
 import os
 import re
+import signal
 import subprocess
 import sys
+
+# A stop by SIGTERM (a user's kill) still runs the `finally` blocks that
+# remove this test's probes: Python's default for it ends the process at once.
+signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 KPP, FIX = sys.argv[1], sys.argv[2]
 TRACING = "/sys/kernel/tracing"

@@ -6,8 +6,13 @@ demangler and perf agree on. No root needed. Usage: names_test.py KPP FIXTURES""
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+
+# A stop by SIGTERM (a user's kill) still runs the `finally` blocks that
+# remove this test's probes: Python's default for it ends the process at once.
+signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 KPP, FIX = sys.argv[1], sys.argv[2]
 failures = []

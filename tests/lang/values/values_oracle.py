@@ -27,10 +27,15 @@ import json
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
+
+# A stop by SIGTERM (a user's kill) still runs the `finally` blocks that
+# remove this test's probes: Python's default for it ends the process at once.
+signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
