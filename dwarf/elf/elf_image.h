@@ -25,7 +25,7 @@
 
 #include "dwarf/debug_info.h"
 #include "dwarf/elf_reader.h"
-#include "dwarf/elf/instruction_decoder.h"
+#include "dwarf/elf/machine_code.h"
 #include "dwarf/elf/mapped_object.h"
 #include "dwarf/elf/section_layout.h"
 #include "dwarf/elf/symbol_table.h"
@@ -95,21 +95,11 @@ class ElfImage {
   // DebugInfo's section questions (dwarf/elf/elf_sections.cpp).
   std::optional<uint64_t> find_read_only_bytes(std::string_view bytes) const;
   std::optional<DebugInfo::GotSlot> got_slot_of(uint64_t address);
-  // Whether a disassembler for this machine is linked in (instruction_decoder.h).
-  bool decodes_instructions();
-  // Decoding the code from `from` (an instruction start) up to `end`,
-  // whether an instruction starts at `address`; nullopt without a
-  // disassembler, without code bytes there, or when decoding stops first.
-  std::optional<bool> starts_instruction(uint64_t from, uint64_t end, uint64_t address);
-  // The return instructions and outward jumps of the code [begin, end)
-  // (instruction_decoder.h); nullopt without a disassembler or code bytes there.
-  std::optional<InstructionDecoder::Exits> exits_of(uint64_t begin, uint64_t end);
-  // Whether a return instruction is at `address` (false without a disassembler).
-  bool returns_at(uint64_t address);
-  // Where Go's stack check at the start of the code [begin, end) ends
-  // (instruction_decoder.h); nullopt without a disassembler, code bytes or
-  // such a check there.
-  std::optional<uint64_t> after_go_stack_check(uint64_t begin, uint64_t end);
+  // The code, decoded (machine_code.h): instruction starts, returns, outward
+  // jumps, Go's stack check.
+  MachineCode &code() { return code_; }
+  // Whether a return instruction is at `address` (ElfFacts::returns_at).
+  bool returns_at(uint64_t address) { return code_.returns_at(address); }
   // The bytes of the section named `name` and its link-time address; nullopt
   // when the file has none with contents (SHT_NOBITS, a debug file's).
   struct SectionBytes {
@@ -126,10 +116,6 @@ class ElfImage {
 
  private:
   void read_facts();
-  // The bytes of the code section that holds [begin, end) (for .ko files at
-  // the laid-out addresses); nullopt when no section with contents holds it.
-  std::optional<std::string_view> code_bytes(uint64_t begin, uint64_t end) const;
-  InstructionDecoder *decoder();
 
   std::string path_;
   llvm::object::OwningBinary<llvm::object::ObjectFile> binary_;
@@ -151,8 +137,7 @@ class ElfImage {
   };
   std::optional<std::vector<GotEntry>> got_entries_;
   std::optional<bool> is_go_program_;
-  bool decoder_made_ = false;
-  std::unique_ptr<InstructionDecoder> decoder_;  // null: no disassembler for this machine
+  MachineCode code_{*binary_.getBinary(), *layout_};
 };
 
 }  // namespace kpp::dwarf

@@ -1,5 +1,5 @@
 // The ELF image's section questions: constant bytes in read-only data,
-// GOT slots of data symbols, and instruction starts in the code.
+// GOT slots of data symbols, sections by name.
 #include <algorithm>
 
 #include <llvm/Object/ELFObjectFile.h>
@@ -71,45 +71,6 @@ std::optional<DebugInfo::GotSlot> ElfImage::got_slot_of(uint64_t address) {
   return DebugInfo::GotSlot{it->slot, address - it->start};
 }
 
-InstructionDecoder *ElfImage::decoder() {
-  if (!decoder_made_) {
-    decoder_ = InstructionDecoder::for_machine(machine_);
-    decoder_made_ = true;
-  }
-  return decoder_.get();
-}
-
-bool ElfImage::decodes_instructions() { return decoder() != nullptr; }
-
-std::optional<bool> ElfImage::starts_instruction(uint64_t from, uint64_t end, uint64_t address) {
-  if (!decoder()) return std::nullopt;
-  auto code = code_bytes(from, end);
-  if (!code) return std::nullopt;
-  return decoder()->starts_instruction(*code, from, address);
-}
-
-std::optional<InstructionDecoder::Exits> ElfImage::exits_of(uint64_t begin, uint64_t end) {
-  if (!decoder() || end <= begin) return std::nullopt;
-  auto code = code_bytes(begin, end);
-  if (!code) return std::nullopt;
-  return decoder()->exits(*code, begin);
-}
-
-std::optional<uint64_t> ElfImage::after_go_stack_check(uint64_t begin, uint64_t end) {
-  if (!decoder() || end <= begin) return std::nullopt;
-  auto code = code_bytes(begin, end);
-  if (!code) return std::nullopt;
-  return decoder()->after_go_stack_check(*code, begin);
-}
-
-bool ElfImage::returns_at(uint64_t address) {
-  // One instruction is at most 15 bytes; fewer where the code section ends.
-  for (uint64_t size = 15; size > 0; --size)
-    if (std::optional<InstructionDecoder::Exits> exits = exits_of(address, address + size))
-      return !exits->returns.empty() && exits->returns.front() == address;
-  return false;
-}
-
 std::optional<ElfImage::SectionBytes> ElfImage::section_named(std::string_view name) const {
   for (const object::SectionRef &section : binary_.getBinary()->sections()) {
     auto section_name = section.getName();
@@ -131,22 +92,6 @@ std::optional<ElfImage::SectionBytes> ElfImage::section_named(std::string_view n
 bool ElfImage::is_go_program() {
   if (!is_go_program_) is_go_program_ = section_named(".gopclntab").has_value() || section_named(".go.buildinfo").has_value();
   return *is_go_program_;
-}
-
-std::optional<std::string_view> ElfImage::code_bytes(uint64_t begin, uint64_t end) const {
-  for (const object::SectionRef &section : binary_.getBinary()->sections()) {
-    if (section.isVirtual() || !section.isText()) continue;
-    uint64_t base = layout_->empty() ? section.getAddress() : layout_->base_of(section.getIndex());
-    if (begin < base || end > base + section.getSize() || (!layout_->empty() && base == 0)) continue;
-    auto contents = section.getContents();
-    if (!contents) {
-      consumeError(contents.takeError());
-      return std::nullopt;
-    }
-    if (contents->size() < end - base) return std::nullopt;
-    return std::string_view(contents->data() + (begin - base), end - begin);
-  }
-  return std::nullopt;
 }
 
 }  // namespace kpp::dwarf

@@ -365,11 +365,11 @@ static bool has_prologue_slot_parameters(const DWARFDie &function) {
   return false;
 }
 
-// The address after Go's stack check at `fn`'s entry (ElfImage's
+// The address after Go's stack check at `fn`'s entry (MachineCode's
 // after_go_stack_check), or the entry when it has none or no decoder reads it.
 static uint64_t past_go_stack_check(ElfImage &image, const Function &fn) {
   for (const AddressRange &range : fn.ranges)
-    if (range.begin == fn.entry) return image.after_go_stack_check(range.begin, range.end).value_or(fn.entry);
+    if (range.begin == fn.entry) return image.code().after_go_stack_check(range.begin, range.end).value_or(fn.entry);
   return fn.entry;
 }
 

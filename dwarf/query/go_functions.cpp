@@ -111,12 +111,12 @@ bool LlvmDebugInfo::is_go_function(const Function &fn) {
 }
 
 Result<std::vector<uint64_t>> LlvmDebugInfo::return_instructions(const Function &fn) {
-  if (!image_.decodes_instructions())
+  if (!image_.code().decodes_instructions())
     return Error("this kprobe-probe was built without an instruction decoder (cmake -DKPP_X86_DISASSEMBLER=ON), "
                  "which finding " + fn.name + "'s return instructions needs");
   std::vector<uint64_t> returns;
   for (const AddressRange &range : fn.ranges) {
-    std::optional<InstructionDecoder::Exits> exits = image_.exits_of(range.begin, range.end);
+    std::optional<InstructionDecoder::Exits> exits = image_.code().exits_of(range.begin, range.end);
     if (!exits) return Error("the code of " + fn.name + " (" + hex(range.begin) + "-" + hex(range.end) + ") is not in the file");
     if (exits->undecodable)
       return Error("the code of " + fn.name + " does not decode at " + hex(*exits->undecodable) +

@@ -191,16 +191,16 @@ TEST_F(ElfImageTest, AnInstructionStartsWhereTheDecoderLands) {
   auto image = ElfImage::open(KPP_ELF_IMAGE_FIXTURE);
   ASSERT_TRUE(image) << image.error().message;
   uint64_t entry = twice_.st_value, end = twice_.st_value + twice_.st_size;
-  if (!image->decodes_instructions()) {
-    EXPECT_EQ(image->starts_instruction(entry, end, entry), std::nullopt);
+  if (!image->code().decodes_instructions()) {
+    EXPECT_EQ(image->code().starts_instruction(entry, end, entry), std::nullopt);
     GTEST_SKIP() << "built without KPP_X86_DISASSEMBLER: the line table alone decides";
   }
   std::string code = raw_.bytes_at(entry, 8);
   size_t frame = code.find("\x55\x48\x89\xe5");
   ASSERT_TRUE(frame == 0 || frame == 4) << "twice does not open with push %rbp; mov %rsp,%rbp";
-  EXPECT_EQ(image->starts_instruction(entry, end, entry + frame), true);
-  EXPECT_EQ(image->starts_instruction(entry, end, entry + frame + 1), true);
-  EXPECT_EQ(image->starts_instruction(entry, end, entry + frame + 2), false);
+  EXPECT_EQ(image->code().starts_instruction(entry, end, entry + frame), true);
+  EXPECT_EQ(image->code().starts_instruction(entry, end, entry + frame + 1), true);
+  EXPECT_EQ(image->code().starts_instruction(entry, end, entry + frame + 2), false);
 }
 
 // Go's stack check at a function's entry, in the three forms Go's
