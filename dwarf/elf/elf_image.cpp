@@ -1,5 +1,5 @@
-// Opening the program's ELF image: its machine, build-id, load segments and
-// symbol table, read once, at open; file offsets from the load segments
+// Opening the program's ELF image: its machine, build-id and load segments,
+// read once, at open (its symbol table: program_symbols.cpp); file offsets from the load segments
 // (the one ELF header reader, dwarf/elf_reader.h).
 #include "dwarf/elf/elf_image.h"
 
@@ -45,33 +45,6 @@ void ElfImage::read_facts() {
     build_id_ = headers->build_id();
     headers_ = std::move(*headers);
   }
-  symbols_ = SymbolTable(obj, *layout_);
-  if (!symbols_.has_functions()) {
-    // A stripped program keeps the symbols it exports (.dynsym).
-    SymbolTable dynamic(obj, *layout_, SymbolSection::Dynamic);
-    if (dynamic.has_functions()) {
-      symbols_ = std::move(dynamic);
-      symbols_are_dynamic_ = true;
-    }
-  }
-  symbols_.read_lookups_from(path_, mapping_);
-}
-
-void ElfImage::adopt_symbols_of(const object::ObjectFile &debug, const std::string &debug_path,
-                                std::string_view debug_mapping) {
-  // A fully stripped program has no .symtab (at most the exported
-  // .dynsym); the debug file keeps the whole table.
-  if (!symbols_are_dynamic_ && symbols_.has_functions()) return;
-  SymbolTable full(debug, *layout_);
-  if (!full.has_functions()) return;
-  symbols_ = std::move(full);
-  symbols_.read_lookups_from(debug_path, debug_mapping);
-  symbols_are_dynamic_ = false;
-}
-
-bool ElfImage::is_kernel() const {
-  if (!is_kernel_) is_kernel_ = symbols_.contains("linux_banner");
-  return *is_kernel_;
 }
 
 Result<uint64_t> ElfImage::file_offset(uint64_t address) const {

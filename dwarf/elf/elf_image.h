@@ -25,11 +25,12 @@
 
 #include "dwarf/debug_info.h"
 #include "dwarf/elf_reader.h"
+#include "dwarf/elf/demangled_symbols.h"
 #include "dwarf/elf/machine_code.h"
 #include "dwarf/elf/mapped_object.h"
 #include "dwarf/elf/section_layout.h"
+#include "dwarf/elf/program_symbols.h"
 #include "dwarf/elf/symbol_table.h"
-#include "dwarf/lang/cxx_names.h"
 #include "util/result.h"
 
 namespace kpp::dwarf {
@@ -54,43 +55,41 @@ class ElfImage {
   uint16_t machine() const { return machine_; }          // ELF e_machine
   std::string build_id() const { return build_id_; }     // hex, empty when absent
   bool is_shared_library() const { return is_library_; }  // ET_DYN without a program interpreter
-  bool is_kernel() const;                                 // a vmlinux: has linux_banner
+  bool is_kernel() const { return symbols_.is_kernel(); }  // a vmlinux: has linux_banner
   // A .ko's sections laid out as the module loader does (empty for a linked
   // file): the addresses its symbols, code and DWARF are read at.
   const SectionLayout &layout() const { return *layout_; }
 
   // The symbol table: the program's .symtab, else its separate debug file's
-  // (adopt_symbols_of), else the program's .dynsym. Its queries sort it, or
-  // read it further, on first use.
-  SymbolTable &symbols() { return symbols_; }
-  // A program stripped of its .symtab (at most the exported .dynsym left)
-  // takes the whole table of its separate debug file `debug`, when that has
-  // function symbols; `debug` (the file at `debug_path`, mapped at
-  // `debug_mapping`) must outlive this image.
+  // (adopt_symbols_of), else the program's .dynsym (program_symbols.h). Its
+  // queries sort it, or read it further, on first use.
+  SymbolTable &symbols() { return symbols_.table(); }
+  // A program stripped of its .symtab takes the whole table of its separate
+  // debug file `debug` (ProgramSymbols::adopt_table_of); `debug` (the file at
+  // `debug_path`, mapped at `debug_mapping`) must outlive this image.
   void adopt_symbols_of(const llvm::object::ObjectFile &debug, const std::string &debug_path,
-                        std::string_view debug_mapping);
+                        std::string_view debug_mapping) {
+    symbols_.adopt_table_of(debug, debug_path, debug_mapping);
+  }
 
   // The file offset uprobes take for link-time `address`, and back
   // (ElfReader::file_offset: the load segments).
   Result<uint64_t> file_offset(uint64_t address) const;
   std::optional<uint64_t> address_of_file_offset(uint64_t offset) const;
 
-  // DebugInfo's symbol questions (see dwarf/debug_info.h).
-  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address);
-  std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names);
-  std::vector<uint64_t> function_symbol_addresses(const std::string &name);
-  std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address);
-  // symbols().functions()' names demangled (nullopt: not a C++ function),
-  // and as -F prints each ("" for a C name); made on first use.
-  const std::vector<std::optional<DemangledFunction>> &demangled_symbols();
-  const std::vector<std::string> &printed_symbols();
-  // The same for symbols().functions()[i] alone (from those vectors when
-  // they are made): a lookup demangles only the symbols that may match.
-  std::optional<DemangledFunction> demangled_symbol(size_t i);
-  std::string printed_symbol(size_t i);
-  // Whether any function symbol demangles (demangled_symbols() has a value),
-  // found without demangling them all.
-  bool has_demangled_function();
+  // DebugInfo's symbol questions (dwarf/elf_facts.h), which the chosen table answers.
+  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) { return symbols_.symbolize(address); }
+  std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) {
+    return symbols_.symbol_addresses(names);
+  }
+  std::vector<uint64_t> function_symbol_addresses(const std::string &name) {
+    return symbols_.function_symbol_addresses(name);
+  }
+  std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) {
+    return symbols_.unique_function_symbol_before(address);
+  }
+  // The function symbols' names demangled, and as -F prints them (demangled_symbols.h).
+  DemangledSymbols &demangled() { return demangled_; }
 
   // DebugInfo's section questions (dwarf/elf/elf_sections.cpp).
   std::optional<uint64_t> find_read_only_bytes(std::string_view bytes) const;
@@ -120,17 +119,13 @@ class ElfImage {
   std::string path_;
   llvm::object::OwningBinary<llvm::object::ObjectFile> binary_;
   std::string_view mapping_;
-  std::unique_ptr<SectionLayout> layout_;  // on the heap: symbols_ points to it, and images move
+  std::unique_ptr<SectionLayout> layout_;  // on the heap: the parts point to it, and images move
   uint16_t machine_ = 0;
   std::string build_id_;
   bool is_library_ = false;
   std::optional<ElfReader> headers_;  // the file's headers: load segments, notes; nullopt if unreadable
-  mutable SymbolTable symbols_;
-  bool symbols_are_dynamic_ = false;
-  mutable std::optional<bool> is_kernel_;  // asked on first use
-  std::map<std::string, std::optional<uint64_t>, std::less<>> marker_addresses_;  // symbol_addresses(), memoized
-  std::optional<std::vector<std::optional<DemangledFunction>>> demangled_symbols_;
-  std::optional<std::vector<std::string>> printed_symbols_;
+  ProgramSymbols symbols_{*binary_.getBinary(), *layout_, path_, mapping_};
+  DemangledSymbols demangled_{symbols_.table()};
   // Data symbols reached through the GOT: (start, size, slot), by start; read at first use.
   struct GotEntry {
     uint64_t start = 0, size = 0, slot = 0;

@@ -199,7 +199,7 @@ std::vector<Function> LlvmDebugInfo::functions_by_symbol(const std::string &name
   std::vector<Function> found = function_symbols(name);
   if (found.empty() && is_cxx_query(name)) {
     CxxQuery query = parse_cxx_query(name);
-    const auto &demangled = image_.demangled_symbols();
+    const auto &demangled = image_.demangled().all();
     const std::vector<ElfSymbol> &functions = image_.symbols().functions();
     for (size_t i = 0; i < functions.size(); ++i)
       if (demangled[i] && cxx_name_matches(query, *demangled[i])) found.push_back(function_of_symbol(functions[i], name));
@@ -247,7 +247,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   // that has C++ functions at all. (Names as they are come first: a Go
   // "main.(*T).Run" is one.)
   if (result.empty()) {
-    bool has_cxx = image_.has_demangled_function();
+    bool has_cxx = image_.demangled().any();
     if (has_cxx || is_cxx_query(name)) result = find_cxx_functions(parse_cxx_query(name), file, inlines);
   }
   // Symbols first: a function symbol that no DWARF describes (written in
@@ -311,14 +311,14 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
   // a word every symbol is demangled, once, and kept for the next lookup.
   std::optional<std::string> word = verbatim_word(query);
   if (!word) {
-    image_.demangled_symbols();
-    image_.printed_symbols();
+    image_.demangled().all();
+    image_.demangled().all_printed();
   }
   std::set<uint64_t> bare_entries;
   for (size_t i = 0; i < functions.size(); ++i) {
     if (word && functions[i].name.find(*word) == std::string::npos) continue;
-    std::optional<DemangledFunction> demangled = image_.demangled_symbol(i);
-    std::string printed = image_.printed_symbol(i);
+    std::optional<DemangledFunction> demangled = image_.demangled().of(i);
+    std::string printed = image_.demangled().printed(i);
     // A Rust hash asked for is checked by cxx_name_matches alone.
     bool printed_ok = query.rust_hash.empty() && printed_name_matches(query.printed, printed);
     if (!(demangled && cxx_name_matches(query, *demangled)) && !printed_ok) continue;
@@ -339,7 +339,7 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
 
 std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &name, size_t max) {
   std::set<std::string> names;
-  const auto &demangled = image_.demangled_symbols();
+  const auto &demangled = image_.demangled().all();
   // A name with a parameter list is compared with the overloads' ("twice(short)": "twice(int)", "twice(long)").
   bool with_params = name.find('(') != std::string::npos;
   const std::vector<ElfSymbol> &functions = image_.symbols().functions();
