@@ -1,11 +1,7 @@
 // The files a program's DWARF is read from (dwarf_files.h): its DWARF
 // context, made on first use from the program, its separate debug file or
 // an inflated copy of either; and the raw sections the function index reads.
-#include <algorithm>
-#include <thread>
-
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <llvm/Support/Error.h>
@@ -40,10 +36,16 @@ class LaidOutSections final : public LoadedObjectInfo {
 DWARFContext &DwarfFiles::context() {
   // Made on first use: a bare FUNC%return or -F never needs it.
   if (!context_) {
-    inflate_dwarf();
-    const object::ObjectFile &dwarf_file = inflated_.binary.getBinary() ? *inflated_.binary.getBinary()
-                                           : debug_binary_.getBinary()  ? *debug_binary_.getBinary()
-                                                                        : image_.object();
+    const object::ObjectFile &source = debug_binary_.getBinary() ? *debug_binary_.getBinary() : image_.object();
+    std::string_view elf(source.getData().data(), source.getData().size());
+    // Compressed sections are read from an inflated copy (inflated_copy.h);
+    // with nothing compressed (or nothing it reads) LLVM reads the file as it is.
+    if (auto layout = inflated_layout(elf)) {
+      std::optional<CacheHome> home = cache_home(debug_path());
+      inflated_.make(elf, *layout, debug_binary_.getBinary() ? debug_mapping_ : image_.mapping(), home ? &*home : nullptr,
+                     options_.reads_locations);
+    }
+    const object::ObjectFile &dwarf_file = inflated_.object() ? *inflated_.object() : source;
     // Problems in the DWARF are reported by the queries that meet them; the
     // handlers keep LLVM from printing to stderr on its own.
     LaidOutSections laid_out(image_.layout());
@@ -52,45 +54,6 @@ DWARFContext &DwarfFiles::context() {
                                     problems_.handler(debug_path()), problems_.handler(debug_path()));
   }
   return *context_;
-}
-
-void DwarfFiles::inflate_dwarf() {
-  const object::ObjectFile &source = debug_binary_.getBinary() ? *debug_binary_.getBinary() : image_.object();
-  std::string_view elf(source.getData().data(), source.getData().size());
-  auto layout = inflated_layout(elf);
-  if (!layout) return;  // nothing compressed (or nothing this reads): LLVM reads the file as it is
-  InflateOptions options;
-  options.threads = std::max(1u, std::thread::hardware_concurrency());
-  std::string_view source_mapping = debug_binary_.getBinary() ? debug_mapping_ : image_.mapping();
-  auto adopt = [&](const std::string &file) {
-    auto object = open_mapped_object(file);
-    if (!object) return false;
-    inflated_ = std::move(*object);
-    inflated_path_ = file;
-    return true;
-  };
-  // A cached image (made by an earlier run) when it has the layout this file's headers give.
-  if (auto home = cache_home(debug_path())) {
-    home->key.identity += " inflated v1";
-    std::string file = cache_file(home->directory, home->key, ".dwarf");
-    UniqueFd cached(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
-    if (cached.valid() && is_inflated_image(cached.get(), *layout, home->key.identity) && adopt(file)) return;
-    Status stored = store_written(file, home->max_bytes, [&](int fd) -> Status {
-      if (Status written = write_inflated_image(elf, fd, options); !written) return written;
-      return seal_inflated_image(fd, *layout, home->key.identity);
-    });
-    drop_pages(source_mapping, source_mapping);
-    if (stored && adopt(file)) return;
-  }
-  // Without the cache: in memory, but not in the process's (a memfd's pages
-  // count only where they are mapped and read).
-  UniqueFd memory(memfd_create("kpp-inflated-dwarf", MFD_CLOEXEC));
-  InflateOptions in_memory = options;
-  in_memory.reserve = false;
-  if (!options_.reads_locations) in_memory.leave_out = {".debug_loclists", ".debug_loc"};
-  if (!memory.valid() || !write_inflated_image(elf, memory.get(), in_memory)) return;  // LLVM inflates, as before
-  drop_pages(source_mapping, source_mapping);
-  if (adopt("/proc/self/fd/" + std::to_string(memory.get()))) inflated_fd_ = std::move(memory);
 }
 
 bool DwarfFiles::has_debug_info() const {
@@ -131,14 +94,10 @@ DWARFContext &DwarfFiles::mapped_dwarf() {
   return context();
 }
 
-bool DwarfFiles::remove_cached_image() const {
-  return dies_from_cached_image() && ::unlink(inflated_path_.c_str()) == 0;
-}
-
 void DwarfFiles::drop_mapped_pages() {
   image_.drop_mapped_pages();
   drop_pages(debug_mapping_, debug_mapping_);
-  drop_pages(inflated_.mapping, inflated_.mapping);
+  drop_pages(inflated_.mapping(), inflated_.mapping());
 }
 
 std::optional<CacheHome> DwarfFiles::cache_home(const std::string &binary) const {

@@ -1,6 +1,6 @@
 // Where a program's DWARF is read from (private to dwarf/): the program's
 // ELF image, its separate debug file (build-id, .gnu_debuglink, debuginfod:
-// separate_debug.cpp) or an inflated copy of either (dwarf/elf/inflated_image.h),
+// separate_debug.cpp) or an inflated copy of either (inflated_copy.h),
 // and LLVM's context over it, made on first use (dwarf_files.cpp). One job,
 // the files: LlvmDebugInfo (dwarf/query/llvm_debug_info.h) asks the questions.
 // The image is owned here, declared after the debug file whose symbol table
@@ -24,6 +24,7 @@
 #include "dwarf/index/name_search.h"
 #include "dwarf/raw/raw_sections.h"
 #include "dwarf/source/dwarf_problems.h"
+#include "dwarf/source/inflated_copy.h"
 #include "util/unique_fd.h"
 
 namespace kpp::dwarf {
@@ -78,16 +79,16 @@ class DwarfFiles {
   const llvm::object::ObjectFile *debug_object() const { return debug_binary_.getBinary(); }
   // The mapping the DWARF is read from (empty when it is not a file mapping), and its file.
   std::string_view dwarf_mapping() const {
-    return inflated_.binary.getBinary() ? inflated_.mapping : debug_path_.empty() ? image_.mapping() : debug_mapping_;
+    return inflated_.object() ? inflated_.mapping() : debug_path_.empty() ? image_.mapping() : debug_mapping_;
   }
-  const std::string &dwarf_file() const { return inflated_path_.empty() ? debug_path() : inflated_path_; }
+  const std::string &dwarf_file() const { return inflated_.path().empty() ? debug_path() : inflated_.path(); }
   // Whether LLVM reads the DIEs from the cache's inflated copy, which a
   // crafted copy could replace after a verdict on the first; the file LLVM
   // reads the DIEs from, for messages.
-  bool dies_from_cached_image() const { return !inflated_path_.empty() && !inflated_fd_.valid(); }
-  std::string dies_file() const { return dies_from_cached_image() ? inflated_path_ : debug_path(); }
+  bool dies_from_cached_image() const { return inflated_.is_cached(); }
+  std::string dies_file() const { return dies_from_cached_image() ? inflated_.path() : debug_path(); }
   // Removes a damaged inflated copy from the cache: whether it was removed.
-  bool remove_cached_image() const;
+  bool remove_cached_image() const { return inflated_.remove_from_cache(); }
   std::vector<std::string> problems() const { return problems_.messages(); }
 
   // Where this run keeps cache files of `binary` (the program, or the
@@ -104,18 +105,14 @@ class DwarfFiles {
   void drop_mapped_pages();
 
  private:
-  void inflate_dwarf();
-
   std::string debug_path_;  // empty: the program has its DWARF
   llvm::object::OwningBinary<llvm::object::ObjectFile> debug_binary_;
   std::string_view debug_mapping_;  // debug_binary_'s bytes when file-mapped
   ElfImage image_;
   const OpenOptions options_;
   // The DWARF's file with its compressed sections inflated: a cache file, or
-  // a memfd (inflated_fd_) with --no-cache.
-  MappedObject inflated_;
-  std::string inflated_path_;
-  UniqueFd inflated_fd_;
+  // a memfd with --no-cache (inflated_copy.h).
+  InflatedCopy inflated_;
   std::unique_ptr<llvm::DWARFContext> context_;
   DwarfProblems problems_;  // what LLVM's handlers of context_ report
   bool headers_mapped_ = false;
