@@ -36,13 +36,13 @@ class LaidOutSections final : public LoadedObjectInfo {
 DWARFContext &DwarfFiles::context() {
   // Made on first use: a bare FUNC%return or -F never needs it.
   if (!context_) {
-    const object::ObjectFile &source = debug_binary_.getBinary() ? *debug_binary_.getBinary() : image_.object();
+    const object::ObjectFile &source = debug_.object() ? *debug_.object() : image_.object();
     std::string_view elf(source.getData().data(), source.getData().size());
     // Compressed sections are read from an inflated copy (inflated_copy.h);
     // with nothing compressed (or nothing it reads) LLVM reads the file as it is.
     if (auto layout = inflated_layout(elf)) {
       std::optional<CacheHome> home = cache_home(debug_path());
-      inflated_.make(elf, *layout, debug_binary_.getBinary() ? debug_mapping_ : image_.mapping(), home ? &*home : nullptr,
+      inflated_.make(elf, *layout, debug_.object() ? debug_.mapping() : image_.mapping(), home ? &*home : nullptr,
                      options_.reads_locations);
     }
     const object::ObjectFile &dwarf_file = inflated_.object() ? *inflated_.object() : source;
@@ -54,6 +54,12 @@ DWARFContext &DwarfFiles::context() {
                                     problems_.handler(debug_path()), problems_.handler(debug_path()));
   }
   return *context_;
+}
+
+Status DwarfFiles::attach_separate_debug() {
+  Status found = debug_.find(image_.object(), image_.path(), image_.build_id(), options_);
+  if (found) image_.adopt_symbols_of(*debug_.object(), debug_.path(), debug_.mapping());
+  return found;
 }
 
 bool DwarfFiles::has_debug_info() const {
@@ -96,7 +102,7 @@ DWARFContext &DwarfFiles::mapped_dwarf() {
 
 void DwarfFiles::drop_mapped_pages() {
   image_.drop_mapped_pages();
-  drop_pages(debug_mapping_, debug_mapping_);
+  drop_pages(debug_.mapping(), debug_.mapping());
   drop_pages(inflated_.mapping(), inflated_.mapping());
 }
 

@@ -1,6 +1,6 @@
 // Where a program's DWARF is read from (private to dwarf/): the program's
 // ELF image, its separate debug file (build-id, .gnu_debuglink, debuginfod:
-// separate_debug.cpp) or an inflated copy of either (inflated_copy.h),
+// separate_debug.h) or an inflated copy of either (inflated_copy.h),
 // and LLVM's context over it, made on first use (dwarf_files.cpp). One job,
 // the files: LlvmDebugInfo (dwarf/query/llvm_debug_info.h) asks the questions.
 // The image is owned here, declared after the debug file whose symbol table
@@ -25,6 +25,7 @@
 #include "dwarf/raw/raw_sections.h"
 #include "dwarf/source/dwarf_problems.h"
 #include "dwarf/source/inflated_copy.h"
+#include "dwarf/source/separate_debug.h"
 #include "util/unique_fd.h"
 
 namespace kpp::dwarf {
@@ -50,21 +51,19 @@ class DwarfFiles {
   ElfImage &image() { return image_; }
   const ElfImage &image() const { return image_; }
   // The separate debug file the DWARF comes from, else the program.
-  const std::string &debug_path() const { return debug_path_.empty() ? image_.path() : debug_path_; }
+  const std::string &debug_path() const { return debug_.path().empty() ? image_.path() : debug_.path(); }
 
   // Whether the program has a .debug_info (its units are not read yet).
   bool has_debug_info() const;
   // For a program without DWARF: finds its separate debug file (build-id,
-  // .gnu_debuglink) and reads the DWARF from it (separate_debug.cpp).
+  // .gnu_debuglink, debuginfod: separate_debug.h), reads the DWARF from it,
+  // and the symbols too when the program has no .symtab.
   // The error lists every path tried; no_dwarf_note() names them after a failure.
   Status attach_separate_debug();
-  // The debug file of `build_id` from debuginfod: here, or in the background
-  // (OpenOptions::debuginfod_background: an error while it is pending).
-  Result<std::string> fetch_from_debuginfod(const std::string &build_id);
   // Set when no DWARF was found: where it was looked for.
-  const std::string &no_dwarf_note() const { return no_dwarf_note_; }
+  const std::string &no_dwarf_note() const { return debug_.not_found_note(); }
   // The build-id whose debug file is being fetched in the background.
-  const std::string &awaited_build_id() const { return awaited_build_id_; }
+  const std::string &awaited_build_id() const { return debug_.awaited_build_id(); }
   // What the DWARF leaves to a supplementary file, unread (supplementary.cpp).
   std::string unread_supplementary() const;
 
@@ -76,10 +75,10 @@ class DwarfFiles {
   // -F) never maps them.
   llvm::DWARFContext &mapped_dwarf();
   // The separate debug file's object; null when the program holds its DWARF.
-  const llvm::object::ObjectFile *debug_object() const { return debug_binary_.getBinary(); }
+  const llvm::object::ObjectFile *debug_object() const { return debug_.object(); }
   // The mapping the DWARF is read from (empty when it is not a file mapping), and its file.
   std::string_view dwarf_mapping() const {
-    return inflated_.object() ? inflated_.mapping() : debug_path_.empty() ? image_.mapping() : debug_mapping_;
+    return inflated_.object() ? inflated_.mapping() : debug_.object() ? debug_.mapping() : image_.mapping();
   }
   const std::string &dwarf_file() const { return inflated_.path().empty() ? debug_path() : inflated_.path(); }
   // Whether LLVM reads the DIEs from the cache's inflated copy, which a
@@ -105,9 +104,7 @@ class DwarfFiles {
   void drop_mapped_pages();
 
  private:
-  std::string debug_path_;  // empty: the program has its DWARF
-  llvm::object::OwningBinary<llvm::object::ObjectFile> debug_binary_;
-  std::string_view debug_mapping_;  // debug_binary_'s bytes when file-mapped
+  SeparateDebugFile debug_;  // none found (or looked for): the program has its DWARF
   ElfImage image_;
   const OpenOptions options_;
   // The DWARF's file with its compressed sections inflated: a cache file, or
@@ -116,8 +113,6 @@ class DwarfFiles {
   std::unique_ptr<llvm::DWARFContext> context_;
   DwarfProblems problems_;  // what LLVM's handlers of context_ report
   bool headers_mapped_ = false;
-  std::string awaited_build_id_;
-  std::string no_dwarf_note_;
   mutable std::string cache_refused_;
   UniqueFd searched_fd_;
   bool searched_fd_opened_ = false;

@@ -1,17 +1,18 @@
-// A stripped program's DWARF from its separate debug file (see
-// debug_link.h for where we look). Only the DWARF moves: load segments and
-// file offsets stay the program's (its ELF image's), since uprobes are
-// placed on the program's path and offsets; so do its symbols, unless it
-// has no .symtab and the debug file has one (ElfImage::adopt_symbols_of).
+// A stripped program's separate debug file, found and checked
+// (separate_debug.h; debug_link.h for where we look). Only the DWARF moves:
+// load segments and file offsets stay the program's (its ELF image's), since
+// uprobes are placed on the program's path and offsets; so do its symbols,
+// unless it has no .symtab and the debug file has one (ElfImage::adopt_symbols_of).
 #include <unistd.h>
 
 #include <llvm/Support/Error.h>
 
 #include "dwarf/debuginfod.h"
+#include "dwarf/elf/elf_image.h"  // build_id_of
 #include "dwarf/elf/mapped_object.h"
-#include "dwarf/source/dwarf_files.h"
 #include "dwarf/source/debug_link.h"
 #include "dwarf/source/debuginfod_background.h"
+#include "dwarf/source/separate_debug.h"
 
 namespace kpp::dwarf {
 
@@ -91,9 +92,9 @@ std::string missing_dwarf_note(const std::string &path, const std::string &tried
 
 }  // namespace
 
-Result<std::string> DwarfFiles::fetch_from_debuginfod(const std::string &build_id) {
-  DebuginfodBackground *background = options_.debuginfod_background;
-  if (!background && !options_.debuginfod_fetch) {
+Result<std::string> SeparateDebugFile::fetch_from_debuginfod(const std::string &build_id, const OpenOptions &options) {
+  DebuginfodBackground *background = options.debuginfod_background;
+  if (!background && !options.debuginfod_fetch) {
     if (auto cached = debuginfod_cached_debuginfo(build_id)) return *cached;
     return Error("the debug info of build-id " + build_id + " is not in the debuginfod cache (not fetched here)");
   }
@@ -105,14 +106,13 @@ Result<std::string> DwarfFiles::fetch_from_debuginfod(const std::string &build_i
   return Error("the debug info of build-id " + build_id + " is being fetched from debuginfod");
 }
 
-Status DwarfFiles::attach_separate_debug() {
-  const object::ObjectFile &program = image_.object();
-  const std::string build_id = image_.build_id();
+Status SeparateDebugFile::find(const object::ObjectFile &program, const std::string &path, const std::string &build_id,
+                               const OpenOptions &options) {
   std::string tried;
-  for (DebugCandidate &candidate : debug_candidates(program, image_.path(), build_id)) {
+  for (DebugCandidate &candidate : debug_candidates(program, path, build_id)) {
     if (candidate.from_debuginfod) {
       // Fetched only when nothing local was found; then checked as a local file is.
-      auto fetched = fetch_from_debuginfod(build_id);
+      auto fetched = fetch_from_debuginfod(build_id, options);
       if (!fetched) {
         tried += "\n    " + fetched.error().message;
         continue;
@@ -126,15 +126,13 @@ Status DwarfFiles::attach_separate_debug() {
     }
     // Its DWARF is read on first use (context()): -F and bare return
     // probes need only its symbol table, not its inflated sections.
-    debug_binary_ = std::move(file->binary);
-    debug_mapping_ = file->mapping;
-    debug_path_ = candidate.path;
-    image_.adopt_symbols_of(*debug_binary_.getBinary(), debug_path_, debug_mapping_);
+    file_ = std::move(*file);
+    path_ = candidate.path;
     return Ok{};
   }
   // Without DWARF the symbol tables still serve: a note, not an error.
-  no_dwarf_note_ = missing_dwarf_note(image_.path(), tried);
-  return Error(no_dwarf_note_, "rebuild it with -g, or install its debug symbols (the -dbg/-dbgsym package; "
+  not_found_note_ = missing_dwarf_note(path, tried);
+  return Error(not_found_note_, "rebuild it with -g, or install its debug symbols (the -dbg/-dbgsym package; "
                                "KPP_DEBUG_ROOT names a debug tree other than /usr/lib/debug), or name debuginfod "
                                "servers in DEBUGINFOD_URLS");
 }

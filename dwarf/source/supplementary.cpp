@@ -10,8 +10,8 @@ namespace kpp::dwarf {
 using namespace llvm;
 
 std::string DwarfFiles::unread_supplementary() const {
-  const object::ObjectFile *dwarf_file = debug_path_.empty() ? &image_.object() : debug_binary_.getBinary();
-  if (!dwarf_file || !no_dwarf_note_.empty()) return {};
+  const object::ObjectFile *dwarf_file = debug_.object() ? debug_.object() : &image_.object();
+  if (!no_dwarf_note().empty()) return {};
   std::optional<SupplementaryLink> link;
   for (const object::SectionRef &section : dwarf_file->sections()) {
     auto name = section.getName();
