@@ -47,20 +47,20 @@ dwarf::OpenOptions target_open_options(const CliOptions &options, const ParsedSp
 
 // A vmlinux or .ko built from other sources than what runs would put probes
 // at wrong places: refuse it unless forced. -D works offline, on any files.
-Status check_build_id(const CliOptions &options, const dwarf::DebugInfo &debug, const std::string &running,
+Status check_build_id(const CliOptions &options, const dwarf::ElfFacts &elf, const std::string &running,
                       const std::string &what) {
   // Only adding probes to this kernel needs the match; -D, -L, -V and -F
   // read any kernel's vmlinux offline.
   bool offline = options.add.empty();
   if (offline || options.force || running.empty()) return Ok{};
-  if (debug.build_id() == running) return Ok{};
+  if (elf.build_id() == running) return Ok{};
   // No build-id proves nothing: the file may be any kernel's.
-  if (debug.build_id().empty())
-    return Error("'" + debug.path() + "' has no build-id: it cannot be checked against the running " + what +
+  if (elf.build_id().empty())
+    return Error("'" + elf.path() + "' has no build-id: it cannot be checked against the running " + what +
                      " (build-id " + running + ")",
                  "give the " + what + "'s own debug file (-k/-m PATH), or -f to use it anyway (probes may land at "
                  "wrong places)");
-  return Error("'" + debug.path() + "' does not match the running " + what + ": its build-id is " + debug.build_id() +
+  return Error("'" + elf.path() + "' does not match the running " + what + ": its build-id is " + elf.build_id() +
                    ", the running " + what + "'s is " + running,
                "give the matching file (-k/-m PATH), or -f to use it anyway (probes may land at wrong places)");
 }
