@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -25,6 +24,7 @@
 #include "src/spec/error_format.h"
 #include "src/stream/stale_instances.h"
 #include "util/crash_note.h"
+#include "util/files.h"
 #include "util/strings.h"
 #include "util/tool_pid.h"
 
@@ -55,8 +55,7 @@ std::vector<std::pair<pid_t, std::string>> adopted() {
   pid_t self = getpid();
   while (dirent *e = readdir(d)) {
     if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    std::string text = read_file_or_empty(std::string("/proc/") + e->d_name + "/stat");
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
     size_t open = text.find('('), close = text.rfind(')');
     if (open == std::string::npos || close == std::string::npos || close < open) continue;

@@ -9,12 +9,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <optional>
 #include <sstream>
 
 #include "dwarf/elf_reader.h"
+#include "util/files.h"
 
 namespace kpp {
 
@@ -97,12 +97,10 @@ namespace {
 // The executable mappings of /proc/PID/maps, the vDSO's included; nullopt
 // when the process is gone.
 std::optional<std::vector<FileMapping>> maps_now(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::vector<FileMapping> maps = parse_process_maps(text.str());
-  std::istringstream lines(text.str());
+  Result<std::string> text = read_whole_file("/proc/" + std::to_string(pid) + "/maps");
+  if (!text) return std::nullopt;
+  std::vector<FileMapping> maps = parse_process_maps(*text);
+  std::istringstream lines(*text);
   for (std::string line; std::getline(lines, line);) {
     unsigned long start = 0, end = 0;
     if (line.size() > 6 && line.compare(line.size() - 6, 6, "[vdso]") == 0 &&

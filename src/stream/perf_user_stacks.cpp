@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "util/strings.h"  // hex()
+
 namespace kpp {
 
 namespace {
@@ -70,12 +72,6 @@ std::vector<int> online_cpus() {
   return cpus;
 }
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // Reads a u64 at `p` (records are 8-byte aligned, scratch copies too).
 uint64_t u64_at(const uint8_t *p) {
   uint64_t v;
@@ -125,7 +121,7 @@ Status PerfUserStacks::open_cpu(int cpu, const PerfUserStacksOptions &options) {
     int fd = perf_event_open(&attr, cpu, -1);
     if (fd < 0) {
       if (errno == ENODEV || errno == ENOENT) return Ok{};  // an offline CPU
-      return Error("cannot sample the user stacks at " + site.path + ":0x" + hex(site.offset) + " on cpu" +
+      return Error("cannot sample the user stacks at " + site.path + ":" + hex(site.offset) + " on cpu" +
                        std::to_string(cpu) + ": perf_event_open: " + std::strerror(errno),
                    errno == EACCES || errno == EPERM ? "run as root (or lower kernel.perf_event_paranoid)" : "");
     }

@@ -11,10 +11,10 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "src/stream/process_maps.h"
+#include "util/files.h"
 #include "util/same_file.h"
 #include "util/strings.h"
 
@@ -25,14 +25,6 @@ namespace {
 constexpr unsigned long kKernelThreadFlag = 0x00200000;  // PF_KTHREAD in /proc/PID/stat's flags
 
 std::string proc_file(pid_t pid, const char *name) { return "/proc/" + std::to_string(pid) + "/" + name; }
-
-std::optional<std::string> read_small_file(const std::string &path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // A /proc link's target; errno set when it cannot be read.
 std::optional<std::string> read_link(const std::string &path) {
@@ -56,7 +48,7 @@ std::string status_field(const std::string &status, const std::string &key) {
 // State and flags from /proc/PID/stat: "pid (comm) S ppid pgrp session tty tpgid flags ...";
 // comm may hold spaces and parentheses, so the fields start after the last ')'.
 bool read_state(pid_t pid, char &state, unsigned long &flags) {
-  auto stat = read_small_file(proc_file(pid, "stat"));
+  Result<std::string> stat = read_whole_file(proc_file(pid, "stat"));
   if (!stat) return false;
   size_t close = stat->rfind(')');
   if (close == std::string::npos) return false;
@@ -80,7 +72,7 @@ Error pid_error(pid_t pid, const std::string &why, const std::string &hint = {})
 Error pidfd_error(pid_t pid, int err) {
   if (err == ESRCH) return pid_error(pid, "no such process", "find it with pgrep NAME or ps");
   if (err == EINVAL || err == ENOENT) {  // a thread that leads no thread group (ENOENT since 6.9)
-    std::string tgid = status_field(read_small_file(proc_file(pid, "status")).value_or(""), "Tgid");
+    std::string tgid = status_field(read_file_or_empty(proc_file(pid, "status")), "Tgid");
     if (!tgid.empty() && tgid != std::to_string(pid))
       return pid_error(pid, "a thread of process " + tgid + ", not a process", "give -p " + tgid);
   }
@@ -97,14 +89,14 @@ Result<TargetProcess> TargetProcess::open(pid_t pid) {
   char state = '?';
   unsigned long flags = 0;
   if (!read_state(pid, state, flags)) return pid_error(pid, "exited while being read");
-  p.comm_ = read_small_file(proc_file(pid, "comm")).value_or("");
+  p.comm_ = read_file_or_empty(proc_file(pid, "comm"));
   if (!p.comm_.empty() && p.comm_.back() == '\n') p.comm_.pop_back();
   if (flags & kKernelThreadFlag)
     return pid_error(pid, "'" + p.comm_ + "' is a kernel thread: it runs no program to probe",
                      "kernel code is probed without -p (kprobes)");
   if (state == 'Z' || state == 'X')
     return pid_error(pid, "'" + p.comm_ + "' has exited (a zombie its parent has not reaped)");
-  std::string nspid = status_field(read_small_file(proc_file(pid, "status")).value_or(""), "NSpid");
+  std::string nspid = status_field(read_file_or_empty(proc_file(pid, "status")), "NSpid");
   if (size_t tab = nspid.find_last_of(" \t"); tab != std::string::npos) p.ns_pid_ = std::atoi(nspid.c_str() + tab + 1);
   if (Status files = p.read_files(); !files) return std::move(files).error();
   if (!p.alive()) return pid_error(pid, "exited while being read");
