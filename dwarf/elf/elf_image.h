@@ -26,6 +26,7 @@
 #include "dwarf/debug_info.h"
 #include "dwarf/elf_reader.h"
 #include "dwarf/elf/demangled_symbols.h"
+#include "dwarf/elf/got_slots.h"
 #include "dwarf/elf/machine_code.h"
 #include "dwarf/elf/mapped_object.h"
 #include "dwarf/elf/section_layout.h"
@@ -93,7 +94,8 @@ class ElfImage {
 
   // DebugInfo's section questions (dwarf/elf/elf_sections.cpp).
   std::optional<uint64_t> find_read_only_bytes(std::string_view bytes) const;
-  std::optional<DebugInfo::GotSlot> got_slot_of(uint64_t address);
+  // The GOT slot a global is read through (got_slots.h).
+  std::optional<DebugInfo::GotSlot> got_slot_of(uint64_t address) { return got_.slot_of(address); }
   // The code, decoded (machine_code.h): instruction starts, returns, outward
   // jumps, Go's stack check.
   MachineCode &code() { return code_; }
@@ -126,11 +128,7 @@ class ElfImage {
   std::optional<ElfReader> headers_;  // the file's headers: load segments, notes; nullopt if unreadable
   ProgramSymbols symbols_{*binary_.getBinary(), *layout_, path_, mapping_};
   DemangledSymbols demangled_{symbols_.table()};
-  // Data symbols reached through the GOT: (start, size, slot), by start; read at first use.
-  struct GotEntry {
-    uint64_t start = 0, size = 0, slot = 0;
-  };
-  std::optional<std::vector<GotEntry>> got_entries_;
+  GotSlots got_{*binary_.getBinary()};
   std::optional<bool> is_go_program_;
   MachineCode code_{*binary_.getBinary(), *layout_};
 };
