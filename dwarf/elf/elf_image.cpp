@@ -31,10 +31,6 @@ Result<ElfImage> ElfImage::open(const std::string &path) {
 ElfImage::ElfImage(std::string path, MappedObject object)
     : path_(std::move(path)), binary_(std::move(object.binary)), mapping_(object.mapping),
       layout_(SectionLayout::of(*binary_.getBinary())) {
-  read_facts();
-}
-
-void ElfImage::read_facts() {
   const object::ObjectFile &obj = *binary_.getBinary();
   // The headers through the one ELF header reader (the file passed
   // check_elf_bounds() before LLVM opened it: the same checks).

@@ -116,8 +116,6 @@ class ElfImage {
   void drop_mapped_pages() const { drop_pages(mapping_, mapping_); }
 
  private:
-  void read_facts();
-
   std::string path_;
   llvm::object::OwningBinary<llvm::object::ObjectFile> binary_;
   std::string_view mapping_;
