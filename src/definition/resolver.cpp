@@ -29,8 +29,10 @@ Result<std::string> sized_type(const std::string &type, uint64_t bytes, const st
 
 // The kernel's MAX_ARG_NAME_LEN: a longer field name is refused.
 constexpr size_t max_field_name = 32;
-// The kernel's MAX_ARRAY_LEN: the most bytes of a counted string one array fetches.
-constexpr unsigned max_counted_bytes = 64;
+// The kernel's MAX_ARRAY_LEN: the most elements one array fetch takes (the
+// bytes of a counted string; a fixed array's elements), "Array number is
+// too big" beyond it.
+constexpr unsigned max_array_len = 64;
 
 }  // namespace
 
@@ -603,7 +605,7 @@ Result<FetchArg> Resolver::counted_fields(const Value &value, const CountedLayou
     if (!type) return std::move(type).error().context("'" + value.expr + "' is " + layout.what + ": ");
     element_type = element.kind == TypeInfo::Kind::Float ? "u" + std::to_string(element.size * 8) : *type;
   }
-  unsigned count = text ? max_counted_bytes : site_.max_items;
+  unsigned count = text ? max_array_len : site_.max_items;
   auto fetch = fetch_text(value, dwarf::value_of(*first));
   if (!fetch) return std::move(fetch).error();
   bool at_entry = needs_entry(*first);
@@ -674,18 +676,25 @@ Result<FetchArg> Resolver::array_fetch(const Value &value, const TypeInfo &t) {
     return Error("'" + value.expr + "' is not in memory at " + site_.where +
                      " (it is held in registers), and the kernel fetches a whole array from memory only",
                  "fetch one element: " + value.expr + "[0]");
-  auto fetch = fetch_text(value, dwarf::value_of(value.place));
-  if (!fetch) return std::move(fetch).error();
-  if (element.kind != TypeInfo::Kind::Float)
-    return FetchArg{"", *fetch, *element_type + "[" + std::to_string(*t.count) + "]", needs_entry(value.place)};
-  // Floating-point elements: their bits fetched, made numbers by the
-  // decoder as a sequence of all *t.count of them (g<size> then z).
-  if (element.size != 4 && element.size != 8)
+  bool is_float = element.kind == TypeInfo::Kind::Float;
+  if (is_float && element.size != 4 && element.size != 8)
     return Error("'" + value.expr + "' is an array of " + element.name + ", whose elements kprobe-probe reads one at a time",
                  "fetch one element: " + value.expr + "[0]");
-  FetchArg arg{"", *fetch, "u" + std::to_string(element.size * 8) + "[" + std::to_string(*t.count) + "]",
-               needs_entry(value.place)};
-  arg.fixup.steps = {{ValueOp::PushConst, *t.count}, {ValueOp::ShowFloat, element.size}, {ValueOp::ShowItems}};
+  auto fetch = fetch_text(value, dwarf::value_of(value.place));
+  if (!fetch) return std::move(fetch).error();
+  // The kernel fetches at most max_array_len elements: a longer array is cut
+  // as a sequence is, its first --max-items elements and its length.
+  uint64_t count = *t.count;
+  uint64_t fetched = count > max_array_len ? site_.max_items : count;
+  // Floating-point elements: their bits fetched, made numbers by the decoder.
+  std::string type = is_float ? "u" + std::to_string(element.size * 8) : *element_type;
+  FetchArg arg{"", *fetch, type + "[" + std::to_string(fetched) + "]", needs_entry(value.place)};
+  if (!is_float && fetched == count) return arg;  // the kernel's own {a,b,c}
+  // A sequence of `count` elements for the decoder (g<size>, z), which shows
+  // the cut beside the fetched ones.
+  arg.fixup.steps.push_back({ValueOp::PushConst, count});
+  if (is_float) arg.fixup.steps.push_back({ValueOp::ShowFloat, element.size});
+  arg.fixup.steps.push_back({ValueOp::ShowItems});
   return arg;
 }
 
