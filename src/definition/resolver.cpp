@@ -485,6 +485,11 @@ Result<FetchArg> Resolver::optional_fields(const Value &value, const Value &obje
   };
   if (!layout) return refuse(layout.error().message);
   const OptionalLayout &l = *layout;
+  // The decoder shows one level of optional: an empty inner one would look
+  // like an empty outer one (gdb: "containing std::optional<int> [no contained value]").
+  if (auto inner = recognise(site_.debug, l.value_type); inner && std::holds_alternative<Result<OptionalLayout>>(*inner))
+    return refuse("it is an optional value that holds another optional value, and kprobe-probe shows one level of them "
+                  "(an empty inner one would look like an empty outer one)");
   auto contained = dwarf::offset_into(object.place, l.value_offset);
   auto flag = dwarf::offset_into(object.place, l.flag_offset);
   if (!contained || !flag) return refuse("its value or the flag that says it is there was optimized out");

@@ -15,6 +15,11 @@ levels) and each case of cases.txt that applies to it:
   4. hit by hit: floats equal at their precision, integers equal, text equal
      to gdb's (cut at 64 bytes, the whole length given beside it),
      sequences' first elements and length equal.
+Rust Options held in a niche (Option<&T>, Option<Box<T>>, Option<bool>,
+Option of a fieldless enum) are checked at opt-level 0 only: in a register,
+as at opt-level 1 and 2, gdb 13.1 fails an internal assertion printing them
+("idx >= 0 && idx < num_fields ()") and dies. Option<i32> (a discriminant of
+its own) and Option<Vec<T>> (in memory) are checked at every level.
 A case marked `read` must be defined; `refuse: WORDS` must be refused with a
 message that contains WORDS. Prints a table (build, spec, gdb, ours,
 verdict) and, with --perf, what `perf probe -D` makes of the same spec.
