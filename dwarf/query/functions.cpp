@@ -228,7 +228,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
     result.push_back(std::move(found->function));
   };
   std::vector<ElfSymbol> symbols = image_.symbols().functions_named(name);
-  for (const ElfSymbol &sym : symbols) add(found_function(enclosing_subprogram(dies_at(sym.address).FunctionDIE)), sym.address);
+  for (const ElfSymbol &sym : symbols) add(found_function(enclosing_subprogram(units_at_.dies_at(sym.address).FunctionDIE)), sym.address);
   // The symbol table finds out-of-line bodies cheaply; inlined copies, and
   // functions without a symbol (a stripped symbol table), need a scan.
   bool need_subprograms = result.empty();
@@ -322,7 +322,7 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
     // A Rust hash asked for is checked by cxx_name_matches alone.
     bool printed_ok = query.rust_hash.empty() && printed_name_matches(query.printed, printed);
     if (!(demangled && cxx_name_matches(query, *demangled)) && !printed_ok) continue;
-    DWARFDie die = enclosing_subprogram(dies_at(functions[i].address).FunctionDIE);
+    DWARFDie die = enclosing_subprogram(units_at_.dies_at(functions[i].address).FunctionDIE);
     if (die.isValid()) add(die, true);
     // No DWARF for it (a thunk gcc writes without a DIE): the symbol alone, as in no-DWARF mode.
     else if (file.empty() && bare_entries.insert(functions[i].address).second)

@@ -103,7 +103,7 @@ bool split_words(DWARFDie type, uint64_t offset, std::vector<Word> &words, int d
 bool LlvmDebugInfo::is_go_function(const Function &fn) {
   if (has_dwarf()) {
     DWARFDie die = fn.die_offset ? die_at(fn.die_offset) : DWARFDie();
-    llvm::DWARFUnit *unit = die.isValid() ? die.getDwarfUnit() : static_cast<llvm::DWARFUnit *>(unit_at(fn.entry));
+    llvm::DWARFUnit *unit = die.isValid() ? die.getDwarfUnit() : static_cast<llvm::DWARFUnit *>(units_at_.unit_at(fn.entry));
     if (unit) return is_go_producer(unit->getUnitDIE());
   }
   // No DWARF covers it: Go's runtime and every function of a stripped Go program.

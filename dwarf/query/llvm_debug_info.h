@@ -3,7 +3,8 @@
 // which answers the questions of the ELF file itself. Composed of parts with
 // one job each: the files the DWARF is read from (dwarf/source/dwarf_files.h),
 // which of their units LLVM may read (dwarf/source/unit_checks.h), the split
-// units (dwarf/source/split_units.h), the function index and what it reads
+// units (dwarf/source/split_units.h), the units at an address
+// (dwarf/query/units_at.h), the function index and what it reads
 // (dwarf/query/index_inputs.h).
 #pragma once
 
@@ -24,6 +25,7 @@
 #include "dwarf/expr/cfa.h"
 #include "dwarf/index/function_index.h"
 #include "dwarf/query/index_inputs.h"
+#include "dwarf/query/units_at.h"
 #include "dwarf/index/index_cache.h"
 #include "dwarf/index/name_index.h"
 #include "dwarf/index/name_search.h"
@@ -208,20 +210,6 @@ class LlvmDebugInfo final : public DebugInfo {
   // DIE handles (dwarf/source/split_handle.h), which may name split units' DIEs.
   llvm::DWARFDie die_at(uint64_t handle) { return split_.die_at(handle); }
   uint64_t handle_of(llvm::DWARFDie die) { return split_.handle_of(die); }
-  // The function DIE at `address` and its unit, from the split unit when
-  // there is one (BlockDIE is not looked for; dwarf/query/units_at.cpp).
-  llvm::DWARFContext::DIEsForAddress dies_at(uint64_t address);
-  // The compile unit whose code holds `address`.
-  llvm::DWARFCompileUnit *unit_at(uint64_t address);
-  // dies_at() in a relocatable object (a .ko), whose .debug_aranges LLVM
-  // misreads: the units found by their own ranges (dwarf/query/relocatable_units.cpp).
-  llvm::DWARFContext::DIEsForAddress relocatable_dies_at(uint64_t address);
-  llvm::DWARFCompileUnit *relocatable_unit_at(uint64_t address);
-  struct UnitRange {
-    uint64_t begin, end;
-    llvm::DWARFCompileUnit *unit;
-  };
-  std::optional<std::vector<UnitRange>> relocatable_units_;  // sorted by begin; made on first use
   TypeRef type_of(llvm::DWARFDie die);
   // A Go program without function symbols (linked with -ldflags=-s -w):
   // Go's own function table, read on first use (dwarf/query/go_table.cpp);
@@ -251,6 +239,7 @@ class LlvmDebugInfo final : public DebugInfo {
   llvm::DWARFContext &unit_dwarf() { return checks_.unit_dwarf(); }
   void enter(const llvm::DWARFUnit &unit) { checks_.enter(unit); }
   SplitUnits split_{image_.path(), checks_};
+  UnitsAt units_at_{checks_, split_, image_.layout()};  // the unit and function DIE at an address
   IndexInputs index_inputs_{files_, checks_, split_};
   const OpenOptions open_options_;
   // Where functions by name and units by source file are (after the

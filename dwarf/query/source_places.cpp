@@ -25,7 +25,7 @@ bool is_function(const DWARFDie &die) {
 std::vector<DWARFDie> LlvmDebugInfo::function_chain_at(uint64_t address) {
   std::vector<DWARFDie> chain;
   // LLVM gives the innermost; its parents lead out to the subprogram.
-  DWARFDie die = dies_at(address).FunctionDIE;
+  DWARFDie die = units_at_.dies_at(address).FunctionDIE;
   constexpr size_t max_depth = 256;  // hostile DWARF: a bounded walk
   for (; die.isValid() && chain.size() < max_depth; die = die.getParent()) {
     if (!is_function(die)) continue;
