@@ -143,7 +143,7 @@ std::vector<Variable> LlvmDebugInfo::go_results(const Function &fn) {
     const char *name = child.getName(llvm::DINameKind::ShortName);
     result.name = name ? name : "";
     result.is_parameter = true;
-    result.type = type_of(child);
+    result.type = types_.type_of(child);
     if (amd64) result.place = go_result_place(child, next_int, next_float, result.unavailable_why);
     else result.unavailable_why = "Go's result registers are known for x86-64 only";
     results.push_back(std::move(result));

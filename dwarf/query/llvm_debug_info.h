@@ -4,7 +4,7 @@
 // one job each: the files the DWARF is read from (dwarf/source/dwarf_files.h),
 // which of their units LLVM may read (dwarf/source/unit_checks.h), the split
 // units (dwarf/source/split_units.h), the units at an address
-// (dwarf/query/units_at.h), the function index and what it reads
+// (dwarf/query/units_at.h), the types (dwarf/query/types.h), the function index and what it reads
 // (dwarf/query/index_inputs.h).
 #pragma once
 
@@ -25,6 +25,7 @@
 #include "dwarf/expr/cfa.h"
 #include "dwarf/index/function_index.h"
 #include "dwarf/query/index_inputs.h"
+#include "dwarf/query/types.h"
 #include "dwarf/query/units_at.h"
 #include "dwarf/index/index_cache.h"
 #include "dwarf/index/name_index.h"
@@ -38,10 +39,6 @@
 #include "dwarf/source/unit_checks.h"
 
 namespace kpp::dwarf {
-
-// The kind and signedness of a DW_TAG_base_type with DW_AT_encoding
-// `encoding` (Kind::Other for encodings no fetch type fits).
-void set_base_type_kind(TypeInfo &info, uint64_t encoding);
 
 class LlvmDebugInfo final : public DebugInfo {
  public:
@@ -72,12 +69,17 @@ class LlvmDebugInfo final : public DebugInfo {
   TypeRef return_type(const Function &fn) override;
   std::optional<TypeInfo> scalar_return_type(const Function &fn) override;
 
-  TypeInfo describe(TypeRef type) override;
-  std::optional<Enumeration> enumeration(TypeRef type) override;
-  std::optional<VariantPart> variant_part(TypeRef type) override;
-  std::optional<Member> member(TypeRef aggregate, const std::string &name) override;
-  std::vector<Member> members_named(TypeRef aggregate, const std::string &name) override;
-  std::vector<std::string> member_names(TypeRef aggregate) override;
+  // The type questions: the Types part answers them (dwarf/query/types.h).
+  TypeInfo describe(TypeRef type) override { return types_.describe(type); }
+  std::optional<Enumeration> enumeration(TypeRef type) override { return types_.enumeration(type); }
+  std::optional<VariantPart> variant_part(TypeRef type) override { return types_.variant_part(type); }
+  std::optional<Member> member(TypeRef aggregate, const std::string &name) override {
+    return types_.member(aggregate, name);
+  }
+  std::vector<Member> members_named(TypeRef aggregate, const std::string &name) override {
+    return types_.members_named(aggregate, name);
+  }
+  std::vector<std::string> member_names(TypeRef aggregate) override { return types_.member_names(aggregate); }
 
   std::vector<std::string_view> function_names() override;
   std::vector<LineSite> line_rows(const Function &fn) override;
@@ -210,7 +212,6 @@ class LlvmDebugInfo final : public DebugInfo {
   // DIE handles (dwarf/source/split_handle.h), which may name split units' DIEs.
   llvm::DWARFDie die_at(uint64_t handle) { return split_.die_at(handle); }
   uint64_t handle_of(llvm::DWARFDie die) { return split_.handle_of(die); }
-  TypeRef type_of(llvm::DWARFDie die);
   // A Go program without function symbols (linked with -ldflags=-s -w):
   // Go's own function table, read on first use (dwarf/query/go_table.cpp);
   // null for other files, or when the table is damaged (go_table_error_ says how).
@@ -219,13 +220,6 @@ class LlvmDebugInfo final : public DebugInfo {
   bool go_table_read_ = false;
   std::string go_table_error_;
   std::optional<Place> go_result_place(llvm::DWARFDie die, size_t &next_int, size_t &next_float, std::string &why);
-  // Calls `visit` on each named member of an aggregate, with the offset of
-  // the aggregate (base class, anonymous member) that holds it, until it
-  // returns true (then so does this).
-  using MemberVisit = std::function<bool(const llvm::DWARFDie &member, int64_t base)>;
-  bool walk_members(TypeRef aggregate, const MemberVisit &visit);
-  Member member_at(const llvm::DWARFDie &member, const std::string &name);
-  std::string type_name(llvm::DWARFDie type, int depth = 0);
 
   // The files, declared first: the image (in them) is used by all below.
   DwarfFiles files_;
@@ -240,6 +234,7 @@ class LlvmDebugInfo final : public DebugInfo {
   void enter(const llvm::DWARFUnit &unit) { checks_.enter(unit); }
   SplitUnits split_{image_.path(), checks_};
   UnitsAt units_at_{checks_, split_, image_.layout()};  // the unit and function DIE at an address
+  Types types_{split_};
   IndexInputs index_inputs_{files_, checks_, split_};
   const OpenOptions open_options_;
   // Where functions by name and units by source file are (after the
