@@ -275,7 +275,7 @@ std::vector<Function> LlvmDebugInfo::function_symbols(const std::string &name) {
   std::vector<Function> found;
   for (const ElfSymbol &sym : image_.symbols().functions_named(name)) found.push_back(function_of_symbol(sym, name));
   // A Go program without symbols: Go's own table names its functions.
-  if (const GoFunctionTable *table = found.empty() ? go_table() : nullptr)
+  if (const GoFunctionTable *table = found.empty() ? go_.table() : nullptr)
     for (const GoFunction &go : table->named(name))
       found.push_back(function_of_symbol(ElfSymbol{go.name, {}, go.entry, go.end - go.entry, 0, true}, name));
   return found;
@@ -349,7 +349,7 @@ std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &nam
     else
       names.emplace(source_name_of_symbol(functions[i].name));
   }
-  if (const GoFunctionTable *table = go_table())
+  if (const GoFunctionTable *table = go_.table())
     for (const GoFunction &go : table->functions()) names.emplace(go.name);
   // The name refused is no suggestion (a name whose symbol exists but was not found).
   names.erase(name);

@@ -9,7 +9,7 @@ namespace kpp::dwarf {
 std::string LlvmDebugInfo::function_list() {
   // Views sorted and made unique first: a vmlinux has ~60k function symbols.
   std::vector<std::string_view> sources = image_.symbols().function_source_names();
-  if (const GoFunctionTable *table = go_table())  // a Go program linked without symbols
+  if (const GoFunctionTable *table = go_.table())  // a Go program linked without symbols
     for (const GoFunction &go : table->functions()) sources.push_back(go.name);
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());

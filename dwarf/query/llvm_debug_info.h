@@ -4,7 +4,8 @@
 // one job each: the files the DWARF is read from (dwarf/source/dwarf_files.h),
 // which of their units LLVM may read (dwarf/source/unit_checks.h), the split
 // units (dwarf/source/split_units.h), the units at an address
-// (dwarf/query/units_at.h), the types (dwarf/query/types.h), the function index and what it reads
+// (dwarf/query/units_at.h), the types (dwarf/query/types.h), Go's code
+// (dwarf/query/go_code.h), the function index and what it reads
 // (dwarf/query/index_inputs.h).
 #pragma once
 
@@ -24,6 +25,7 @@
 #include "dwarf/elf/elf_image.h"
 #include "dwarf/expr/cfa.h"
 #include "dwarf/index/function_index.h"
+#include "dwarf/query/go_code.h"
 #include "dwarf/query/index_inputs.h"
 #include "dwarf/query/types.h"
 #include "dwarf/query/units_at.h"
@@ -88,15 +90,18 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<CodeFrame> frames_at(uint64_t address) override;
   bool is_instruction_start(const Function &fn, uint64_t address) override;
   std::string instruction_oracle() override;
-  bool is_go_function(const Function &fn) override;  // dwarf/query/go_functions.cpp
-  Result<std::vector<uint64_t>> return_instructions(const Function &fn) override;
-  std::vector<Variable> go_results(const Function &fn) override;
+  // Go's questions: the GoCode part answers them (dwarf/query/go_code.h).
+  bool is_go_function(const Function &fn) override { return go_.is_go_function(fn); }
+  Result<std::vector<uint64_t>> return_instructions(const Function &fn) override {
+    return go_.return_instructions(fn);
+  }
+  std::vector<Variable> go_results(const Function &fn) override { return go_.go_results(fn); }
   bool returns_at(uint64_t address) override { return image_.returns_at(address); }
 
   // Questions of the ELF file alone: its image answers them.
   std::optional<uint64_t> address_of_file_offset(uint64_t at) override { return image_.address_of_file_offset(at); }
   Result<uint64_t> file_offset(uint64_t address) override { return image_.file_offset(address); }
-  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t at) override;  // dwarf/query/go_table.cpp
+  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t at) override { return go_.symbolize(at); }
   std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override {
     return image_.symbol_addresses(names);
   }
@@ -212,14 +217,6 @@ class LlvmDebugInfo final : public DebugInfo {
   // DIE handles (dwarf/source/split_handle.h), which may name split units' DIEs.
   llvm::DWARFDie die_at(uint64_t handle) { return split_.die_at(handle); }
   uint64_t handle_of(llvm::DWARFDie die) { return split_.handle_of(die); }
-  // A Go program without function symbols (linked with -ldflags=-s -w):
-  // Go's own function table, read on first use (dwarf/query/go_table.cpp);
-  // null for other files, or when the table is damaged (go_table_error_ says how).
-  const GoFunctionTable *go_table();
-  std::optional<GoFunctionTable> go_table_;
-  bool go_table_read_ = false;
-  std::string go_table_error_;
-  std::optional<Place> go_result_place(llvm::DWARFDie die, size_t &next_int, size_t &next_float, std::string &why);
 
   // The files, declared first: the image (in them) is used by all below.
   DwarfFiles files_;
@@ -235,6 +232,7 @@ class LlvmDebugInfo final : public DebugInfo {
   SplitUnits split_{image_.path(), checks_};
   UnitsAt units_at_{checks_, split_, image_.layout()};  // the unit and function DIE at an address
   Types types_{split_};
+  GoCode go_{files_, split_, units_at_, types_};
   IndexInputs index_inputs_{files_, checks_, split_};
   const OpenOptions open_options_;
   // Where functions by name and units by source file are (after the
