@@ -5,6 +5,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFDebugLine.h>
 
+#include "dwarf/query/die_links.h"
 #include "dwarf/query/llvm_debug_info.h"
 
 namespace kpp::dwarf {
@@ -32,7 +33,7 @@ std::vector<CodeFrame> LlvmDebugInfo::frames_at(uint64_t address) {
     if (i + 1 < chain.size()) {
       // The caller's line is where the copy inside it was called from.
       const DWARFDie &callee = chain[i + 1];
-      frame.file = source_file_of(callee, llvm::dwarf::DW_AT_call_file);
+      frame.file = source_file_of(unit_dwarf(), callee, llvm::dwarf::DW_AT_call_file);
       frame.line = static_cast<int>(llvm::dwarf::toUnsigned(callee.find(llvm::dwarf::DW_AT_call_line), 0));
     }
     const char *name = die.getSubroutineName(DINameKind::ShortName);

@@ -70,20 +70,6 @@ std::string linkage_name(const DWARFDie &die) {
 // which for a concrete copy is its abstract origin's unit, another one under
 // LTO. (DWARFDie::getDeclFile() in LLVM 19 reads the index against the
 // wrong unit there, and returns "" for some subprograms of gcc 12's DWARF 5.)
-std::string LlvmDebugInfo::source_file_of(DWARFDie die, llvm::dwarf::Attribute attribute) {
-  DWARFDie holder = attribute_holder(die, attribute);
-  if (!holder.isValid()) return {};
-  auto index = holder.find(attribute)->getAsUnsignedConstant();
-  // A split unit's line table is its skeleton's, in the program.
-  DWARFUnit *unit = holder.getDwarfUnit()->getLinkedUnit();
-  const DWARFDebugLine::LineTable *table = unit ? unit_dwarf().getLineTableForUnit(unit) : nullptr;
-  std::string name;
-  if (index && table)
-    table->getFileNameByIndex(*index, unit->getCompilationDir(), DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
-                              name);
-  return name;
-}
-
 std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   std::optional<uint64_t> low = code_entry(die);
   if (!low) return std::nullopt;
@@ -94,7 +80,7 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   if (fn.inlined) fn.frame_entry = code_entry(enclosing_subprogram(die)).value_or(*low);
   const char *name = die.getSubroutineName(DINameKind::ShortName);
   fn.name = name ? name : "";
-  fn.decl_file = source_file_of(die, llvm::dwarf::DW_AT_decl_file);
+  fn.decl_file = source_file_of(unit_dwarf(), die, llvm::dwarf::DW_AT_decl_file);
   fn.decl_line = static_cast<int>(die.getDeclLine());
   fn.entry = *low;
   if (auto ranges = die.getAddressRanges()) {
@@ -124,10 +110,10 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
   if (auto answer = function_index_.find(name, instances)) {
     // Only the units that hold the named DIEs get parsed by LLVM, and not
     // those of the copies that are read raw.
-    OriginCache origins;
+    InlinedCopies::Origins origins;
     for (const IndexedDie &entry : answer->dies) {
       if (entry.inlined ? !inline_copies : !subprograms) continue;
-      if (auto copy = entry.inlined && read_raw ? copy_read_raw(entry.die_offset, origins) : std::nullopt) {
+      if (auto copy = entry.inlined && read_raw ? inlined_copies_.read(entry.die_offset, origins) : std::nullopt) {
         // From the cache, as below: a copy of that name, else the index is made again.
         if (answer->cached && !named(copy->function.name.c_str())) {
           function_index_.distrust("the DIE at " + std::to_string(entry.die_offset) + " is not the '" + name + "' it lists");
@@ -172,15 +158,14 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
   return found;
 }
 
-std::optional<LlvmDebugInfo::FoundFunction> LlvmDebugInfo::found_function(DWARFDie die) {
+std::optional<FoundFunction> LlvmDebugInfo::found_function(DWARFDie die) {
   if (!die.isValid()) return std::nullopt;
   auto fn = function_from_die(die);
   if (!fn) return std::nullopt;
   return FoundFunction{std::move(*fn), linkage_name(die), inlined_into_itself(die)};
 }
 
-std::vector<LlvmDebugInfo::FoundFunction> LlvmDebugInfo::functions_found(const std::string &name, bool subprograms,
-                                                                        bool inline_copies) {
+std::vector<FoundFunction> LlvmDebugInfo::functions_found(const std::string &name, bool subprograms, bool inline_copies) {
   std::vector<FoundFunction> read_raw, out;
   std::vector<DWARFDie> dies = scan_for(name, subprograms, inline_copies, false, &read_raw);
   size_t next_raw = 0;

@@ -8,6 +8,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFDebugLine.h>
 
 #include "dwarf/names.h"
+#include "dwarf/query/die_links.h"
 #include "dwarf/query/llvm_debug_info.h"
 #include "dwarf/raw/raw_line_header.h"
 #include "dwarf/raw/raw_unit.h"
@@ -39,7 +40,7 @@ std::vector<LlvmDebugInfo::LineRow> LlvmDebugInfo::rows_of(const Function &fn) {
   DWARFUnit *unit = die.getDwarfUnit()->getLinkedUnit();  // a split unit's lines are its skeleton's
   const DWARFDebugLine::LineTable *table = unit_dwarf().getLineTableForUnit(unit);
   if (!table) return rows;
-  std::string decl_file = source_file_of(die, llvm::dwarf::DW_AT_decl_file);
+  std::string decl_file = source_file_of(unit_dwarf(), die, llvm::dwarf::DW_AT_decl_file);
   std::map<uint64_t, bool> file_matches;  // file index -> same file as the function
   auto in_function = [&](uint64_t a) {
     return std::any_of(fn.ranges.begin(), fn.ranges.end(), [a](const AddressRange &r) { return r.contains(a); });

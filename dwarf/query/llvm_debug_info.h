@@ -5,7 +5,8 @@
 // which of their units LLVM may read (dwarf/source/unit_checks.h), the split
 // units (dwarf/source/split_units.h), the units at an address
 // (dwarf/query/units_at.h), the types (dwarf/query/types.h), Go's code
-// (dwarf/query/go_code.h), the function index and what it reads
+// (dwarf/query/go_code.h), inlined copies read raw
+// (dwarf/query/inlined_copies.h), the function index and what it reads
 // (dwarf/query/index_inputs.h).
 #pragma once
 
@@ -27,6 +28,7 @@
 #include "dwarf/index/function_index.h"
 #include "dwarf/query/go_code.h"
 #include "dwarf/query/index_inputs.h"
+#include "dwarf/query/inlined_copies.h"
 #include "dwarf/query/types.h"
 #include "dwarf/query/units_at.h"
 #include "dwarf/index/index_cache.h"
@@ -138,37 +140,9 @@ class LlvmDebugInfo final : public DebugInfo {
 
  private:
   std::optional<Function> function_from_die(llvm::DWARFDie die);
-  // The whole path of the file `attribute` (DW_AT_decl_file, DW_AT_call_file) of `die` names, read in
-  // the unit that holds the attribute (dwarf/die_origin.h); empty when there is none.
-  std::string source_file_of(llvm::DWARFDie die, llvm::dwarf::Attribute attribute);
-  // A function scan_for() found, as find_functions() keeps or drops it: the
-  // Function, its linkage name and whether it is a copy inlined into its own
-  // body (die_links.h). From an LLVM DIE (found_function()), or an inlined
-  // copy read raw (dwarf/query/inlined_copies.cpp), without LLVM reading the copy's
-  // unit: its name, declaration and linkage name are then its origin's, which
-  // LLVM reads once for all the copies of a function (`origins`).
-  struct FoundFunction {
-    Function function;
-    std::string linkage_name;
-    bool inlined_into_itself = false;
-    size_t position = 0;  // read raw: how many DIEs scan_for() found before it (the index's order)
-  };
   std::optional<FoundFunction> found_function(llvm::DWARFDie die);
   // scan_for()'s functions, DIEs and copies read raw, in the index's order.
   std::vector<FoundFunction> functions_found(const std::string &name, bool subprograms, bool inline_copies);
-  struct OriginFacts {
-    bool valid = false;  // LLVM reads a DIE there
-    std::string name, linkage_name, decl_file;
-    int decl_line = 0;
-    uint64_t root = 0;  // origin_root()'s offset
-  };
-  using OriginCache = std::unordered_map<uint64_t, OriginFacts>;
-  std::optional<FoundFunction> copy_read_raw(uint64_t offset, OriginCache &origins);
-  bool origin_elsewhere(uint64_t offset);
-  const OriginFacts &origin_facts(uint64_t offset, OriginCache &origins);
-  bool links_reach(uint64_t body, std::optional<uint64_t> first_link, uint64_t root);
-  const RawUnit *raw_unit_holding(uint64_t offset);
-  std::unordered_map<uint64_t, std::optional<RawUnit>> raw_units_;  // by unit offset
   // Subprograms with code (and, when asked, inlined copies) named `name`, as function_index_
   // finds them, else by LLVM's walk of every unit; with `instances`, also those named
   // `name<...>` (a template's instances). With `read_raw`, the copies the index gives
@@ -232,6 +206,7 @@ class LlvmDebugInfo final : public DebugInfo {
   SplitUnits split_{image_.path(), checks_};
   UnitsAt units_at_{checks_, split_, image_.layout()};  // the unit and function DIE at an address
   Types types_{split_};
+  InlinedCopies inlined_copies_{files_, checks_, split_};  // those read raw
   GoCode go_{files_, split_, units_at_, types_};
   IndexInputs index_inputs_{files_, checks_, split_};
   const OpenOptions open_options_;

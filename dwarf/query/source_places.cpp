@@ -46,7 +46,7 @@ std::optional<size_t> LlvmDebugInfo::line_owner(const std::vector<DWARFDie> &cha
   for (size_t i = 0; i < chain.size(); ++i) {
     uint64_t declared = chain[i].getDeclLine();
     if (line <= 0 || declared > static_cast<uint64_t>(line)) continue;
-    if (!same_source_file(source_file_of(chain[i], llvm::dwarf::DW_AT_decl_file), file)) continue;
+    if (!same_source_file(source_file_of(unit_dwarf(), chain[i], llvm::dwarf::DW_AT_decl_file), file)) continue;
     if (!owner || declared >= owner_line) {
       owner = i;
       owner_line = declared;
