@@ -21,10 +21,10 @@ std::vector<CodeFrame> LlvmDebugInfo::frames_at(uint64_t address) {
   CodeFrame inner;
   DWARFUnit *unit = chain.front().getDwarfUnit()->getLinkedUnit();
   if (const DWARFDebugLine::LineTable *table = unit ? unit_dwarf().getLineTableForUnit(unit) : nullptr) {
-    uint32_t at = row_at(*table, address);
+    uint32_t at = lines_.row_at(*table, address);
     if (at != table->UnknownRowIndex) {
       inner.line = static_cast<int>(table->Rows[at].Line);
-      inner.file = file_of_row(unit, table, table->Rows[at].File);
+      inner.file = LineTables::file_of_row(unit, table, table->Rows[at].File);
     }
   }
   for (size_t i = chain.size(); i-- > 0;) {

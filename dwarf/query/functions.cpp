@@ -94,7 +94,7 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   // Go (1.19) gives its functions no DW_AT_decl_line: the line of the
   // entry's row is the `func` line, what FUNC:RLN counts from.
   if (fn.decl_line == 0 && !fn.inlined)
-    for (const LineRow &row : rows_of(fn))
+    for (const LineTables::Row &row : lines_.rows_of(fn))
       if (row.address == fn.entry && row.line > 0) {
         fn.decl_line = row.line;
         break;
@@ -371,7 +371,7 @@ uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
   // the entry is all there is (the manual says so).
   if (is_go_function(fn)) {
     if (has_dwarf())
-      for (const LineRow &row : rows_of(fn))
+      for (const LineTables::Row &row : lines_.rows_of(fn))
         if (row.prologue_end && row.address >= fn.entry) return row.address;
     return past_go_stack_check(image_, fn);
   }
@@ -382,7 +382,7 @@ uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
   // The prologue ends where the line table starts its second statement:
   // clang marks it prologue_end, gcc starts a new row there (on the same
   // line when the whole function is on one line).
-  for (const LineRow &row : rows_of(fn)) {
+  for (const LineTables::Row &row : lines_.rows_of(fn)) {
     if (row.address == fn.entry && row.prologue_end) return fn.entry;  // no prologue at all
     if (row.address > fn.entry && (row.prologue_end || row.is_stmt)) return row.address;
   }

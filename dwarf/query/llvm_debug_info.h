@@ -6,7 +6,8 @@
 // units (dwarf/source/split_units.h), the units at an address
 // (dwarf/query/units_at.h), the types (dwarf/query/types.h), Go's code
 // (dwarf/query/go_code.h), inlined copies read raw
-// (dwarf/query/inlined_copies.h), the function index and what it reads
+// (dwarf/query/inlined_copies.h), the line tables (dwarf/query/line_tables.h),
+// the function index and what it reads
 // (dwarf/query/index_inputs.h).
 #pragma once
 
@@ -29,6 +30,7 @@
 #include "dwarf/query/go_code.h"
 #include "dwarf/query/index_inputs.h"
 #include "dwarf/query/inlined_copies.h"
+#include "dwarf/query/line_tables.h"
 #include "dwarf/query/types.h"
 #include "dwarf/query/units_at.h"
 #include "dwarf/index/index_cache.h"
@@ -64,8 +66,10 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<std::string> similar_functions(const std::string &name, size_t max) override;
   uint64_t probe_entry(const Function &fn) override;
 
-  std::vector<LineSite> line_sites_in(const Function &fn, int line) override;
-  std::vector<int> lines_with_code(const Function &fn) override;
+  // The questions of one function's lines: its line tables answer them (dwarf/query/line_tables.h).
+  std::vector<LineSite> line_sites_in(const Function &fn, int line) override { return lines_.line_sites_in(fn, line); }
+  std::vector<int> lines_with_code(const Function &fn) override { return lines_.lines_with_code(fn); }
+  std::vector<LineSite> line_rows(const Function &fn) override { return lines_.line_rows(fn); }
   std::vector<std::pair<LineSite, Function>> file_line_sites(const std::string &file, int line) override;
 
   std::vector<Variable> variables_at(const Function &fn, uint64_t pc) override;
@@ -86,8 +90,9 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<std::string> member_names(TypeRef aggregate) override { return types_.member_names(aggregate); }
 
   std::vector<std::string_view> function_names() override;
-  std::vector<LineSite> line_rows(const Function &fn) override;
-  std::string find_source_file(const std::string &suffix) override;
+  std::string find_source_file(const std::string &suffix) override {
+    return lines_.find_source_file(units_naming(suffix), suffix);
+  }
   std::optional<SourcePlace> source_of(uint64_t address) override;
   std::vector<CodeFrame> frames_at(uint64_t address) override;
   bool is_instruction_start(const Function &fn, uint64_t address) override;
@@ -160,13 +165,6 @@ class LlvmDebugInfo final : public DebugInfo {
   // file_line_sites() over `units`.
   std::vector<std::pair<LineSite, Function>> file_line_sites_in(const std::vector<llvm::DWARFUnit *> &units,
                                                                 const std::string &file, int line);
-  // The line-table rows of the unit that holds `fn`, restricted to its ranges and its file.
-  struct LineRow { uint64_t address; int line; bool is_stmt; bool prologue_end; bool same_file; bool seq_start; };
-  std::vector<LineRow> rows_of(const Function &fn);
-  std::string file_of_row(llvm::DWARFUnit *unit, const llvm::DWARFDebugLine::LineTable *table, uint64_t file_index);
-  // The index of the row of `table` that covers `address` (UnknownRowIndex:
-  // none), in the section the layout put it in for a .ko.
-  uint32_t row_at(const llvm::DWARFDebugLine::LineTable &table, uint64_t address);
   // The functions whose code is at `address`, outermost first: the
   // out-of-line subprogram, then each inlined copy that holds the address
   // (dwarf/query/source_places.cpp). Empty when no subprogram covers it.
@@ -207,6 +205,7 @@ class LlvmDebugInfo final : public DebugInfo {
   UnitsAt units_at_{checks_, split_, image_.layout()};  // the unit and function DIE at an address
   Types types_{split_};
   InlinedCopies inlined_copies_{files_, checks_, split_};  // those read raw
+  LineTables lines_{files_, checks_, split_};
   GoCode go_{files_, split_, units_at_, types_};
   IndexInputs index_inputs_{files_, checks_, split_};
   const OpenOptions open_options_;

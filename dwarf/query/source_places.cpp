@@ -70,7 +70,7 @@ std::optional<LlvmDebugInfo::AddressOwner> LlvmDebugInfo::owner_of_address(uint6
   const DWARFDebugLine::LineTable *table = unit ? unit_dwarf().getLineTableForUnit(unit) : nullptr;
   std::vector<const DWARFDebugLine::Row *> rows;
   if (table) {
-    uint32_t at = row_at(*table, address);
+    uint32_t at = lines_.row_at(*table, address);
     if (at != table->UnknownRowIndex) {
       uint32_t first = at;
       while (first > 0 && table->Rows[first - 1].Address.Address == address && !table->Rows[first - 1].EndSequence) --first;
@@ -86,7 +86,7 @@ std::optional<LlvmDebugInfo::AddressOwner> LlvmDebugInfo::owner_of_address(uint6
       for (const DWARFDebugLine::Row *row : rows) {
         if (statements_only && !row->IsStmt) continue;
         int line = static_cast<int>(row->Line);
-        if (auto owner = line_owner(candidates, file_of_row(unit, table, row->File), line))
+        if (auto owner = line_owner(candidates, LineTables::file_of_row(unit, table, row->File), line))
           return AddressOwner{candidates[*owner], line};
       }
   }
