@@ -20,7 +20,7 @@ std::vector<CodeFrame> LlvmDebugInfo::frames_at(uint64_t address) {
   // Innermost: the row that covers the address.
   CodeFrame inner;
   DWARFUnit *unit = chain.front().getDwarfUnit()->getLinkedUnit();
-  if (const DWARFDebugLine::LineTable *table = unit ? unit_dwarf().getLineTableForUnit(unit) : nullptr) {
+  if (const DWARFDebugLine::LineTable *table = unit ? checks_.unit_dwarf().getLineTableForUnit(unit) : nullptr) {
     uint32_t at = lines_.row_at(*table, address);
     if (at != table->UnknownRowIndex) {
       inner.line = static_cast<int>(table->Rows[at].Line);
@@ -33,7 +33,7 @@ std::vector<CodeFrame> LlvmDebugInfo::frames_at(uint64_t address) {
     if (i + 1 < chain.size()) {
       // The caller's line is where the copy inside it was called from.
       const DWARFDie &callee = chain[i + 1];
-      frame.file = source_file_of(unit_dwarf(), callee, llvm::dwarf::DW_AT_call_file);
+      frame.file = source_file_of(checks_.unit_dwarf(), callee, llvm::dwarf::DW_AT_call_file);
       frame.line = static_cast<int>(llvm::dwarf::toUnsigned(callee.find(llvm::dwarf::DW_AT_call_line), 0));
     }
     const char *name = die.getSubroutineName(DINameKind::ShortName);

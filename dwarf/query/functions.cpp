@@ -80,7 +80,7 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   if (fn.inlined) fn.frame_entry = code_entry(enclosing_subprogram(die)).value_or(*low);
   const char *name = die.getSubroutineName(DINameKind::ShortName);
   fn.name = name ? name : "";
-  fn.decl_file = source_file_of(unit_dwarf(), die, llvm::dwarf::DW_AT_decl_file);
+  fn.decl_file = source_file_of(checks_.unit_dwarf(), die, llvm::dwarf::DW_AT_decl_file);
   fn.decl_line = static_cast<int>(die.getDeclLine());
   fn.entry = *low;
   if (auto ranges = die.getAddressRanges()) {
@@ -89,7 +89,7 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
     consumeError(ranges.takeError());
   }
   if (auto sym = symbolize(*low); sym && sym->second == 0 && !fn.inlined) fn.symbol = sym->first;
-  fn.die_offset = handle_of(die);
+  fn.die_offset = split_.handle_of(die);
   fn.optimized = producer_says_optimized(die) || has_optimized_variables(die);
   // Go (1.19) gives its functions no DW_AT_decl_line: the line of the
   // entry's row is the `func` line, what FUNC:RLN counts from.
@@ -124,7 +124,7 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
         read_raw->push_back(std::move(*copy));
         continue;
       }
-      DWARFDie die = die_at(entry.die_offset);
+      DWARFDie die = split_.die_at(entry.die_offset);
       // From the cache, each DIE must be what the index says it is: a
       // subprogram or inlined copy of that name; else the index is made again.
       auto tag = die.isValid() ? die.getTag() : llvm::dwarf::DW_TAG_null;
@@ -138,8 +138,8 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
     }
     return found;
   }
-  for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) {
-    DWARFUnit *unit = dwarf().getUnitAtIndex(i);
+  for (uint32_t i = 0; i < checks_.dwarf().getNumCompileUnits(); ++i) {
+    DWARFUnit *unit = checks_.dwarf().getUnitAtIndex(i);
     if (DWARFUnit *split = split_.split_unit(i)) unit = split;
     for (const auto &entry : unit->dies()) {
       auto tag = entry.getTag();
@@ -277,7 +277,7 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
   // DIE may carry no linkage name to match again (gcc gives none to a
   // constructor in an anonymous namespace or to a member of a local class).
   auto add = [&](DWARFDie die, bool by_symbol = false) {
-    if (!die.isValid() || inlined_into_itself(die) || !seen.insert(handle_of(die)).second) return;
+    if (!die.isValid() || inlined_into_itself(die) || !seen.insert(split_.handle_of(die)).second) return;
     // The linkage name is on the declaration (a method's in its class, an
     // inlined copy's on its abstract origin): getName follows both.
     std::optional<DemangledFunction> have = demangle_function(linkage_name(die));
@@ -378,7 +378,7 @@ uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
   // Optimized code is probed at its entry, as perf probe does, unless a
   // parameter is read from a frame slot, valid only past the prologue (as
   // gdb breaks).
-  if (fn.optimized && (fn.die_offset == 0 || !has_prologue_slot_parameters(die_at(fn.die_offset)))) return fn.entry;
+  if (fn.optimized && (fn.die_offset == 0 || !has_prologue_slot_parameters(split_.die_at(fn.die_offset)))) return fn.entry;
   // The prologue ends where the line table starts its second statement:
   // clang marks it prologue_end, gcc starts a new row there (on the same
   // line when the whole function is on one line).

@@ -13,11 +13,11 @@ std::vector<DWARFUnit *> LlvmDebugInfo::units_naming(const std::string &file, bo
   std::vector<DWARFUnit *> units;
   auto answer = function_index_.units_naming(file, search);
   if (!answer) {
-    for (const auto &unit : unit_dwarf().compile_units()) units.push_back(unit.get());
+    for (const auto &unit : checks_.unit_dwarf().compile_units()) units.push_back(unit.get());
     return units;
   }
   for (uint64_t offset : answer->offsets) {
-    DWARFUnit *unit = unit_dwarf().getCompileUnitForOffset(offset);
+    DWARFUnit *unit = checks_.unit_dwarf().getCompileUnitForOffset(offset);
     if (unit && unit->getOffset() == offset) units.push_back(unit);
     else if (answer->cached) {  // a cached index listed no unit there: it is made again, and asked again
       function_index_.distrust("no unit starts at " + std::to_string(offset) + ", which it lists for '" + file + "'");

@@ -186,21 +186,17 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<Variable> variables_in_scope(const Function &fn, uint64_t pc, std::string_view only);
   // The address ranges inside `scope` where `die` has a location.
   std::vector<AddressRange> available_ranges(llvm::DWARFDie die, llvm::DWARFDie scope);
-  // DIE handles (dwarf/source/split_handle.h), which may name split units' DIEs.
-  llvm::DWARFDie die_at(uint64_t handle) { return split_.die_at(handle); }
-  uint64_t handle_of(llvm::DWARFDie die) { return split_.handle_of(die); }
 
   // The files, declared first: the image (in them) is used by all below.
   DwarfFiles files_;
   ElfImage &image_ = files_.image();
-  // Which units LLVM may read (dwarf/source/unit_checks.h): dwarf() every
+  // Which units LLVM may read (dwarf/source/unit_checks.h): its dwarf() every
   // unit checked, unit_dwarf() the unit headers and unit DIEs, a unit's other
   // DIEs once enter() has checked it. Each throws DamagedDwarf when it meets
   // a damaged unit.
   UnitChecks checks_{files_};
-  llvm::DWARFContext &dwarf() { return checks_.dwarf(); }
-  llvm::DWARFContext &unit_dwarf() { return checks_.unit_dwarf(); }
-  void enter(const llvm::DWARFUnit &unit) { checks_.enter(unit); }
+  // The split units, and the DIE handles (dwarf/source/split_handle.h) that
+  // may name their DIEs: split_.die_at(), split_.handle_of().
   SplitUnits split_{image_.path(), checks_};
   UnitsAt units_at_{checks_, split_, image_.layout()};  // the unit and function DIE at an address
   Types types_{split_};

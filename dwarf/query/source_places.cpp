@@ -46,7 +46,7 @@ std::optional<size_t> LlvmDebugInfo::line_owner(const std::vector<DWARFDie> &cha
   for (size_t i = 0; i < chain.size(); ++i) {
     uint64_t declared = chain[i].getDeclLine();
     if (line <= 0 || declared > static_cast<uint64_t>(line)) continue;
-    if (!same_source_file(source_file_of(unit_dwarf(), chain[i], llvm::dwarf::DW_AT_decl_file), file)) continue;
+    if (!same_source_file(source_file_of(checks_.unit_dwarf(), chain[i], llvm::dwarf::DW_AT_decl_file), file)) continue;
     if (!owner || declared >= owner_line) {
       owner = i;
       owner_line = declared;
@@ -67,7 +67,7 @@ std::optional<LlvmDebugInfo::AddressOwner> LlvmDebugInfo::owner_of_address(uint6
   // The rows that start at the address (one per line that starts there,
   // several functions' among them), else the row that covers it.
   DWARFUnit *unit = chain.front().getDwarfUnit()->getLinkedUnit();
-  const DWARFDebugLine::LineTable *table = unit ? unit_dwarf().getLineTableForUnit(unit) : nullptr;
+  const DWARFDebugLine::LineTable *table = unit ? checks_.unit_dwarf().getLineTableForUnit(unit) : nullptr;
   std::vector<const DWARFDebugLine::Row *> rows;
   if (table) {
     uint32_t at = lines_.row_at(*table, address);

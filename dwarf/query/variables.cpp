@@ -67,7 +67,7 @@ std::optional<Variable> LlvmDebugInfo::variable_at(const Function &fn, uint64_t 
 
 std::vector<Variable> LlvmDebugInfo::variables_in_scope(const Function &fn, uint64_t pc, std::string_view only) {
   std::vector<Variable> result;
-  DWARFDie function = die_at(fn.die_offset);
+  DWARFDie function = split_.die_at(fn.die_offset);
   if (!function.isValid()) return result;
 
   std::vector<DWARFDie> scopes = scopes_at(function, pc);
@@ -122,6 +122,6 @@ std::vector<Variable> LlvmDebugInfo::variables_in_scope(const Function &fn, uint
   return result;
 }
 
-TypeRef LlvmDebugInfo::return_type(const Function &fn) { return types_.type_of(die_at(fn.die_offset)); }
+TypeRef LlvmDebugInfo::return_type(const Function &fn) { return types_.type_of(split_.die_at(fn.die_offset)); }
 
 }  // namespace kpp::dwarf
