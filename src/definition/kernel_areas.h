@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "dwarf/elf_facts.h"
+#include "dwarf/debug_info.h"  // AddressRange; of() asks only the ElfFacts base
 
 namespace kpp {
 
