@@ -5,6 +5,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFDebugLine.h>
 
+#include "dwarf/query/die_links.h"
 #include "dwarf/query/llvm_debug_info.h"
 
 namespace kpp::dwarf {
@@ -19,11 +20,11 @@ std::vector<CodeFrame> LlvmDebugInfo::frames_at(uint64_t address) {
   // Innermost: the row that covers the address.
   CodeFrame inner;
   DWARFUnit *unit = chain.front().getDwarfUnit()->getLinkedUnit();
-  if (const DWARFDebugLine::LineTable *table = unit ? unit_dwarf().getLineTableForUnit(unit) : nullptr) {
-    uint32_t at = row_at(*table, address);
+  if (const DWARFDebugLine::LineTable *table = unit ? checks_.unit_dwarf().getLineTableForUnit(unit) : nullptr) {
+    uint32_t at = lines_.row_at(*table, address);
     if (at != table->UnknownRowIndex) {
       inner.line = static_cast<int>(table->Rows[at].Line);
-      inner.file = file_of_row(unit, table, table->Rows[at].File);
+      inner.file = LineTables::file_of_row(unit, table, table->Rows[at].File);
     }
   }
   for (size_t i = chain.size(); i-- > 0;) {
@@ -32,7 +33,7 @@ std::vector<CodeFrame> LlvmDebugInfo::frames_at(uint64_t address) {
     if (i + 1 < chain.size()) {
       // The caller's line is where the copy inside it was called from.
       const DWARFDie &callee = chain[i + 1];
-      frame.file = source_file_of(callee, llvm::dwarf::DW_AT_call_file);
+      frame.file = source_file_of(checks_.unit_dwarf(), callee, llvm::dwarf::DW_AT_call_file);
       frame.line = static_cast<int>(llvm::dwarf::toUnsigned(callee.find(llvm::dwarf::DW_AT_call_line), 0));
     }
     const char *name = die.getSubroutineName(DINameKind::ShortName);

@@ -26,6 +26,20 @@ DWARFDie attribute_holder(DWARFDie die, llvm::dwarf::Attribute attribute) {
   return {};
 }
 
+std::string source_file_of(DWARFContext &dwarf, DWARFDie die, llvm::dwarf::Attribute attribute) {
+  DWARFDie holder = attribute_holder(die, attribute);
+  if (!holder.isValid()) return {};
+  auto index = holder.find(attribute)->getAsUnsignedConstant();
+  // A split unit's line table is its skeleton's, in the program.
+  DWARFUnit *unit = holder.getDwarfUnit()->getLinkedUnit();
+  const DWARFDebugLine::LineTable *table = unit ? dwarf.getLineTableForUnit(unit) : nullptr;
+  std::string name;
+  if (index && table)
+    table->getFileNameByIndex(*index, unit->getCompilationDir(), DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
+                              name);
+  return name;
+}
+
 DWARFDie origin_root(DWARFDie die) {
   constexpr int max_links = 16;
   for (int links = 0; links < max_links && die.isValid(); ++links) {

@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/DebugInfo/DWARF/DWARFContext.h>
 #include <llvm/DebugInfo/DWARF/DWARFDie.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 
@@ -20,6 +22,11 @@ namespace kpp::dwarf {
 // unit. Invalid when none holds it. A bounded walk: hostile DWARF can link
 // DIEs in a cycle.
 llvm::DWARFDie attribute_holder(llvm::DWARFDie die, llvm::dwarf::Attribute attribute);
+
+// The whole path of the file `attribute` (DW_AT_decl_file, DW_AT_call_file)
+// of `die` names, read in the unit that holds the attribute (as above) with
+// the line tables of `dwarf`; empty when there is none.
+std::string source_file_of(llvm::DWARFContext &dwarf, llvm::DWARFDie die, llvm::dwarf::Attribute attribute);
 
 // The DIE at the end of `die`'s DW_AT_abstract_origin and
 // DW_AT_specification links: the one all copies of a function share (`die`

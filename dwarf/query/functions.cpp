@@ -70,20 +70,6 @@ std::string linkage_name(const DWARFDie &die) {
 // which for a concrete copy is its abstract origin's unit, another one under
 // LTO. (DWARFDie::getDeclFile() in LLVM 19 reads the index against the
 // wrong unit there, and returns "" for some subprograms of gcc 12's DWARF 5.)
-std::string LlvmDebugInfo::source_file_of(DWARFDie die, llvm::dwarf::Attribute attribute) {
-  DWARFDie holder = attribute_holder(die, attribute);
-  if (!holder.isValid()) return {};
-  auto index = holder.find(attribute)->getAsUnsignedConstant();
-  // A split unit's line table is its skeleton's, in the program.
-  DWARFUnit *unit = holder.getDwarfUnit()->getLinkedUnit();
-  const DWARFDebugLine::LineTable *table = unit ? unit_dwarf().getLineTableForUnit(unit) : nullptr;
-  std::string name;
-  if (index && table)
-    table->getFileNameByIndex(*index, unit->getCompilationDir(), DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
-                              name);
-  return name;
-}
-
 std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   std::optional<uint64_t> low = code_entry(die);
   if (!low) return std::nullopt;
@@ -94,7 +80,7 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   if (fn.inlined) fn.frame_entry = code_entry(enclosing_subprogram(die)).value_or(*low);
   const char *name = die.getSubroutineName(DINameKind::ShortName);
   fn.name = name ? name : "";
-  fn.decl_file = source_file_of(die, llvm::dwarf::DW_AT_decl_file);
+  fn.decl_file = source_file_of(checks_.unit_dwarf(), die, llvm::dwarf::DW_AT_decl_file);
   fn.decl_line = static_cast<int>(die.getDeclLine());
   fn.entry = *low;
   if (auto ranges = die.getAddressRanges()) {
@@ -103,12 +89,12 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
     consumeError(ranges.takeError());
   }
   if (auto sym = symbolize(*low); sym && sym->second == 0 && !fn.inlined) fn.symbol = sym->first;
-  fn.die_offset = handle_of(die);
+  fn.die_offset = split_.handle_of(die);
   fn.optimized = producer_says_optimized(die) || has_optimized_variables(die);
   // Go (1.19) gives its functions no DW_AT_decl_line: the line of the
   // entry's row is the `func` line, what FUNC:RLN counts from.
   if (fn.decl_line == 0 && !fn.inlined)
-    for (const LineRow &row : rows_of(fn))
+    for (const LineTables::Row &row : lines_.rows_of(fn))
       if (row.address == fn.entry && row.line > 0) {
         fn.decl_line = row.line;
         break;
@@ -124,10 +110,10 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
   if (auto answer = function_index_.find(name, instances)) {
     // Only the units that hold the named DIEs get parsed by LLVM, and not
     // those of the copies that are read raw.
-    OriginCache origins;
+    InlinedCopies::Origins origins;
     for (const IndexedDie &entry : answer->dies) {
       if (entry.inlined ? !inline_copies : !subprograms) continue;
-      if (auto copy = entry.inlined && read_raw ? copy_read_raw(entry.die_offset, origins) : std::nullopt) {
+      if (auto copy = entry.inlined && read_raw ? inlined_copies_.read(entry.die_offset, origins) : std::nullopt) {
         // From the cache, as below: a copy of that name, else the index is made again.
         if (answer->cached && !named(copy->function.name.c_str())) {
           function_index_.distrust("the DIE at " + std::to_string(entry.die_offset) + " is not the '" + name + "' it lists");
@@ -138,7 +124,7 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
         read_raw->push_back(std::move(*copy));
         continue;
       }
-      DWARFDie die = die_at(entry.die_offset);
+      DWARFDie die = split_.die_at(entry.die_offset);
       // From the cache, each DIE must be what the index says it is: a
       // subprogram or inlined copy of that name; else the index is made again.
       auto tag = die.isValid() ? die.getTag() : llvm::dwarf::DW_TAG_null;
@@ -152,8 +138,8 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
     }
     return found;
   }
-  for (uint32_t i = 0; i < dwarf().getNumCompileUnits(); ++i) {
-    DWARFUnit *unit = dwarf().getUnitAtIndex(i);
+  for (uint32_t i = 0; i < checks_.dwarf().getNumCompileUnits(); ++i) {
+    DWARFUnit *unit = checks_.dwarf().getUnitAtIndex(i);
     if (DWARFUnit *split = split_.split_unit(i)) unit = split;
     for (const auto &entry : unit->dies()) {
       auto tag = entry.getTag();
@@ -172,15 +158,14 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
   return found;
 }
 
-std::optional<LlvmDebugInfo::FoundFunction> LlvmDebugInfo::found_function(DWARFDie die) {
+std::optional<FoundFunction> LlvmDebugInfo::found_function(DWARFDie die) {
   if (!die.isValid()) return std::nullopt;
   auto fn = function_from_die(die);
   if (!fn) return std::nullopt;
   return FoundFunction{std::move(*fn), linkage_name(die), inlined_into_itself(die)};
 }
 
-std::vector<LlvmDebugInfo::FoundFunction> LlvmDebugInfo::functions_found(const std::string &name, bool subprograms,
-                                                                        bool inline_copies) {
+std::vector<FoundFunction> LlvmDebugInfo::functions_found(const std::string &name, bool subprograms, bool inline_copies) {
   std::vector<FoundFunction> read_raw, out;
   std::vector<DWARFDie> dies = scan_for(name, subprograms, inline_copies, false, &read_raw);
   size_t next_raw = 0;
@@ -228,7 +213,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
     result.push_back(std::move(found->function));
   };
   std::vector<ElfSymbol> symbols = image_.symbols().functions_named(name);
-  for (const ElfSymbol &sym : symbols) add(found_function(enclosing_subprogram(dies_at(sym.address).FunctionDIE)), sym.address);
+  for (const ElfSymbol &sym : symbols) add(found_function(enclosing_subprogram(units_at_.dies_at(sym.address).FunctionDIE)), sym.address);
   // The symbol table finds out-of-line bodies cheaply; inlined copies, and
   // functions without a symbol (a stripped symbol table), need a scan.
   bool need_subprograms = result.empty();
@@ -239,7 +224,9 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   // "_Rb_tree_increment", and add() keeps those whose linkage name it is.
   std::string scan_name = name;
   if (!need_subprograms && name.starts_with("_Z") && !result.front().name.empty()) scan_name = result.front().name;
-  if (need_subprograms || need_inlines)
+  // A path ("names::price") names no DIE as it is: find_cxx_functions below
+  // looks for its last component.
+  if ((need_subprograms || need_inlines) && !is_scoped_path(scan_name))
     for (FoundFunction &found : functions_found(scan_name, need_subprograms, need_inlines)) add(std::move(found));
   // Not a symbol's or a DIE's name as it is: a C++ name ("ns::Cls::f",
   // "max<int>", "f(long)"), or a plain one that may name a template's
@@ -275,7 +262,7 @@ std::vector<Function> LlvmDebugInfo::function_symbols(const std::string &name) {
   std::vector<Function> found;
   for (const ElfSymbol &sym : image_.symbols().functions_named(name)) found.push_back(function_of_symbol(sym, name));
   // A Go program without symbols: Go's own table names its functions.
-  if (const GoFunctionTable *table = found.empty() ? go_table() : nullptr)
+  if (const GoFunctionTable *table = found.empty() ? go_.table() : nullptr)
     for (const GoFunction &go : table->named(name))
       found.push_back(function_of_symbol(ElfSymbol{go.name, {}, go.entry, go.end - go.entry, 0, true}, name));
   return found;
@@ -292,7 +279,7 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
   // DIE may carry no linkage name to match again (gcc gives none to a
   // constructor in an anonymous namespace or to a member of a local class).
   auto add = [&](DWARFDie die, bool by_symbol = false) {
-    if (!die.isValid() || inlined_into_itself(die) || !seen.insert(handle_of(die)).second) return;
+    if (!die.isValid() || inlined_into_itself(die) || !seen.insert(split_.handle_of(die)).second) return;
     // The linkage name is on the declaration (a method's in its class, an
     // inlined copy's on its abstract origin): getName follows both.
     std::optional<DemangledFunction> have = demangle_function(linkage_name(die));
@@ -322,7 +309,7 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
     // A Rust hash asked for is checked by cxx_name_matches alone.
     bool printed_ok = query.rust_hash.empty() && printed_name_matches(query.printed, printed);
     if (!(demangled && cxx_name_matches(query, *demangled)) && !printed_ok) continue;
-    DWARFDie die = enclosing_subprogram(dies_at(functions[i].address).FunctionDIE);
+    DWARFDie die = enclosing_subprogram(units_at_.dies_at(functions[i].address).FunctionDIE);
     if (die.isValid()) add(die, true);
     // No DWARF for it (a thunk gcc writes without a DIE): the symbol alone, as in no-DWARF mode.
     else if (file.empty() && bare_entries.insert(functions[i].address).second)
@@ -349,7 +336,7 @@ std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &nam
     else
       names.emplace(source_name_of_symbol(functions[i].name));
   }
-  if (const GoFunctionTable *table = go_table())
+  if (const GoFunctionTable *table = go_.table())
     for (const GoFunction &go : table->functions()) names.emplace(go.name);
   // The name refused is no suggestion (a name whose symbol exists but was not found).
   names.erase(name);
@@ -386,18 +373,18 @@ uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
   // the entry is all there is (the manual says so).
   if (is_go_function(fn)) {
     if (has_dwarf())
-      for (const LineRow &row : rows_of(fn))
+      for (const LineTables::Row &row : lines_.rows_of(fn))
         if (row.prologue_end && row.address >= fn.entry) return row.address;
     return past_go_stack_check(image_, fn);
   }
   // Optimized code is probed at its entry, as perf probe does, unless a
   // parameter is read from a frame slot, valid only past the prologue (as
   // gdb breaks).
-  if (fn.optimized && (fn.die_offset == 0 || !has_prologue_slot_parameters(die_at(fn.die_offset)))) return fn.entry;
+  if (fn.optimized && (fn.die_offset == 0 || !has_prologue_slot_parameters(split_.die_at(fn.die_offset)))) return fn.entry;
   // The prologue ends where the line table starts its second statement:
   // clang marks it prologue_end, gcc starts a new row there (on the same
   // line when the whole function is on one line).
-  for (const LineRow &row : rows_of(fn)) {
+  for (const LineTables::Row &row : lines_.rows_of(fn)) {
     if (row.address == fn.entry && row.prologue_end) return fn.entry;  // no prologue at all
     if (row.address > fn.entry && (row.prologue_end || row.is_stmt)) return row.address;
   }

@@ -21,7 +21,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/query/go_code.h"
 #include "util/strings.h"
 
 namespace kpp::dwarf {
@@ -100,23 +100,23 @@ bool split_words(DWARFDie type, uint64_t offset, std::vector<Word> &words, int d
 
 }  // namespace
 
-bool LlvmDebugInfo::is_go_function(const Function &fn) {
-  if (has_dwarf()) {
-    DWARFDie die = fn.die_offset ? die_at(fn.die_offset) : DWARFDie();
-    llvm::DWARFUnit *unit = die.isValid() ? die.getDwarfUnit() : static_cast<llvm::DWARFUnit *>(unit_at(fn.entry));
+bool GoCode::is_go_function(const Function &fn) {
+  if (files_.no_dwarf_note().empty()) {  // it has DWARF
+    DWARFDie die = fn.die_offset ? split_.die_at(fn.die_offset) : DWARFDie();
+    llvm::DWARFUnit *unit = die.isValid() ? die.getDwarfUnit() : static_cast<llvm::DWARFUnit *>(units_at_.unit_at(fn.entry));
     if (unit) return is_go_producer(unit->getUnitDIE());
   }
   // No DWARF covers it: Go's runtime and every function of a stripped Go program.
-  return image_.is_go_program();
+  return files_.image().is_go_program();
 }
 
-Result<std::vector<uint64_t>> LlvmDebugInfo::return_instructions(const Function &fn) {
-  if (!image_.decodes_instructions())
+Result<std::vector<uint64_t>> GoCode::return_instructions(const Function &fn) {
+  if (!files_.image().decodes_instructions())
     return Error("this kprobe-probe was built without an instruction decoder (cmake -DKPP_X86_DISASSEMBLER=ON), "
                  "which finding " + fn.name + "'s return instructions needs");
   std::vector<uint64_t> returns;
   for (const AddressRange &range : fn.ranges) {
-    std::optional<InstructionDecoder::Exits> exits = image_.exits_of(range.begin, range.end);
+    std::optional<InstructionDecoder::Exits> exits = files_.image().exits_of(range.begin, range.end);
     if (!exits) return Error("the code of " + fn.name + " (" + hex(range.begin) + "-" + hex(range.end) + ") is not in the file");
     if (exits->undecodable)
       return Error("the code of " + fn.name + " does not decode at " + hex(*exits->undecodable) +
@@ -130,11 +130,11 @@ Result<std::vector<uint64_t>> LlvmDebugInfo::return_instructions(const Function 
   return returns;
 }
 
-std::vector<Variable> LlvmDebugInfo::go_results(const Function &fn) {
+std::vector<Variable> GoCode::go_results(const Function &fn) {
   std::vector<Variable> results;
-  DWARFDie die = fn.die_offset ? die_at(fn.die_offset) : DWARFDie();
+  DWARFDie die = fn.die_offset ? split_.die_at(fn.die_offset) : DWARFDie();
   if (!die.isValid()) return results;
-  bool amd64 = machine() == llvm::ELF::EM_X86_64;
+  bool amd64 = files_.image().machine() == llvm::ELF::EM_X86_64;
   size_t next_int = 0, next_float = 0;
   for (DWARFDie child : die.children()) {
     if (child.getTag() != dw::DW_TAG_formal_parameter || !dw::toUnsigned(child.find(dw::DW_AT_variable_parameter), 0))
@@ -143,8 +143,8 @@ std::vector<Variable> LlvmDebugInfo::go_results(const Function &fn) {
     const char *name = child.getName(llvm::DINameKind::ShortName);
     result.name = name ? name : "";
     result.is_parameter = true;
-    result.type = type_of(child);
-    if (amd64) result.place = go_result_place(child, next_int, next_float, result.unavailable_why);
+    result.type = types_.type_of(child);
+    if (amd64) result.place = result_place(child, next_int, next_float, result.unavailable_why);
     else result.unavailable_why = "Go's result registers are known for x86-64 only";
     results.push_back(std::move(result));
   }
@@ -154,8 +154,8 @@ std::vector<Variable> LlvmDebugInfo::go_results(const Function &fn) {
 // Where the result `die` is at a return instruction, taking its registers
 // from those left (`next_int`, `next_float`); nullopt with `why` when it
 // cannot be read there.
-std::optional<Place> LlvmDebugInfo::go_result_place(DWARFDie die, size_t &next_int, size_t &next_float,
-                                                    std::string &why) {
+std::optional<Place> GoCode::result_place(DWARFDie die, size_t &next_int, size_t &next_float,
+                                           std::string &why) {
   DWARFDie type = die.getAttributeValueAsReferencedDie(dw::DW_AT_type);
   std::vector<Word> words;
   size_t ints = 0, floats = 0;

@@ -1,19 +1,16 @@
 // Inlined copies read raw (dwarf/raw/raw_inlined_copy.h) and made Functions as
-// function_from_die() makes them from LLVM's DIEs. A copy's own DIE says
-// where its code is and which function's frame it runs in; its name and
-// declaration are its abstract origin's, which LLVM reads once for all the
-// copies of a function.
+// LlvmDebugInfo's function_from_die() makes them from LLVM's DIEs.
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 
 #include "dwarf/query/die_links.h"
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/query/inlined_copies.h"
 #include "dwarf/raw/raw_inlined_copy.h"
 #include "dwarf/source/split_handle.h"
 
 namespace kpp::dwarf {
 
-const RawUnit *LlvmDebugInfo::raw_unit_holding(uint64_t offset) {
-  llvm::DWARFCompileUnit *unit = unit_dwarf().getCompileUnitForOffset(offset);
+const RawUnit *InlinedCopies::raw_unit_holding(uint64_t offset) {
+  llvm::DWARFCompileUnit *unit = checks_.unit_dwarf().getCompileUnitForOffset(offset);
   if (!unit) return nullptr;
   auto [at, made] = raw_units_.try_emplace(unit->getOffset());
   if (made) at->second = RawUnit::open(files_.raw_dwarf(), unit->getOffset());
@@ -26,8 +23,8 @@ const RawUnit *LlvmDebugInfo::raw_unit_holding(uint64_t offset) {
 // anyway, and reading the copy raw first would only add to it (glibc's 88
 // copies of _IO_acquire_lock_fct: +12% instructions). The origin is found
 // without reading the unit's whole abbreviation table.
-bool LlvmDebugInfo::origin_elsewhere(uint64_t offset) {
-  llvm::DWARFCompileUnit *holder = unit_dwarf().getCompileUnitForOffset(offset);
+bool InlinedCopies::origin_elsewhere(uint64_t offset) {
+  llvm::DWARFCompileUnit *holder = checks_.unit_dwarf().getCompileUnitForOffset(offset);
   if (!holder) return false;
   DwarfBytes bytes = files_.raw_dwarf();
   auto header = raw::read_unit_header(bytes, holder->getOffset());
@@ -40,10 +37,10 @@ bool LlvmDebugInfo::origin_elsewhere(uint64_t offset) {
 
 // What LLVM reads of a copy through its origin at `offset`, read once for
 // all the copies of a function.
-const LlvmDebugInfo::OriginFacts &LlvmDebugInfo::origin_facts(uint64_t offset, OriginCache &origins) {
+const InlinedCopies::OriginFacts &InlinedCopies::origin_facts(uint64_t offset, Origins &origins) {
   auto [facts, made] = origins.try_emplace(offset);
   if (!made) return facts->second;
-  llvm::DWARFDie origin = die_at(offset);
+  llvm::DWARFDie origin = split_.die_at(offset);
   if (!origin.isValid() || origin.isNULL()) return facts->second;
   OriginFacts &f = facts->second;
   f.valid = true;
@@ -51,16 +48,16 @@ const LlvmDebugInfo::OriginFacts &LlvmDebugInfo::origin_facts(uint64_t offset, O
   const char *linkage = origin.getName(llvm::DINameKind::LinkageName);
   f.name = name ? name : "";
   f.linkage_name = linkage ? linkage : "";
-  f.decl_file = source_file_of(origin, llvm::dwarf::DW_AT_decl_file);
+  f.decl_file = source_file_of(checks_.unit_dwarf(), origin, llvm::dwarf::DW_AT_decl_file);
   f.decl_line = static_cast<int>(origin.getDeclLine());
-  f.root = handle_of(origin_root(origin));
+  f.root = split_.handle_of(origin_root(origin));
   return f;
 }
 
 // Whether the links of the body at `body` (its first one `first_link`,
 // already read) lead to `root`: a copy inlined into the very function whose
 // body holds it (die_links.h's inlined_into_itself). Bounded as there.
-bool LlvmDebugInfo::links_reach(uint64_t body, std::optional<uint64_t> first_link, uint64_t root) {
+bool InlinedCopies::links_reach(uint64_t body, std::optional<uint64_t> first_link, uint64_t root) {
   constexpr int max_links = 16;
   std::optional<uint64_t> at = body;
   for (int links = 0; at && links <= max_links; ++links) {
@@ -72,8 +69,8 @@ bool LlvmDebugInfo::links_reach(uint64_t body, std::optional<uint64_t> first_lin
   return false;
 }
 
-std::optional<LlvmDebugInfo::FoundFunction> LlvmDebugInfo::copy_read_raw(uint64_t offset, OriginCache &origins) {
-  const llvm::object::ObjectFile &obj = image_.object();
+std::optional<FoundFunction> InlinedCopies::read(uint64_t offset, Origins &origins) {
+  const llvm::object::ObjectFile &obj = files_.image().object();
   if (obj.isRelocatableObject() || !obj.isLittleEndian() || is_split_handle(offset) || !origin_elsewhere(offset))
     return std::nullopt;
   const RawUnit *unit = raw_unit_holding(offset);

@@ -1,4 +1,4 @@
-// Listings for -F and -L: function names and a function's statement rows.
+// The listing for -F: the names of the functions with code.
 #include <algorithm>
 
 #include "dwarf/names.h"
@@ -9,7 +9,7 @@ namespace kpp::dwarf {
 std::string LlvmDebugInfo::function_list() {
   // Views sorted and made unique first: a vmlinux has ~60k function symbols.
   std::vector<std::string_view> sources = image_.symbols().function_source_names();
-  if (const GoFunctionTable *table = go_table())  // a Go program linked without symbols
+  if (const GoFunctionTable *table = go_.table())  // a Go program linked without symbols
     for (const GoFunction &go : table->functions()) sources.push_back(go.name);
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
@@ -46,25 +46,6 @@ std::vector<std::string_view> LlvmDebugInfo::function_names() {
     at = end + 1;
   }
   return names;
-}
-
-std::vector<LineSite> LlvmDebugInfo::line_rows(const Function &fn) {
-  std::vector<LineSite> rows;
-  for (const LineRow &row : rows_of(fn))
-    if (row.is_stmt && row.same_file && row.line > 0) rows.push_back({row.address, fn.decl_file, row.line});
-  return rows;
-}
-
-std::string LlvmDebugInfo::find_source_file(const std::string &suffix) {
-  for (llvm::DWARFUnit *unit : units_naming(suffix)) {
-    const llvm::DWARFDebugLine::LineTable *table = unit_dwarf().getLineTableForUnit(unit);
-    if (!table) continue;
-    for (size_t i = 0; i <= table->Prologue.FileNames.size(); ++i) {
-      std::string path = file_of_row(unit, table, i);
-      if (!path.empty() && path_ends_with(path, suffix)) return path;
-    }
-  }
-  return {};
 }
 
 }  // namespace kpp::dwarf

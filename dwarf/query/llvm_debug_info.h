@@ -3,7 +3,11 @@
 // which answers the questions of the ELF file itself. Composed of parts with
 // one job each: the files the DWARF is read from (dwarf/source/dwarf_files.h),
 // which of their units LLVM may read (dwarf/source/unit_checks.h), the split
-// units (dwarf/source/split_units.h), the function index and what it reads
+// units (dwarf/source/split_units.h), the units at an address
+// (dwarf/query/units_at.h), the types (dwarf/query/types.h), Go's code
+// (dwarf/query/go_code.h), inlined copies read raw
+// (dwarf/query/inlined_copies.h), the line tables (dwarf/query/line_tables.h),
+// the function index and what it reads
 // (dwarf/query/index_inputs.h).
 #pragma once
 
@@ -23,7 +27,12 @@
 #include "dwarf/elf/elf_image.h"
 #include "dwarf/expr/cfa.h"
 #include "dwarf/index/function_index.h"
+#include "dwarf/query/go_code.h"
 #include "dwarf/query/index_inputs.h"
+#include "dwarf/query/inlined_copies.h"
+#include "dwarf/query/line_tables.h"
+#include "dwarf/query/types.h"
+#include "dwarf/query/units_at.h"
 #include "dwarf/index/index_cache.h"
 #include "dwarf/index/name_index.h"
 #include "dwarf/index/name_search.h"
@@ -36,10 +45,6 @@
 #include "dwarf/source/unit_checks.h"
 
 namespace kpp::dwarf {
-
-// The kind and signedness of a DW_TAG_base_type with DW_AT_encoding
-// `encoding` (Kind::Other for encodings no fetch type fits).
-void set_base_type_kind(TypeInfo &info, uint64_t encoding);
 
 class LlvmDebugInfo final : public DebugInfo {
  public:
@@ -61,8 +66,10 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<std::string> similar_functions(const std::string &name, size_t max) override;
   uint64_t probe_entry(const Function &fn) override;
 
-  std::vector<LineSite> line_sites_in(const Function &fn, int line) override;
-  std::vector<int> lines_with_code(const Function &fn) override;
+  // The questions of one function's lines: its line tables answer them (dwarf/query/line_tables.h).
+  std::vector<LineSite> line_sites_in(const Function &fn, int line) override { return lines_.line_sites_in(fn, line); }
+  std::vector<int> lines_with_code(const Function &fn) override { return lines_.lines_with_code(fn); }
+  std::vector<LineSite> line_rows(const Function &fn) override { return lines_.line_rows(fn); }
   std::vector<std::pair<LineSite, Function>> file_line_sites(const std::string &file, int line) override;
 
   std::vector<Variable> variables_at(const Function &fn, uint64_t pc) override;
@@ -70,29 +77,38 @@ class LlvmDebugInfo final : public DebugInfo {
   TypeRef return_type(const Function &fn) override;
   std::optional<TypeInfo> scalar_return_type(const Function &fn) override;
 
-  TypeInfo describe(TypeRef type) override;
-  std::optional<Enumeration> enumeration(TypeRef type) override;
-  std::optional<VariantPart> variant_part(TypeRef type) override;
-  std::optional<Member> member(TypeRef aggregate, const std::string &name) override;
-  std::vector<Member> members_named(TypeRef aggregate, const std::string &name) override;
-  std::vector<std::string> member_names(TypeRef aggregate) override;
+  // The type questions: the Types part answers them (dwarf/query/types.h).
+  TypeInfo describe(TypeRef type) override { return types_.describe(type); }
+  std::optional<Enumeration> enumeration(TypeRef type) override { return types_.enumeration(type); }
+  std::optional<VariantPart> variant_part(TypeRef type) override { return types_.variant_part(type); }
+  std::optional<Member> member(TypeRef aggregate, const std::string &name) override {
+    return types_.member(aggregate, name);
+  }
+  std::vector<Member> members_named(TypeRef aggregate, const std::string &name) override {
+    return types_.members_named(aggregate, name);
+  }
+  std::vector<std::string> member_names(TypeRef aggregate) override { return types_.member_names(aggregate); }
 
   std::vector<std::string_view> function_names() override;
-  std::vector<LineSite> line_rows(const Function &fn) override;
-  std::string find_source_file(const std::string &suffix) override;
+  std::string find_source_file(const std::string &suffix) override {
+    return lines_.find_source_file(units_naming(suffix), suffix);
+  }
   std::optional<SourcePlace> source_of(uint64_t address) override;
   std::vector<CodeFrame> frames_at(uint64_t address) override;
   bool is_instruction_start(const Function &fn, uint64_t address) override;
   std::string instruction_oracle() override;
-  bool is_go_function(const Function &fn) override;  // dwarf/query/go_functions.cpp
-  Result<std::vector<uint64_t>> return_instructions(const Function &fn) override;
-  std::vector<Variable> go_results(const Function &fn) override;
+  // Go's questions: the GoCode part answers them (dwarf/query/go_code.h).
+  bool is_go_function(const Function &fn) override { return go_.is_go_function(fn); }
+  Result<std::vector<uint64_t>> return_instructions(const Function &fn) override {
+    return go_.return_instructions(fn);
+  }
+  std::vector<Variable> go_results(const Function &fn) override { return go_.go_results(fn); }
   bool returns_at(uint64_t address) override { return image_.returns_at(address); }
 
   // Questions of the ELF file alone: its image answers them.
   std::optional<uint64_t> address_of_file_offset(uint64_t at) override { return image_.address_of_file_offset(at); }
   Result<uint64_t> file_offset(uint64_t address) override { return image_.file_offset(address); }
-  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t at) override;  // dwarf/query/go_table.cpp
+  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t at) override { return go_.symbolize(at); }
   std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override {
     return image_.symbol_addresses(names);
   }
@@ -129,37 +145,9 @@ class LlvmDebugInfo final : public DebugInfo {
 
  private:
   std::optional<Function> function_from_die(llvm::DWARFDie die);
-  // The whole path of the file `attribute` (DW_AT_decl_file, DW_AT_call_file) of `die` names, read in
-  // the unit that holds the attribute (dwarf/die_origin.h); empty when there is none.
-  std::string source_file_of(llvm::DWARFDie die, llvm::dwarf::Attribute attribute);
-  // A function scan_for() found, as find_functions() keeps or drops it: the
-  // Function, its linkage name and whether it is a copy inlined into its own
-  // body (die_links.h). From an LLVM DIE (found_function()), or an inlined
-  // copy read raw (dwarf/query/inlined_copies.cpp), without LLVM reading the copy's
-  // unit: its name, declaration and linkage name are then its origin's, which
-  // LLVM reads once for all the copies of a function (`origins`).
-  struct FoundFunction {
-    Function function;
-    std::string linkage_name;
-    bool inlined_into_itself = false;
-    size_t position = 0;  // read raw: how many DIEs scan_for() found before it (the index's order)
-  };
   std::optional<FoundFunction> found_function(llvm::DWARFDie die);
   // scan_for()'s functions, DIEs and copies read raw, in the index's order.
   std::vector<FoundFunction> functions_found(const std::string &name, bool subprograms, bool inline_copies);
-  struct OriginFacts {
-    bool valid = false;  // LLVM reads a DIE there
-    std::string name, linkage_name, decl_file;
-    int decl_line = 0;
-    uint64_t root = 0;  // origin_root()'s offset
-  };
-  using OriginCache = std::unordered_map<uint64_t, OriginFacts>;
-  std::optional<FoundFunction> copy_read_raw(uint64_t offset, OriginCache &origins);
-  bool origin_elsewhere(uint64_t offset);
-  const OriginFacts &origin_facts(uint64_t offset, OriginCache &origins);
-  bool links_reach(uint64_t body, std::optional<uint64_t> first_link, uint64_t root);
-  const RawUnit *raw_unit_holding(uint64_t offset);
-  std::unordered_map<uint64_t, std::optional<RawUnit>> raw_units_;  // by unit offset
   // Subprograms with code (and, when asked, inlined copies) named `name`, as function_index_
   // finds them, else by LLVM's walk of every unit; with `instances`, also those named
   // `name<...>` (a template's instances). With `read_raw`, the copies the index gives
@@ -177,13 +165,6 @@ class LlvmDebugInfo final : public DebugInfo {
   // file_line_sites() over `units`.
   std::vector<std::pair<LineSite, Function>> file_line_sites_in(const std::vector<llvm::DWARFUnit *> &units,
                                                                 const std::string &file, int line);
-  // The line-table rows of the unit that holds `fn`, restricted to its ranges and its file.
-  struct LineRow { uint64_t address; int line; bool is_stmt; bool prologue_end; bool same_file; bool seq_start; };
-  std::vector<LineRow> rows_of(const Function &fn);
-  std::string file_of_row(llvm::DWARFUnit *unit, const llvm::DWARFDebugLine::LineTable *table, uint64_t file_index);
-  // The index of the row of `table` that covers `address` (UnknownRowIndex:
-  // none), in the section the layout put it in for a .ko.
-  uint32_t row_at(const llvm::DWARFDebugLine::LineTable &table, uint64_t address);
   // The functions whose code is at `address`, outermost first: the
   // out-of-line subprogram, then each inlined copy that holds the address
   // (dwarf/query/source_places.cpp). Empty when no subprogram covers it.
@@ -205,52 +186,23 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<Variable> variables_in_scope(const Function &fn, uint64_t pc, std::string_view only);
   // The address ranges inside `scope` where `die` has a location.
   std::vector<AddressRange> available_ranges(llvm::DWARFDie die, llvm::DWARFDie scope);
-  // DIE handles (dwarf/source/split_handle.h), which may name split units' DIEs.
-  llvm::DWARFDie die_at(uint64_t handle) { return split_.die_at(handle); }
-  uint64_t handle_of(llvm::DWARFDie die) { return split_.handle_of(die); }
-  // The function DIE at `address` and its unit, from the split unit when
-  // there is one (BlockDIE is not looked for; dwarf/query/units_at.cpp).
-  llvm::DWARFContext::DIEsForAddress dies_at(uint64_t address);
-  // The compile unit whose code holds `address`.
-  llvm::DWARFCompileUnit *unit_at(uint64_t address);
-  // dies_at() in a relocatable object (a .ko), whose .debug_aranges LLVM
-  // misreads: the units found by their own ranges (dwarf/query/relocatable_units.cpp).
-  llvm::DWARFContext::DIEsForAddress relocatable_dies_at(uint64_t address);
-  llvm::DWARFCompileUnit *relocatable_unit_at(uint64_t address);
-  struct UnitRange {
-    uint64_t begin, end;
-    llvm::DWARFCompileUnit *unit;
-  };
-  std::optional<std::vector<UnitRange>> relocatable_units_;  // sorted by begin; made on first use
-  TypeRef type_of(llvm::DWARFDie die);
-  // A Go program without function symbols (linked with -ldflags=-s -w):
-  // Go's own function table, read on first use (dwarf/query/go_table.cpp);
-  // null for other files, or when the table is damaged (go_table_error_ says how).
-  const GoFunctionTable *go_table();
-  std::optional<GoFunctionTable> go_table_;
-  bool go_table_read_ = false;
-  std::string go_table_error_;
-  std::optional<Place> go_result_place(llvm::DWARFDie die, size_t &next_int, size_t &next_float, std::string &why);
-  // Calls `visit` on each named member of an aggregate, with the offset of
-  // the aggregate (base class, anonymous member) that holds it, until it
-  // returns true (then so does this).
-  using MemberVisit = std::function<bool(const llvm::DWARFDie &member, int64_t base)>;
-  bool walk_members(TypeRef aggregate, const MemberVisit &visit);
-  Member member_at(const llvm::DWARFDie &member, const std::string &name);
-  std::string type_name(llvm::DWARFDie type, int depth = 0);
 
   // The files, declared first: the image (in them) is used by all below.
   DwarfFiles files_;
   ElfImage &image_ = files_.image();
-  // Which units LLVM may read (dwarf/source/unit_checks.h): dwarf() every
+  // Which units LLVM may read (dwarf/source/unit_checks.h): its dwarf() every
   // unit checked, unit_dwarf() the unit headers and unit DIEs, a unit's other
   // DIEs once enter() has checked it. Each throws DamagedDwarf when it meets
   // a damaged unit.
   UnitChecks checks_{files_};
-  llvm::DWARFContext &dwarf() { return checks_.dwarf(); }
-  llvm::DWARFContext &unit_dwarf() { return checks_.unit_dwarf(); }
-  void enter(const llvm::DWARFUnit &unit) { checks_.enter(unit); }
+  // The split units, and the DIE handles (dwarf/source/split_handle.h) that
+  // may name their DIEs: split_.die_at(), split_.handle_of().
   SplitUnits split_{image_.path(), checks_};
+  UnitsAt units_at_{checks_, split_, image_.layout()};  // the unit and function DIE at an address
+  Types types_{split_};
+  InlinedCopies inlined_copies_{files_, checks_, split_};  // those read raw
+  LineTables lines_{files_, checks_, split_};
+  GoCode go_{files_, split_, units_at_, types_};
   IndexInputs index_inputs_{files_, checks_, split_};
   const OpenOptions open_options_;
   // Where functions by name and units by source file are (after the

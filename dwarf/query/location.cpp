@@ -118,7 +118,7 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
   format.dwarf64 = unit->getFormParams().Format == llvm::dwarf::DWARF64;
   format.little_endian = files_.context().isLittleEndian();
   DieContext context(*this, unit, function, pc);
-  return evaluate_location(*bytes, format, context, describe(type_of(die)).size);
+  return evaluate_location(*bytes, format, context, types_.describe(types_.type_of(die)).size);
 }
 
 std::vector<AddressRange> LlvmDebugInfo::available_ranges(DWARFDie die, DWARFDie scope) {

@@ -7,7 +7,7 @@ namespace kpp::dwarf {
 
 bool LlvmDebugInfo::is_instruction_start(const Function &fn, uint64_t address) {
   if (address == fn.entry) return true;
-  for (const LineRow &row : rows_of(fn))
+  for (const LineTables::Row &row : lines_.rows_of(fn))
     if (row.address == address) return true;
   // No row there: decode the instructions from the start of the range that
   // holds it (the function's entry when that range has it), as the kernel's

@@ -11,17 +11,17 @@
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 
 #include "dwarf/query/die_links.h"
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/query/units_at.h"
 
 namespace kpp::dwarf {
 
 using namespace llvm;
 
-DWARFCompileUnit *LlvmDebugInfo::relocatable_unit_at(uint64_t address) {
+DWARFCompileUnit *UnitsAt::relocatable_unit_at(uint64_t address) {
   if (!relocatable_units_) {
     relocatable_units_.emplace();
-    // Only the unit DIEs are read here (unit_dwarf() checked them).
-    for (const std::unique_ptr<DWARFUnit> &unit : unit_dwarf().compile_units()) {
+    // Only the unit DIEs are read here (checks_.unit_dwarf() checked them).
+    for (const std::unique_ptr<DWARFUnit> &unit : checks_.unit_dwarf().compile_units()) {
       auto *cu = dyn_cast<DWARFCompileUnit>(unit.get());
       if (!cu || !cu->getUnitDIE(/*ExtractUnitDIEOnly=*/true).isValid()) continue;
       Expected<DWARFAddressRangesVector> ranges = cu->collectAddressRanges();
@@ -43,12 +43,12 @@ DWARFCompileUnit *LlvmDebugInfo::relocatable_unit_at(uint64_t address) {
   return address < r.end ? r.unit : nullptr;
 }
 
-DWARFContext::DIEsForAddress LlvmDebugInfo::relocatable_dies_at(uint64_t address) {
+DWARFContext::DIEsForAddress UnitsAt::relocatable_dies_at(uint64_t address) {
   DWARFContext::DIEsForAddress dies;
   dies.CompileUnit = relocatable_unit_at(address);
   if (!dies.CompileUnit) return dies;
   // Its other DIEs are read next: checked first (dwarf/source/unit_checks.h).
-  enter(*dies.CompileUnit);
+  checks_.enter(*dies.CompileUnit);
   // Split DWARF is not looked for: kbuild's modules do not use it.
   dies.FunctionDIE = innermost_function_at(*dies.CompileUnit, address);
   return dies;

@@ -25,7 +25,7 @@ bool is_function(const DWARFDie &die) {
 std::vector<DWARFDie> LlvmDebugInfo::function_chain_at(uint64_t address) {
   std::vector<DWARFDie> chain;
   // LLVM gives the innermost; its parents lead out to the subprogram.
-  DWARFDie die = dies_at(address).FunctionDIE;
+  DWARFDie die = units_at_.dies_at(address).FunctionDIE;
   constexpr size_t max_depth = 256;  // hostile DWARF: a bounded walk
   for (; die.isValid() && chain.size() < max_depth; die = die.getParent()) {
     if (!is_function(die)) continue;
@@ -46,7 +46,7 @@ std::optional<size_t> LlvmDebugInfo::line_owner(const std::vector<DWARFDie> &cha
   for (size_t i = 0; i < chain.size(); ++i) {
     uint64_t declared = chain[i].getDeclLine();
     if (line <= 0 || declared > static_cast<uint64_t>(line)) continue;
-    if (!same_source_file(source_file_of(chain[i], llvm::dwarf::DW_AT_decl_file), file)) continue;
+    if (!same_source_file(source_file_of(checks_.unit_dwarf(), chain[i], llvm::dwarf::DW_AT_decl_file), file)) continue;
     if (!owner || declared >= owner_line) {
       owner = i;
       owner_line = declared;
@@ -67,10 +67,10 @@ std::optional<LlvmDebugInfo::AddressOwner> LlvmDebugInfo::owner_of_address(uint6
   // The rows that start at the address (one per line that starts there,
   // several functions' among them), else the row that covers it.
   DWARFUnit *unit = chain.front().getDwarfUnit()->getLinkedUnit();
-  const DWARFDebugLine::LineTable *table = unit ? unit_dwarf().getLineTableForUnit(unit) : nullptr;
+  const DWARFDebugLine::LineTable *table = unit ? checks_.unit_dwarf().getLineTableForUnit(unit) : nullptr;
   std::vector<const DWARFDebugLine::Row *> rows;
   if (table) {
-    uint32_t at = row_at(*table, address);
+    uint32_t at = lines_.row_at(*table, address);
     if (at != table->UnknownRowIndex) {
       uint32_t first = at;
       while (first > 0 && table->Rows[first - 1].Address.Address == address && !table->Rows[first - 1].EndSequence) --first;
@@ -86,7 +86,7 @@ std::optional<LlvmDebugInfo::AddressOwner> LlvmDebugInfo::owner_of_address(uint6
       for (const DWARFDebugLine::Row *row : rows) {
         if (statements_only && !row->IsStmt) continue;
         int line = static_cast<int>(row->Line);
-        if (auto owner = line_owner(candidates, file_of_row(unit, table, row->File), line))
+        if (auto owner = line_owner(candidates, LineTables::file_of_row(unit, table, row->File), line))
           return AddressOwner{candidates[*owner], line};
       }
   }

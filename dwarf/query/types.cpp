@@ -7,7 +7,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFFormValue.h>
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/query/types.h"
 
 namespace kpp::dwarf {
 
@@ -88,7 +88,7 @@ bool is_pointer_like(const DWARFDie &die) {
 // "char * const", "const char[14]" (a const array is an array of const),
 // "const Point &"; C++'s aggregates by their qualified names
 // ("std::vector<int, std::allocator<int> >"), C's with their keyword.
-std::string LlvmDebugInfo::type_name(DWARFDie type, int depth) {
+std::string Types::type_name(DWARFDie type, int depth) {
   if (!type.isValid()) return "void";
   if (depth > max_type_depth) return "?";
   const char *name = type.getName(DINameKind::ShortName);
@@ -145,14 +145,14 @@ void set_base_type_kind(TypeInfo &info, uint64_t encoding) {
   }
 }
 
-TypeInfo LlvmDebugInfo::describe(TypeRef ref) {
+TypeInfo Types::describe(TypeRef ref) {
   TypeInfo info;
   if (ref.is_void()) {
     info.kind = TypeInfo::Kind::Void;
     info.name = "void";
     return info;
   }
-  DWARFDie named = die_at(ref.die_offset);
+  DWARFDie named = split_.die_at(ref.die_offset);
   info.name = type_name(named);
   DWARFDie type = strip(named);
   if (!type.isValid()) {
@@ -173,14 +173,14 @@ TypeInfo LlvmDebugInfo::describe(TypeRef ref) {
       info.kind = TypeInfo::Kind::Pointer;
       info.is_reference = type.getTag() != llvm::dwarf::DW_TAG_pointer_type;
       if (info.size == 0) info.size = type.getDwarfUnit()->getAddressByteSize();
-      info.target = TypeRef{handle_of(inner)};
+      info.target = TypeRef{split_.handle_of(inner)};
       break;
     case llvm::dwarf::DW_TAG_structure_type:
     case llvm::dwarf::DW_TAG_class_type: info.kind = TypeInfo::Kind::Struct; break;
     case llvm::dwarf::DW_TAG_union_type: info.kind = TypeInfo::Kind::Union; break;
     case llvm::dwarf::DW_TAG_enumeration_type:
       info.kind = TypeInfo::Kind::Enum;
-      info.is_signed = inner.isValid() && describe(TypeRef{handle_of(inner)}).is_signed;
+      info.is_signed = inner.isValid() && describe(TypeRef{split_.handle_of(inner)}).is_signed;
       break;
     case llvm::dwarf::DW_TAG_array_type: {
       // int m[3][4] is one DIE with two dimensions: m is an array of 3 of
@@ -189,7 +189,7 @@ TypeInfo LlvmDebugInfo::describe(TypeRef ref) {
       unsigned indexed = std::min<unsigned>(ref.array_dims_indexed, static_cast<unsigned>(dims.size() - 1));
       info.kind = TypeInfo::Kind::Array;
       info.target = indexed + 1 < dims.size() ? TypeRef{ref.die_offset, indexed + 1}
-                                              : TypeRef{handle_of(inner)};
+                                              : TypeRef{split_.handle_of(inner)};
       info.count = dims[indexed];
       if (info.count) info.size = *info.count * describe(info.target).size;
       if (indexed > 0) {
@@ -227,9 +227,9 @@ std::optional<int64_t> enumerator_value(const DWARFFormValue &v, uint64_t bits) 
 
 }  // namespace
 
-std::optional<Enumeration> LlvmDebugInfo::enumeration(TypeRef ref) {
+std::optional<Enumeration> Types::enumeration(TypeRef ref) {
   if (ref.is_void()) return std::nullopt;
-  DWARFDie type = strip(die_at(ref.die_offset));
+  DWARFDie type = strip(split_.die_at(ref.die_offset));
   if (!type.isValid() || type.getTag() != llvm::dwarf::DW_TAG_enumeration_type) return std::nullopt;
   Enumeration e;
   e.size = byte_size(type);
@@ -272,10 +272,10 @@ int64_t member_location(const DWARFDie &die) {
 // those chains cycle, or fan out (two anonymous members of one struct, at
 // each level): the walk is bounded in depth and in DIEs read (found by
 // tests/fuzz: a cycle overflowed the stack).
-bool LlvmDebugInfo::walk_members(TypeRef aggregate, const MemberVisit &visit) {
+bool Types::walk_members(TypeRef aggregate, const MemberVisit &visit) {
   int dies_left = 10000;
   std::function<bool(TypeRef, int64_t, int)> walk = [&](TypeRef ref, int64_t base, int depth) {
-    DWARFDie type = strip(die_at(ref.die_offset));
+    DWARFDie type = strip(split_.die_at(ref.die_offset));
     if (!type.isValid() || depth > max_type_depth) return false;
     for (const DWARFDie &child : type.children()) {
       if (--dies_left < 0) return false;
@@ -289,7 +289,7 @@ bool LlvmDebugInfo::walk_members(TypeRef aggregate, const MemberVisit &visit) {
   return walk(aggregate, 0, 0);
 }
 
-std::optional<Member> LlvmDebugInfo::member(TypeRef aggregate, const std::string &name) {
+std::optional<Member> Types::member(TypeRef aggregate, const std::string &name) {
   std::optional<Member> found;
   walk_members(aggregate, [&](const DWARFDie &child, int64_t base) {
     if (name != child.getName(DINameKind::ShortName)) return false;
@@ -300,7 +300,7 @@ std::optional<Member> LlvmDebugInfo::member(TypeRef aggregate, const std::string
   return found;
 }
 
-std::vector<Member> LlvmDebugInfo::members_named(TypeRef aggregate, const std::string &name) {
+std::vector<Member> Types::members_named(TypeRef aggregate, const std::string &name) {
   std::vector<Member> found;
   walk_members(aggregate, [&](const DWARFDie &child, int64_t base) {
     if (name != child.getName(DINameKind::ShortName)) return false;
@@ -311,7 +311,7 @@ std::vector<Member> LlvmDebugInfo::members_named(TypeRef aggregate, const std::s
   return found;
 }
 
-std::vector<std::string> LlvmDebugInfo::member_names(TypeRef aggregate) {
+std::vector<std::string> Types::member_names(TypeRef aggregate) {
   std::vector<std::string> names;
   walk_members(aggregate, [&](const DWARFDie &child, int64_t) {
     names.push_back(child.getName(DINameKind::ShortName));
@@ -331,9 +331,9 @@ DWARFDie variant_member(const DWARFDie &variant) {
 
 }  // namespace
 
-std::optional<VariantPart> LlvmDebugInfo::variant_part(TypeRef ref) {
+std::optional<VariantPart> Types::variant_part(TypeRef ref) {
   if (ref.is_void()) return std::nullopt;
-  DWARFDie type = strip(die_at(ref.die_offset));
+  DWARFDie type = strip(split_.die_at(ref.die_offset));
   if (!type.isValid() || type.getTag() != llvm::dwarf::DW_TAG_structure_type) return std::nullopt;
   DWARFDie part;
   for (const DWARFDie &child : type.children())
@@ -365,7 +365,7 @@ std::optional<VariantPart> LlvmDebugInfo::variant_part(TypeRef ref) {
 
 // Member `name`, the DIE `child` of its aggregate: its type and offset,
 // and where a bit field lies in its container.
-Member LlvmDebugInfo::member_at(const DWARFDie &child, const std::string &name) {
+Member Types::member_at(const DWARFDie &child, const std::string &name) {
   int64_t offset = member_location(child);
   Member m;
   m.name = name;
@@ -392,6 +392,19 @@ Member LlvmDebugInfo::member_at(const DWARFDie &child, const std::string &name) 
     m.bit_offset = static_cast<unsigned>(first_bit % (container * 8));
   }
   return m;
+}
+
+TypeRef Types::type_of(DWARFDie die) {
+  // Concrete inlined/out-of-line copies carry the type on their abstract
+  // origin, C++ method definitions on their declaration (DW_AT_specification).
+  DWARFDie type;
+  DWARFDie at = die;
+  for (int hops = 0; hops < 4 && at.isValid() && !type.isValid(); ++hops) {
+    type = at.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_type);
+    DWARFDie next = at.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_abstract_origin);
+    at = next.isValid() ? next : at.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_specification);
+  }
+  return TypeRef{split_.handle_of(type)};
 }
 
 }  // namespace kpp::dwarf

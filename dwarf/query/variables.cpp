@@ -56,19 +56,6 @@ size_t innermost_function(const std::vector<DWARFDie> &scopes) {
 
 }  // namespace
 
-TypeRef LlvmDebugInfo::type_of(DWARFDie die) {
-  // Concrete inlined/out-of-line copies carry the type on their abstract
-  // origin, C++ method definitions on their declaration (DW_AT_specification).
-  DWARFDie type;
-  DWARFDie at = die;
-  for (int hops = 0; hops < 4 && at.isValid() && !type.isValid(); ++hops) {
-    type = at.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_type);
-    DWARFDie next = at.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_abstract_origin);
-    at = next.isValid() ? next : at.getAttributeValueAsReferencedDie(llvm::dwarf::DW_AT_specification);
-  }
-  return TypeRef{handle_of(type)};
-}
-
 std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t pc) { return variables_in_scope(fn, pc, {}); }
 
 std::optional<Variable> LlvmDebugInfo::variable_at(const Function &fn, uint64_t pc, std::string_view name) {
@@ -80,7 +67,7 @@ std::optional<Variable> LlvmDebugInfo::variable_at(const Function &fn, uint64_t 
 
 std::vector<Variable> LlvmDebugInfo::variables_in_scope(const Function &fn, uint64_t pc, std::string_view only) {
   std::vector<Variable> result;
-  DWARFDie function = die_at(fn.die_offset);
+  DWARFDie function = split_.die_at(fn.die_offset);
   if (!function.isValid()) return result;
 
   std::vector<DWARFDie> scopes = scopes_at(function, pc);
@@ -96,7 +83,7 @@ std::vector<Variable> LlvmDebugInfo::variables_in_scope(const Function &fn, uint
     var.is_global = scope == nullptr;
     var.prologue_slot = in_prologue_slot(die);
     if (scope) var.available = available_ranges(die, *scope);
-    var.type = type_of(die);
+    var.type = types_.type_of(die);
     auto place = locate(die, frame_function, pc, block_entry);
     if (place)
       var.place = *place;
@@ -135,6 +122,6 @@ std::vector<Variable> LlvmDebugInfo::variables_in_scope(const Function &fn, uint
   return result;
 }
 
-TypeRef LlvmDebugInfo::return_type(const Function &fn) { return type_of(die_at(fn.die_offset)); }
+TypeRef LlvmDebugInfo::return_type(const Function &fn) { return types_.type_of(split_.die_at(fn.die_offset)); }
 
 }  // namespace kpp::dwarf

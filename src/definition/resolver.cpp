@@ -27,10 +27,35 @@ Result<std::string> sized_type(const std::string &type, uint64_t bytes, const st
   return type + std::to_string(bytes * 8);
 }
 
-// The kernel's MAX_ARG_NAME_LEN: a longer field name is refused.
-constexpr size_t max_field_name = 32;
-// The kernel's MAX_ARRAY_LEN: the most bytes of a counted string one array fetches.
-constexpr unsigned max_counted_bytes = 64;
+// The kernel's MAX_ARRAY_LEN: the most elements one array fetch takes (the
+// bytes of a counted string; a fixed array's elements), "Array number is
+// too big" beyond it.
+constexpr unsigned max_array_len = 64;
+
+// $retval of a floating-point type: the return register does not hold it.
+Error float_result(const ArgSite &site, const TypeInfo &returned) {
+  const arch::Registers &regs = site.formatter.regs;
+  // x86_64 returns long double on the x87 stack, the rest in xmm0.
+  std::string where = returned.size > 8 && regs.name == "x86_64" ? "st0" : std::string(regs.float_return_reg);
+  // The fast scalar description has no name: C's for its size.
+  std::string type = !returned.name.empty() ? returned.name
+                     : returned.size == 4   ? "float"
+                     : returned.size == 8   ? "double"
+                                            : "long double";
+  return Error("'$retval' of " + site.function.name + " is " + type + ", returned in " +
+                   (where.empty() ? std::string("a floating-point register") : where) +
+                   ", which kernel fetch-args cannot read ($retval is the integer return register " +
+                   std::string(regs.return_reg) + ")",
+               "read the value where the function stores it, or in its caller after the call");
+}
+
+Error needs_dwarf(const ArgSite &site, const ProbeArg &arg) {
+  return Error("'" + arg.text + "' is read by name, which needs DWARF: " + site.debug.dwarf_note(),
+               "use the kernel's fetch args (%di, +8(%sp), $stack1, $argN at an entry, @SYM), or install the "
+               "program's debug symbols");
+}
+
+bool needs_entry(const Place &place) { return dwarf::needs_entry_values(dwarf::value_of(place)); }
 
 }  // namespace
 
@@ -69,7 +94,7 @@ Result<std::vector<FetchArg>> Resolver::resolve(const ProbeArg &arg, size_t posi
     }
     case ProbeArg::Kind::Params:
     case ProbeArg::Kind::Vars:
-      if (!site_.debug.has_dwarf()) return needs_dwarf(arg);
+      if (!site_.debug.has_dwarf()) return needs_dwarf(site_, arg);
       return expand(arg.kind == ProbeArg::Kind::Params);
     case ProbeArg::Kind::Variable:
     case ProbeArg::Kind::Symbol:
@@ -91,7 +116,7 @@ Result<std::vector<FetchArg>> Resolver::retval(const ProbeArg &arg, const std::s
   TypeInfo returned = scalar ? *scalar : site_.debug.describe(ref);
   // $retval is the integer return register: a floating-point result is
   // elsewhere, and any type given would show that register's bits.
-  if (returned.kind == TypeInfo::Kind::Float) return float_result(returned);
+  if (returned.kind == TypeInfo::Kind::Float) return float_result(site_, returned);
   if (!arg.type.empty() && !is_bare_integer_type(arg.type)) return std::vector<FetchArg>{{name, "$retval", arg.type}};
   if (!arg.type.empty()) {
     auto sized = sized_type(arg.type, returned.size, "$retval");
@@ -103,22 +128,6 @@ Result<std::vector<FetchArg>> Resolver::retval(const ProbeArg &arg, const std::s
   FetchArg result{name, "$retval", *type};
   add_display(returned, ref, site_.names_enums, result);  // an enum's names only when its type is known (not the fast scalar path)
   return std::vector<FetchArg>{std::move(result)};
-}
-
-Error Resolver::float_result(const TypeInfo &returned) const {
-  const arch::Registers &regs = site_.formatter.regs;
-  // x86_64 returns long double on the x87 stack, the rest in xmm0.
-  std::string where = returned.size > 8 && regs.name == "x86_64" ? "st0" : std::string(regs.float_return_reg);
-  // The fast scalar description has no name: C's for its size.
-  std::string type = !returned.name.empty() ? returned.name
-                     : returned.size == 4   ? "float"
-                     : returned.size == 8   ? "double"
-                                            : "long double";
-  return Error("'$retval' of " + site_.function.name + " is " + type + ", returned in " +
-                   (where.empty() ? std::string("a floating-point register") : where) +
-                   ", which kernel fetch-args cannot read ($retval is the integer return register " +
-                   std::string(regs.return_reg) + ")",
-               "read the value where the function stores it, or in its caller after the call");
 }
 
 Result<std::vector<FetchArg>> Resolver::go_retval(const ProbeArg &arg, const std::string &name) {
@@ -135,7 +144,7 @@ Result<std::vector<FetchArg>> Resolver::go_retval(const ProbeArg &arg, const std
   if (!value) return std::move(value).error();
   auto fetch = typed_fetch(*value, arg.type, terms);
   if (!fetch) return std::move(fetch).error();
-  return named(name, std::move(*fetch), std::move(terms));
+  return named_fields(name, std::move(*fetch), std::move(terms));
 }
 
 Result<Value> Resolver::result_value(const dwarf::Variable &result, const std::string &expr) {
@@ -157,7 +166,7 @@ Result<Value> Resolver::go_result(const std::string &name) {
 
 Result<std::vector<FetchArg>> Resolver::named_value(const ProbeArg &arg, const std::string &name) {
   if (!site_.debug.has_dwarf()) {
-    if (arg.kind == ProbeArg::Kind::Variable || !arg.chain.empty()) return needs_dwarf(arg);
+    if (arg.kind == ProbeArg::Kind::Variable || !arg.chain.empty()) return needs_dwarf(site_, arg);
     // @SYM: the symbol table has its address, not its type.
     auto fetch = symbol_fetch(arg.base, 0);
     if (!fetch) return std::move(fetch).error();
@@ -178,15 +187,9 @@ Result<std::vector<FetchArg>> Resolver::named_value(const ProbeArg &arg, const s
   std::vector<FetchArg> terms;
   auto fetch = typed_fetch(*value, arg.type, terms);
   if (!fetch) return std::move(fetch).error();
-  auto fields = named(name, std::move(*fetch), std::move(terms));
+  auto fields = named_fields(name, std::move(*fetch), std::move(terms));
   if (!fields) return Error(fields.error().message, "name the argument yourself: 'N=" + arg.base + "...'");
   return fields;
-}
-
-Error Resolver::needs_dwarf(const ProbeArg &arg) const {
-  return Error("'" + arg.text + "' is read by name, which needs DWARF: " + site_.debug.dwarf_note(),
-               "use the kernel's fetch args (%di, +8(%sp), $stack1, $argN at an entry, @SYM), or install the "
-               "program's debug symbols");
 }
 
 Result<std::string> Resolver::raw_fetch(const ProbeArg &arg) {
@@ -246,35 +249,6 @@ Result<std::string> Resolver::symbol_fetch(const std::string &symbol, int64_t of
   return site_.formatter.format(dwarf::value_of(Place::at_address(address)));
 }
 
-Result<std::vector<FetchArg>> Resolver::named(const std::string &name, FetchArg primary, std::vector<FetchArg> terms) {
-  std::vector<ValueStep> program = std::move(primary.fixup.steps);
-  primary.fixup.steps.clear();
-  size_t next = 0;
-  for (FetchArg &t : terms) {
-    size_t used = field_name_with_fixup(name, t.fixup).size();
-    for (; next < program.size(); ++next) {
-      size_t step = step_text(program[next]).size();
-      if (used + step > max_field_name) break;
-      t.fixup.steps.push_back(program[next]);
-      used += step;
-    }
-  }
-  primary.fixup.steps.assign(program.begin() + static_cast<std::ptrdiff_t>(next), program.end());
-  std::vector<FetchArg> out{std::move(primary)};
-  for (FetchArg &t : terms) out.push_back(std::move(t));
-  // An enum's names are a nicety the field may have no room for: its number stays.
-  if (field_name_with_fixup(name, out.front().fixup).size() > max_field_name && !out.front().fixup.steps.empty() &&
-      out.front().fixup.steps.back().op == ValueOp::ShowEnum)
-    out.front().fixup.steps.pop_back();
-  for (FetchArg &f : out) {
-    f.name = name;
-    if (std::string field = field_name_with_fixup(name, f.fixup); field.size() > max_field_name)
-      return Error("the field name '" + field + "' (the decoder's step included) is longer than the kernel's " +
-                   std::to_string(max_field_name) + " bytes");
-  }
-  return out;
-}
-
 Result<Value> Resolver::lookup(const std::string &name) {
   if (std::optional<dwarf::Variable> v = site_.debug.variable_at(site_.function, site_.pc, name)) {
     if (!v->place)
@@ -313,7 +287,7 @@ Result<std::vector<FetchArg>> Resolver::expand(bool params_only) {
     std::vector<FetchArg> terms;
     auto fetch = typed_fetch(Value{*v.place, v.type, std::nullopt, v.name}, "", terms);
     if (!fetch) continue;  // structs and the like: nothing to show as one value
-    auto fields = named(v.name, std::move(*fetch), std::move(terms));
+    auto fields = named_fields(v.name, std::move(*fetch), std::move(terms));
     if (!fields) continue;
     for (FetchArg &f : *fields) out.push_back(std::move(f));
   }
@@ -325,10 +299,12 @@ Result<Value> Resolver::access(const Value &value, const ArgAccess &step) {
   if (step.kind == ArgAccess::Kind::Index) return element_of(value, t, step.index);
   // A smart pointer's '->' is its raw pointer's, as gdb's xmethods read it.
   if (step.kind == ArgAccess::Kind::Arrow)
-    if (auto raw = raw_pointer_of(value, t)) {
-      if (!*raw) return std::move(*raw).error();
-      return access(**raw, step);
-    }
+    if (auto known = known_object(value, t))
+      if (const auto *member = std::get_if<InnerMember>(&known->what); member && member->kind == InnerMember::Kind::Pointer) {
+        auto raw = inner_value(value, known->object, *member);
+        if (!raw) return std::move(raw).error();
+        return access(*raw, step);
+      }
   return member_of(value, t, step);
 }
 
@@ -398,8 +374,6 @@ Result<std::string> Resolver::fetch_text(const Value &value, const dwarf::FetchE
   return text;
 }
 
-bool Resolver::needs_entry(const Place &place) { return dwarf::needs_entry_values(dwarf::value_of(place)); }
-
 Result<Place> Resolver::whole(const Value &value, uint64_t size) {
   if (auto p = dwarf::whole(value.place, size)) return *p;
   return Error("'" + value.expr + "' is split into pieces at " + site_.where +
@@ -460,62 +434,69 @@ Result<FetchArg> Resolver::typed_fetch(const Value &value, const std::string &gi
   if (value.place.kind == Place::Kind::Constant && value.place.text)
     return constant_string_fetch(value, t, user_type, wants_string || char_array);
   if (wants_string || (user_type.empty() && char_array)) return string_fetch(value, t, user_type);
-  if (user_type.empty() && (t.kind == TypeInfo::Kind::Struct || t.is_reference)) {
-    if (auto counted = counted_fetch(value, t, terms)) return std::move(*counted);
-    if (auto optional = optional_fetch(value, t, terms)) return std::move(*optional);
-    if (auto elements = wrapped_array_of(value, t)) {
-      if (!*elements) return std::move(*elements).error();
-      return array_fetch(**elements, site_.debug.describe((*elements)->type));
-    }
-    // A smart pointer is its pointer, as gdb shows get().
-    if (auto raw = raw_pointer_of(value, t)) {
-      if (!*raw) return std::move(*raw).error();
-      return scalar_fetch(**raw, site_.debug.describe((*raw)->type), "", terms);
-    }
-  }
+  if (user_type.empty() && (t.kind == TypeInfo::Kind::Struct || t.is_reference))
+    if (auto known = known_object(value, t)) return known_fetch(value, *known, terms);
   if (t.kind == TypeInfo::Kind::Array && user_type.empty()) return array_fetch(value, t);
   return scalar_fetch(value, t, user_type, terms);
 }
 
-std::optional<Value> Resolver::referent(const Value &value, const TypeInfo &t) {
-  if (!t.is_reference) return t.kind == TypeInfo::Kind::Struct ? std::optional<Value>(value) : std::nullopt;
-  auto target = pointee(value, t.size, 0);
-  if (!target) return std::nullopt;
+std::optional<KnownValue> Resolver::known_object(const Value &value, const TypeInfo &t) {
   Value object = value;
-  object.place = *target;
-  object.type = t.target;
-  return object;
+  if (t.is_reference) {
+    auto target = pointee(value, t.size, 0);
+    if (!target) return std::nullopt;
+    object.place = *target;
+    object.type = t.target;
+  } else if (t.kind != TypeInfo::Kind::Struct) {
+    return std::nullopt;
+  }
+  auto what = recognise(site_.debug, object.type);
+  if (!what) return std::nullopt;
+  return KnownValue{std::move(object), std::move(*what)};
 }
 
-std::optional<Result<FetchArg>> Resolver::counted_fetch(const Value &value, const TypeInfo &t,
-                                                        std::vector<FetchArg> &terms) {
-  auto object = referent(value, t);
-  if (!object) return std::nullopt;
-  auto layout = counted_layout(site_.debug, object->type);
-  if (!layout) return std::nullopt;
-  auto fetched = counted_fields(*object, *layout, terms);
-  if (!fetched) return Result<FetchArg>(std::move(fetched).error());
-  return fetched;
+Result<FetchArg> Resolver::known_fetch(const Value &value, const KnownValue &known, std::vector<FetchArg> &terms) {
+  if (const auto *counted = std::get_if<CountedLayout>(&known.what)) return counted_fields(known.object, *counted, terms);
+  if (const auto *optional = std::get_if<Result<OptionalLayout>>(&known.what))
+    return optional_fields(value, known.object, *optional, terms);
+  const InnerMember &member = std::get<InnerMember>(known.what);
+  auto inner = inner_value(value, known.object, member);
+  if (!inner) return std::move(inner).error();
+  TypeInfo t = site_.debug.describe(inner->type);
+  // std::array is its elements; a smart pointer is its pointer, as gdb shows get().
+  if (member.kind == InnerMember::Kind::Elements) return array_fetch(*inner, t);
+  return scalar_fetch(*inner, t, "", terms);
 }
 
-std::optional<Result<FetchArg>> Resolver::optional_fetch(const Value &value, const TypeInfo &t,
-                                                         std::vector<FetchArg> &terms) {
-  auto object = referent(value, t);
-  if (!object) return std::nullopt;
-  auto layout = optional_layout(site_.debug, object->type);
-  if (!layout) return std::nullopt;
+Result<Value> Resolver::inner_value(const Value &value, const Value &object, const InnerMember &member) {
+  bool elements = member.kind == InnerMember::Kind::Elements;
+  auto place = dwarf::offset_into(object.place, member.offset);
+  if (!place)
+    return Error("'" + value.expr + "' is held in a register at " + site_.where + "; its " +
+                     (elements ? "elements" : "pointer") + " cannot be read",
+                 elements ? "read one element: " + value.expr + "[0]" : "");
+  return Value{*place, member.type, std::nullopt, value.expr + (elements ? "._M_elems" : ".get()")};
+}
+
+Result<FetchArg> Resolver::optional_fields(const Value &value, const Value &object,
+                                           const Result<OptionalLayout> &layout, std::vector<FetchArg> &terms) {
   auto refuse = [&](const std::string &why) {
-    return Result<FetchArg>(Error("cannot read '" + value.expr + "' at " + site_.where + ": " + why));
+    return Error("cannot read '" + value.expr + "' at " + site_.where + ": " + why);
   };
-  if (!*layout) return refuse(layout->error().message);
-  const OptionalLayout &l = **layout;
-  auto contained = dwarf::offset_into(object->place, l.value_offset);
-  auto flag = dwarf::offset_into(object->place, l.flag_offset);
+  if (!layout) return refuse(layout.error().message);
+  const OptionalLayout &l = *layout;
+  // The decoder shows one level of optional: an empty inner one would look
+  // like an empty outer one (gdb: "containing std::optional<int> [no contained value]").
+  if (auto inner = recognise(site_.debug, l.value_type); inner && std::holds_alternative<Result<OptionalLayout>>(*inner))
+    return refuse("it is an optional value that holds another optional value, and kprobe-probe shows one level of them "
+                  "(an empty inner one would look like an empty outer one)");
+  auto contained = dwarf::offset_into(object.place, l.value_offset);
+  auto flag = dwarf::offset_into(object.place, l.flag_offset);
   if (!contained || !flag) return refuse("its value or the flag that says it is there was optimized out");
   bool rust = l.flavor == OptionalLayout::Flavor::Rust;
   auto fetched = typed_fetch(Value{*contained, l.value_type, std::nullopt, value.expr + (rust ? ".0" : ".value()")},
                              "", terms);
-  if (!fetched) return Result<FetchArg>(std::move(fetched).error());
+  if (!fetched) return std::move(fetched).error();
   auto term = flag_term(*flag, l.flag_size, terms.size() + 1, fetched->at_entry);
   if (!term) return refuse(std::move(term).error().message);
   terms.push_back(std::move(*term));
@@ -540,29 +521,6 @@ Result<FetchArg> Resolver::flag_term(const Place &place, uint64_t size, size_t i
   FetchArg term{"", *text, type, at_entry};
   term.fixup.term = static_cast<unsigned>(index);
   return term;
-}
-
-std::optional<Result<Value>> Resolver::wrapped_array_of(const Value &value, const TypeInfo &t) {
-  auto object = referent(value, t);
-  if (!object) return std::nullopt;
-  auto elements = wrapped_array(site_.debug, object->type);
-  if (!elements) return std::nullopt;
-  auto place = dwarf::offset_into(object->place, elements->offset);
-  if (!place)
-    return Result<Value>(Error("'" + value.expr + "' is held in a register at " + site_.where + "; its elements cannot be read",
-                               "read one element: " + value.expr + "[0]"));
-  return Result<Value>(Value{*place, elements->type, std::nullopt, value.expr + "._M_elems"});
-}
-
-std::optional<Result<Value>> Resolver::raw_pointer_of(const Value &value, const TypeInfo &t) {
-  auto object = referent(value, t);
-  if (!object) return std::nullopt;
-  auto smart = smart_pointer(site_.debug, object->type);
-  if (!smart) return std::nullopt;
-  auto place = dwarf::offset_into(object->place, smart->offset);
-  if (!place)
-    return Result<Value>(Error("'" + value.expr + "' is held in a register at " + site_.where + "; its pointer cannot be read"));
-  return Result<Value>(Value{*place, smart->pointer, std::nullopt, value.expr + ".get()"});
 }
 
 Result<Value> Resolver::follow(Value value, const std::vector<std::string> &path) {
@@ -603,7 +561,7 @@ Result<FetchArg> Resolver::counted_fields(const Value &value, const CountedLayou
     if (!type) return std::move(type).error().context("'" + value.expr + "' is " + layout.what + ": ");
     element_type = element.kind == TypeInfo::Kind::Float ? "u" + std::to_string(element.size * 8) : *type;
   }
-  unsigned count = text ? max_counted_bytes : site_.max_items;
+  unsigned count = text ? max_array_len : site_.max_items;
   auto fetch = fetch_text(value, dwarf::value_of(*first));
   if (!fetch) return std::move(fetch).error();
   bool at_entry = needs_entry(*first);
@@ -674,18 +632,25 @@ Result<FetchArg> Resolver::array_fetch(const Value &value, const TypeInfo &t) {
     return Error("'" + value.expr + "' is not in memory at " + site_.where +
                      " (it is held in registers), and the kernel fetches a whole array from memory only",
                  "fetch one element: " + value.expr + "[0]");
-  auto fetch = fetch_text(value, dwarf::value_of(value.place));
-  if (!fetch) return std::move(fetch).error();
-  if (element.kind != TypeInfo::Kind::Float)
-    return FetchArg{"", *fetch, *element_type + "[" + std::to_string(*t.count) + "]", needs_entry(value.place)};
-  // Floating-point elements: their bits fetched, made numbers by the
-  // decoder as a sequence of all *t.count of them (g<size> then z).
-  if (element.size != 4 && element.size != 8)
+  bool is_float = element.kind == TypeInfo::Kind::Float;
+  if (is_float && element.size != 4 && element.size != 8)
     return Error("'" + value.expr + "' is an array of " + element.name + ", whose elements kprobe-probe reads one at a time",
                  "fetch one element: " + value.expr + "[0]");
-  FetchArg arg{"", *fetch, "u" + std::to_string(element.size * 8) + "[" + std::to_string(*t.count) + "]",
-               needs_entry(value.place)};
-  arg.fixup.steps = {{ValueOp::PushConst, *t.count}, {ValueOp::ShowFloat, element.size}, {ValueOp::ShowItems}};
+  auto fetch = fetch_text(value, dwarf::value_of(value.place));
+  if (!fetch) return std::move(fetch).error();
+  // The kernel fetches at most max_array_len elements: a longer array is cut
+  // as a sequence is, its first --max-items elements and its length.
+  uint64_t count = *t.count;
+  uint64_t fetched = count > max_array_len ? site_.max_items : count;
+  // Floating-point elements: their bits fetched, made numbers by the decoder.
+  std::string type = is_float ? "u" + std::to_string(element.size * 8) : *element_type;
+  FetchArg arg{"", *fetch, type + "[" + std::to_string(fetched) + "]", needs_entry(value.place)};
+  if (!is_float && fetched == count) return arg;  // the kernel's own {a,b,c}
+  // A sequence of `count` elements for the decoder (g<size>, z), which shows
+  // the cut beside the fetched ones.
+  arg.fixup.steps.push_back({ValueOp::PushConst, count});
+  if (is_float) arg.fixup.steps.push_back({ValueOp::ShowFloat, element.size});
+  arg.fixup.steps.push_back({ValueOp::ShowItems});
   return arg;
 }
 
@@ -734,19 +699,6 @@ Result<FetchArg> Resolver::x87_fetch(const Value &value, const TypeInfo &t) {
   return arg;
 }
 
-void Resolver::add_display(const TypeInfo &t, dwarf::TypeRef type, bool names_enums, FetchArg &arg) {
-  if (t.kind == TypeInfo::Kind::Float) {
-    arg.type = t.size == 4 ? "u32" : "u64";
-    arg.fixup.steps.push_back({ValueOp::ShowFloat, t.size});
-  } else if (t.kind == TypeInfo::Kind::Bool) {
-    arg.fixup.steps.push_back({ValueOp::ShowBool});
-  } else if (t.kind == TypeInfo::Kind::Char && t.size == 1) {
-    arg.fixup.steps.push_back({ValueOp::ShowChar});
-  } else if (names_enums && t.kind == TypeInfo::Kind::Enum && !type.is_void() && type.array_dims_indexed == 0) {
-    arg.fixup.steps.push_back({ValueOp::ShowEnum, type.die_offset});
-  }
-}
-
 Status Resolver::add_terms(const Value &value, const dwarf::FetchExpr &expr, bool at_entry,
                            std::vector<FetchArg> &terms) {
   for (size_t i = 0; i < expr.terms.size(); ++i) {
@@ -768,47 +720,6 @@ Status Resolver::add_terms(const Value &value, const dwarf::FetchExpr &expr, boo
     terms.push_back(std::move(field));
   }
   return Ok{};
-}
-
-Result<std::string> Resolver::leaf_type(const dwarf::FetchExpr &leaf, bool pointer, bool is_signed) {
-  if (leaf.window) return "u64[" + std::to_string(leaf.window / 8) + "]";
-  if (!leaf.has_bits()) return std::string(pointer ? "x64" : is_signed ? "s64" : "u64");
-  if (leaf.bit_offset == 0 && (leaf.bit_width == 8 || leaf.bit_width == 16 || leaf.bit_width == 32))
-    return "u" + std::to_string(leaf.bit_width);
-  return "b" + std::to_string(leaf.bit_width) + "@" + std::to_string(leaf.bit_offset) + "/64";
-}
-
-Result<std::string> Resolver::bits_type(const TypeInfo &t, const dwarf::FetchExpr &expr, const std::string &what) {
-  bool integral = t.kind == TypeInfo::Kind::Integer || t.kind == TypeInfo::Kind::Char ||
-                  t.kind == TypeInfo::Kind::Bool || t.kind == TypeInfo::Kind::Enum || t.kind == TypeInfo::Kind::Pointer;
-  if (!integral || t.size == 0 || t.size > 8)
-    return Error("'" + what + "' is " + t.name + ", held in some of a register's bits, which the kernel cannot fetch as one");
-  unsigned width = std::min<unsigned>(expr.bit_width, static_cast<unsigned>(t.size * 8));
-  // The whole of a value, to be summed with terms: unsigned, and wrapped to
-  // the type's width by the decoder afterwards.
-  if (!expr.has_bits()) return std::string(t.kind == TypeInfo::Kind::Pointer ? "x64" : "u64");
-  // The low 8, 16 or 32 bits are a plain unsigned fetch of that size.
-  if (expr.bit_offset == 0 && (width == 8 || width == 16 || width == 32)) return "u" + std::to_string(width);
-  return "b" + std::to_string(width) + "@" + std::to_string(expr.bit_offset) + "/64";
-}
-
-ValueFixup Resolver::fixup_for(const TypeInfo &t, const dwarf::FetchExpr &expr,
-                            const std::optional<dwarf::Member> &bitfield) {
-  ValueFixup fixup;
-  fixup.steps = expr.program;
-  if (expr.post_add) fixup.steps.push_back({ValueOp::AddConst, static_cast<uint64_t>(expr.post_add)});
-  unsigned bits = static_cast<unsigned>(std::min<uint64_t>(t.size * 8, 64));
-  if (bitfield && bitfield->bit_size) bits = *bitfield->bit_size;
-  else if (expr.has_bits() && expr.program.empty()) bits = std::min(bits, expr.bit_width);
-  bool narrowed = bitfield || expr.has_bits() || !expr.program.empty();
-  std::optional<ValueStep> keep;
-  if (t.is_signed && bits < 64 && (narrowed || expr.post_add != 0)) keep = ValueStep{ValueOp::SignExtend, bits};
-  else if (!t.is_signed && bits < 64 && (expr.post_add != 0 || !expr.program.empty()))
-    keep = ValueStep{ValueOp::ZeroExtend, bits};
-  if (!keep && t.is_signed && bits == 64 && expr.has_bits() && !expr.program.empty())
-    keep = ValueStep{ValueOp::SignExtend, 64};  // shown signed: the primary's own fetch is not
-  if (keep && (fixup.steps.empty() || fixup.steps.back() != *keep)) fixup.steps.push_back(*keep);
-  return fixup;
 }
 
 }  // namespace arg_resolution

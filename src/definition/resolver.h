@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "src/definition/arg_resolver.h"
-#include "src/definition/counted_layout.h"
+#include "src/definition/known_objects.h"
+#include "src/definition/value_fields.h"
 
 namespace kpp::arg_resolution {
 
@@ -24,6 +25,13 @@ struct Value {
   std::string expr;  // the C expression so far, for messages ("p->next")
 };
 
+// A library object a recogniser knows (known_objects.h), and the value that
+// holds it (`value` itself, or what a C++ reference `value` refers to).
+struct KnownValue {
+  Value object;
+  KnownObject what;
+};
+
 class Resolver {
  public:
   Resolver(const ProbeSpec &spec, const ArgSite &site);
@@ -35,8 +43,6 @@ class Resolver {
 
   // $retval, typed by the function's return type.
   Result<std::vector<FetchArg>> retval(const ProbeArg &arg, const std::string &name);
-
-  Error float_result(const TypeInfo &returned) const;
 
   // $retval at a Go function's return instruction: its first result, where
   // Go's ABI puts it (without DWARF, the first result register, untyped:
@@ -51,8 +57,6 @@ class Resolver {
 
   // A variable (or @SYM) by name, through its member and index chain.
   Result<std::vector<FetchArg>> named_value(const ProbeArg &arg, const std::string &name);
-
-  Error needs_dwarf(const ProbeArg &arg) const;
 
   // A raw fetch arg (src/spec/raw_fetch.h) in this probe's terms: what the
   // kernel has for uprobes and kprobes alike goes as it is; a uprobe has no
@@ -69,12 +73,6 @@ class Resolver {
   // kprobe on a symbol the file does not have is left to the kernel's
   // kallsyms.
   Result<std::string> symbol_fetch(const std::string &symbol, int64_t offset);
-
-  // The value's field and its terms (see ValueFixup::term), all named
-  // `name`. The decoder's program, all in the primary's fixup so far, is
-  // spread over the fields in their order (terms first, the primary's last:
-  // value_fixup.h), each name within the kernel's 32 bytes.
-  static Result<std::vector<FetchArg>> named(const std::string &name, FetchArg primary, std::vector<FetchArg> terms);
 
   Result<Value> lookup(const std::string &name);
 
@@ -95,8 +93,6 @@ class Resolver {
   // The fetch-arg text, or why `value` cannot be written as one.
   Result<std::string> fetch_text(const Value &value, const dwarf::FetchExpr &expr);
 
-  static bool needs_entry(const Place &place);
-
   // The place holding all `size` bytes of the value; a value split into
   // pieces (DW_OP_piece) qualifies when its first piece holds them all.
   Result<Place> whole(const Value &value, uint64_t size);
@@ -112,32 +108,28 @@ class Resolver {
   // values also gets `terms`, the fields the decoder adds to it.
   Result<FetchArg> typed_fetch(const Value &value, const std::string &given_type, std::vector<FetchArg> &terms);
 
-  // The object `value` refers to when it is a C++ reference, else `value`
-  // itself when it is a struct; nullopt otherwise (or when the reference
-  // cannot be loaded through).
-  std::optional<Value> referent(const Value &value, const TypeInfo &t);
+  // The library object (known_objects.h: recognise) that `value` is, or
+  // that it refers to when it is a C++ reference; nullopt when it is none
+  // (or when the reference cannot be loaded through).
+  std::optional<KnownValue> known_object(const Value &value, const TypeInfo &t);
 
-  // A counted string or sequence (counted_layout.h), through a C++
-  // reference to one; nullopt when `value` is none.
-  std::optional<Result<FetchArg>> counted_fetch(const Value &value, const TypeInfo &t, std::vector<FetchArg> &terms);
+  // The fields of a known object `value` is (or refers to), as its
+  // language's debugger shows it.
+  Result<FetchArg> known_fetch(const Value &value, const KnownValue &known, std::vector<FetchArg> &terms);
 
-  // An optional value (counted_layout.h: std::optional, Rust's Option):
-  // its contained value's fields, and a term for the flag that says whether
-  // it is there, which the program tests first (a<N>: absent, it stops).
-  std::optional<Result<FetchArg>> optional_fetch(const Value &value, const TypeInfo &t, std::vector<FetchArg> &terms);
+  // The member a known object is shown as (std::array's elements, a smart
+  // pointer's raw pointer), named for messages as `value` then the member.
+  Result<Value> inner_value(const Value &value, const Value &object, const InnerMember &member);
+
+  // An optional value (std::optional, Rust's Option): its contained value's
+  // fields, and a term for the flag that says whether it is there, which the
+  // program tests first (a<N>: absent, it stops).
+  Result<FetchArg> optional_fields(const Value &value, const Value &object, const Result<OptionalLayout> &layout,
+                                   std::vector<FetchArg> &terms);
 
   // The term that fetches an optional value's flag (or discriminant) of
   // `size` bytes at `place`, read at the same time as the value.
   Result<FetchArg> flag_term(const Place &place, uint64_t size, size_t index, bool at_entry);
-
-  // The raw pointer inside `value` when it is a smart pointer
-  // (std::unique_ptr, std::shared_ptr) or a C++ reference to one; nullopt
-  // when it is none.
-  // The array inside a std::array (counted_layout.h), through a C++
-  // reference to one; nullopt when `value` is none.
-  std::optional<Result<Value>> wrapped_array_of(const Value &value, const TypeInfo &t);
-
-  std::optional<Result<Value>> raw_pointer_of(const Value &value, const TypeInfo &t);
 
   // The member at the end of `path` from `value`.
   Result<Value> follow(Value value, const std::vector<std::string> &path);
@@ -160,7 +152,9 @@ class Resolver {
   // a load from it: "+0(%si):string" reads the string at %si.
   Result<FetchArg> string_fetch(const Value &value, const TypeInfo &t, const std::string &user_type);
 
-  // A whole array of known size in memory, as the kernel's TYPE[N].
+  // A whole array of known size in memory, as the kernel's TYPE[N]; one
+  // longer than the kernel's 64 elements as a sequence is cut: its first
+  // --max-items elements and its length (value_fixup.h: z).
   Result<FetchArg> array_fetch(const Value &value, const TypeInfo &t);
 
   // A scalar (or a bitfield, or a value the decoder computes, whose other
@@ -173,28 +167,9 @@ class Resolver {
   // decoder (g10). In a register (st0-st7) or elsewhere it is refused.
   Result<FetchArg> x87_fetch(const Value &value, const TypeInfo &t);
 
-  // How the decoder shows a scalar the kernel has no type for
-  // (value_fixup.h): a float's bits as a number, a bool as true or false,
-  // a char as its code and character, an enum by its enumerators' names
-  // (their type's DIE handle, for the decoder to find them), as gdb does.
-  static void add_display(const TypeInfo &t, dwarf::TypeRef type, bool names_enums, FetchArg &arg);
-
   // The fields of the run-time values besides the primary one that the
   // decoder combines into `value`; all read at the same time (entry or not).
   Status add_terms(const Value &value, const dwarf::FetchExpr &expr, bool at_entry, std::vector<FetchArg> &terms);
-
-  // The kernel type of one leaf of a value the decoder computes: the whole
-  // 64 bits, the bits DWARF takes, or a window of memory as an array.
-  static Result<std::string> leaf_type(const dwarf::FetchExpr &leaf, bool pointer, bool is_signed = false);
-
-  // The kernel's bitfield type for the bits `expr` takes of a fetched value.
-  Result<std::string> bits_type(const TypeInfo &t, const dwarf::FetchExpr &expr, const std::string &what);
-
-  // What our decoder must still do to the fetched bits to give the value of
-  // type `t`: sign-extend a signed bitfield or a register's low bits, add
-  // what DWARF adds (value_fixup.h).
-  static ValueFixup fixup_for(const TypeInfo &t, const dwarf::FetchExpr &expr,
-                              const std::optional<dwarf::Member> &bitfield);
 
   const ProbeSpec &spec_;
   const ArgSite &site_;

@@ -44,6 +44,22 @@ __attribute__((noinline)) int sum_of(const std::array<int, 4> &counts, std::arra
   return counts[0] + counts[3] + static_cast<int>(rates[0]);
 }
 
+// An optional holding an optional: both engaged, the outer holding an empty
+// one, and empty.
+__attribute__((noinline)) int unwrap(const std::optional<std::optional<int>> &twice) {
+  std::printf("%d\n", twice ? twice->value_or(-1) : -2);  // @unwrap_body
+  return twice && *twice ? **twice : 0;
+}
+
+// A std::array longer than the kernel's 64 elements: its first --max-items
+// elements and its length.
+__attribute__((noinline)) int sum_big(const std::array<int, 100> &big) {
+  int sum = 0;
+  for (int v : big) sum += v;
+  std::printf("%d\n", sum);
+  return sum;
+}
+
 int main() {
   std::string shortname = "bob";
   std::string longname = "a heap string, longer than the fifteen bytes kept inside; and longer than sixty-four too";
@@ -59,5 +75,11 @@ int main() {
   n += choose(5, 2.5, std::string("tag"));
   n += choose(std::nullopt, std::nullopt, std::nullopt);
   n += sum_of({1, -2, 3, 40}, {0.1, 2.5});
+  n += unwrap(std::optional<int>(4));
+  n += unwrap(std::optional<int>());
+  n += unwrap(std::nullopt);
+  std::array<int, 100> big{};
+  for (int i = 0; i < 100; i++) big[i] = 100 - i * 2;
+  n += sum_big(big);
   return static_cast<int>(n % 2);
 }

@@ -58,7 +58,25 @@ __attribute__((noinline)) double first_of(const struct series *s) {
   return s->w[0] + s->f[1];
 }
 
+/* Arrays longer than the kernel's 64 elements (MAX_ARRAY_LEN): fetched as
+ * their first --max-items elements and their length, as a sequence is. */
+struct histogram {
+  int buckets[100];
+  double weights[70];
+};
+
+__attribute__((noinline)) long total_of(const struct histogram *h) {
+  long total = 0;
+  for (int i = 0; i < 100; i++) total += h->buckets[i];
+  printf("%ld %g\n", total, h->weights[69]);
+  return total;
+}
+
+static struct histogram hist;
+
 int main(void) {
+  for (int i = 0; i < 100; i++) hist.buckets[i] = i * 3 - 50;
+  for (int i = 0; i < 70; i++) hist.weights[i] = i / 4.0;
   struct series sr = {{0.5, -1.25, 1e300}, {0.1f, 3.5f}};
   struct reading rs[3] = {{21.5, 0.25f, 1}, {-3.75, 1.5f, 2}, {0.1, 3.0f, 3}};
   double m = mean(rs, 3);
@@ -73,5 +91,6 @@ int main(void) {
   paint(RED, (enum perms)0, L_HIGH);
   paint((enum color)-1, (enum perms)4, (enum level)3);
   first_of(&sr);
+  total_of(&hist);
   return p > 10 ? 0 : 1;
 }

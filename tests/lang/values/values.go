@@ -30,7 +30,7 @@ func Rate(level Level, n int) int {
 
 //go:noinline
 func Greet(name string, tags []int, unit float64, it *Item) int {
-	fmt.Println(name, len(tags), unit, it.Name, it.Price)
+	fmt.Println(name, len(tags), unit, it.Name, it.Price) // @greet_body
 	return len(name) + len(tags)
 }
 

@@ -45,6 +45,14 @@ fn pick(count: Option<i32>, first: Option<&i32>, boxed: Option<Box<i32>>, b: Box
     count.unwrap_or(0) + *b
 }
 
+// Option of an enum (None in the enum's niche: a value no variant has) and
+// Option<Vec<T>> (None in the Vec's pointer, never null in a Vec).
+#[inline(never)]
+fn rank(level: Option<Grade>, list: Option<Vec<i32>>) -> usize {
+    println!("rank {:?} {:?}", level, list);
+    level.map_or(0, |g| g as usize) + list.map_or(0, |v| v.len())
+}
+
 fn main() {
     let names = String::from("item0 item1 item2");
     let mut total = 0;
@@ -62,5 +70,8 @@ fn main() {
     let h = Box::new(4);
     total += pick(Some(5), Some(&*h), Some(Box::new(6)), Box::new(7), Some(true), Some("opt")) as usize;
     total += pick(None, None, None, Box::new(8), None, None) as usize;
+    total += rank(Some(Grade::High), Some(vec![3, 1, 4]));
+    total += rank(None, None);
+    total += rank(Some(Grade::Low), Some(Vec::new()));
     std::process::exit(if p > 4.0 && total > 0 { 0 } else { 1 });
 }

@@ -55,7 +55,20 @@ def rust_scalar(text):
     if re.fullmatch(r"-?[\d.]+(e[-+]?\d+)?|-?inf|nan", text):
         return ["float", float(text), 8]
     s = literal(text)
-    return ["text", s] if s is not None else ["err", "cannot compare: " + text[:200]]
+    if s is not None:
+        return ["text", s]
+    enum = re.fullmatch(r"((?:\w+::)+)(\w+)", text)  # a fieldless enum's variant: values::Grade::High
+    if enum:
+        try:
+            for field in gdb.lookup_type(enum.group(1)[:-2]).fields():
+                if field.name.split("::")[-1] == enum.group(2):
+                    return ["enum", field.enumval, text]
+        except gdb.error:
+            pass
+    seq = items_of(text)  # a Vec: "Vec(size=3) = {3, 1, 4}"
+    if seq is not None:
+        return ["items", seq[0], seq[1]]
+    return ["err", "cannot compare: " + text[:200]]
 
 
 def render_optional(v, t):

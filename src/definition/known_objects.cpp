@@ -1,4 +1,4 @@
-#include "src/definition/counted_layout.h"
+#include "src/definition/known_objects.h"
 
 #include <algorithm>
 
@@ -100,7 +100,7 @@ std::optional<CountedLayout> cxx_layout(dwarf::DebugInfo &debug, TypeRef type) {
 // The member on `path` from `type`, its offset summed; the last step takes
 // the first member of that name that is a pointer (std::tuple holds its
 // deleter and its pointer each in a base named _M_head_impl).
-std::optional<SmartPointer> pointer_member(dwarf::DebugInfo &debug, TypeRef type, const std::vector<std::string> &path) {
+std::optional<InnerMember> pointer_member(dwarf::DebugInfo &debug, TypeRef type, const std::vector<std::string> &path) {
   int64_t offset = 0;
   for (size_t i = 0; i + 1 < path.size(); ++i) {
     auto m = debug.member(type, path[i]);
@@ -110,7 +110,8 @@ std::optional<SmartPointer> pointer_member(dwarf::DebugInfo &debug, TypeRef type
   }
   for (const dwarf::Member &m : debug.members_named(type, path.back())) {
     TypeInfo t = debug.describe(m.type);
-    if (t.kind == TypeInfo::Kind::Pointer && !t.is_reference && !m.bit_size) return SmartPointer{offset + m.offset, m.type};
+    if (t.kind == TypeInfo::Kind::Pointer && !t.is_reference && !m.bit_size)
+      return InnerMember{InnerMember::Kind::Pointer, offset + m.offset, m.type};
   }
   return std::nullopt;
 }
@@ -160,8 +161,7 @@ Result<OptionalLayout> rust_option(dwarf::DebugInfo &debug, TypeRef type) {
   return out;
 }
 
-}  // namespace
-
+// An optional value; an error when its layout is not understood.
 std::optional<Result<OptionalLayout>> optional_layout(dwarf::DebugInfo &debug, TypeRef type) {
   TypeInfo t = debug.describe(type);
   if (t.kind != TypeInfo::Kind::Struct) return std::nullopt;
@@ -173,7 +173,8 @@ std::optional<Result<OptionalLayout>> optional_layout(dwarf::DebugInfo &debug, T
   return std::nullopt;
 }
 
-std::optional<SmartPointer> smart_pointer(dwarf::DebugInfo &debug, TypeRef type) {
+// A smart pointer (std::unique_ptr, std::shared_ptr): its raw pointer.
+std::optional<InnerMember> smart_pointer(dwarf::DebugInfo &debug, TypeRef type) {
   TypeInfo t = debug.describe(type);
   if (t.kind != TypeInfo::Kind::Struct) return std::nullopt;
   if (has_members(debug, type, {"_M_ptr", "_M_refcount"})) return pointer_member(debug, type, {"_M_ptr"});  // shared_ptr
@@ -181,15 +182,18 @@ std::optional<SmartPointer> smart_pointer(dwarf::DebugInfo &debug, TypeRef type)
   return std::nullopt;
 }
 
-std::optional<dwarf::Member> wrapped_array(dwarf::DebugInfo &debug, TypeRef type) {
+// std::array<T, N>'s elements (nullopt for std::array<T, 0>, whose member
+// is an empty struct, not an array).
+std::optional<InnerMember> wrapped_array(dwarf::DebugInfo &debug, TypeRef type) {
   TypeInfo t = debug.describe(type);
   // Named as the type's DIE names it; a const or volatile one has the word before.
   if (t.kind != TypeInfo::Kind::Struct || t.name.find("std::array<") == std::string::npos) return std::nullopt;
   auto elems = debug.member(type, "_M_elems");
   if (!elems || elems->bit_size || debug.describe(elems->type).kind != TypeInfo::Kind::Array) return std::nullopt;
-  return elems;
+  return InnerMember{InnerMember::Kind::Elements, elems->offset, elems->type};
 }
 
+// A counted string or sequence.
 std::optional<CountedLayout> counted_layout(dwarf::DebugInfo &debug, TypeRef type) {
   TypeInfo t = debug.describe(type);
   if (t.kind != TypeInfo::Kind::Struct) return std::nullopt;
@@ -202,6 +206,17 @@ std::optional<CountedLayout> counted_layout(dwarf::DebugInfo &debug, TypeRef typ
     return layout(CountedLayout::Shape::Items, "a Go slice", {"array"}, {"len"});
   if (auto rust = rust_layout(debug, type, t.name)) return rust;
   return cxx_layout(debug, type);
+}
+
+}  // namespace
+
+std::optional<KnownObject> recognise(dwarf::DebugInfo &debug, TypeRef type) {
+  if (debug.describe(type).kind != TypeInfo::Kind::Struct) return std::nullopt;
+  if (auto counted = counted_layout(debug, type)) return KnownObject{std::move(*counted)};
+  if (auto optional = optional_layout(debug, type)) return KnownObject{std::move(*optional)};
+  if (auto elements = wrapped_array(debug, type)) return KnownObject{*elements};
+  if (auto pointer = smart_pointer(debug, type)) return KnownObject{*pointer};
+  return std::nullopt;
 }
 
 }  // namespace kpp

@@ -1,4 +1,6 @@
-// The strings and sequences whose length is stored beside their pointer,
+// The library values each language's debugger shows as more than their
+// members (recognise(), below). Counted: the strings and sequences whose
+// length is stored beside their pointer,
 // not marked by a NUL: Go's string and slices, Rust's &str, String, slices
 // and Vec, C++'s std::string, std::string_view and std::vector. The kernel
 // reads none of them whole (it has no counted type); the definition fetches
@@ -8,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "dwarf/debug_info.h"
@@ -23,19 +26,16 @@ struct CountedLayout {
   std::vector<std::string> end;    // members leading to the pointer past the last element (std::vector)
 };
 
-// A smart pointer (std::unique_ptr, std::shared_ptr): where in it the raw
-// pointer is, and its type, which '->' follows and which is its value.
-struct SmartPointer {
+// A library value that gdb shows as one member inside it: std::array<T, N>
+// as its elements (libstdc++'s one member _M_elems, a T[N]: what `p
+// a._M_elems` shows), a smart pointer (std::unique_ptr, std::shared_ptr) as
+// its raw pointer (get()), which '->' also follows.
+struct InnerMember {
+  enum class Kind { Elements, Pointer };
+  Kind kind = Kind::Elements;
   int64_t offset = 0;
-  dwarf::TypeRef pointer;
+  dwarf::TypeRef type;
 };
-std::optional<SmartPointer> smart_pointer(dwarf::DebugInfo &debug, dwarf::TypeRef type);
-
-// A fixed-size array wrapped in a struct of its own (libstdc++'s
-// std::array<T, N>: its one member _M_elems, a T[N]): that member, which is
-// the value as gdb's `p a._M_elems` shows it. nullopt for any other type
-// (std::array<T, 0>'s member is an empty struct, not an array).
-std::optional<dwarf::Member> wrapped_array(dwarf::DebugInfo &debug, dwarf::TypeRef type);
 
 // An optional value (std::optional, Rust's Option): its contained value,
 // and the flag or discriminant that says whether it is there. Present when
@@ -54,14 +54,15 @@ struct OptionalLayout {
   uint64_t flag_value = 0;
   bool present_when_equal = false;
 };
-// The layout when `type` is an optional value; an error when it is one
-// whose layout is not understood (so that no value is shown wrong); nullopt
-// when it is none.
-std::optional<Result<OptionalLayout>> optional_layout(dwarf::DebugInfo &debug, dwarf::TypeRef type);
+// A library value each language's recognisers (below) know by its type: a
+// counted string or sequence, an optional value (an error when it is one
+// whose layout is not understood, so that no value is shown wrong), or a
+// value shown as a member inside it.
+using KnownObject = std::variant<CountedLayout, Result<OptionalLayout>, InnerMember>;
 
-// The layout of a value of `type` (a struct, typedefs looked through) when
-// it is one of the counted types above, recognised by its members as each
-// language's compiler lays them out; nullopt otherwise.
-std::optional<CountedLayout> counted_layout(dwarf::DebugInfo &debug, dwarf::TypeRef type);
+// What a value of `type` (a struct, typedefs looked through) is when one of
+// the recognisers knows it, as each language's compiler and library lay it
+// out; nullopt otherwise.
+std::optional<KnownObject> recognise(dwarf::DebugInfo &debug, dwarf::TypeRef type);
 
 }  // namespace kpp
