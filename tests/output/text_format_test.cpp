@@ -111,6 +111,11 @@ TEST(Printers, BoolsAndCharsAsGdbPrintsThem) {
               num("tag", FieldKind::Char, 'x'), num("nl", FieldKind::Char, '\n'), num("q", FieldKind::Char, '\''),
               num("neg", FieldKind::Char, -56)};
   EXPECT_EQ(format_event_short(e), "walk_L5: on=true off=false odd=2 tag=120 'x' nl=10 '\\n' q=39 '\\'' neg=-56 '\\310'");
+  // gdb's escapes: \a \b \f \v by letter, ESC in octal (p (char)7: 7 '\a').
+  Event bell = walk_event();
+  bell.fields = {num("a", FieldKind::Char, 7), num("b", FieldKind::Char, 8), num("f", FieldKind::Char, 12),
+                 num("v", FieldKind::Char, 11), num("esc", FieldKind::Char, 27)};
+  EXPECT_EQ(format_event_short(bell), "walk_L5: a=7 '\\a' b=8 '\\b' f=12 '\\f' v=11 '\\v' esc=27 '\\033'");
   std::string json = format_event_json(e);
   EXPECT_NE(json.find("\"fields\":{\"on\":true,\"off\":false,\"odd\":2,\"tag\":120,\"nl\":10,\"q\":39,\"neg\":-56}"),
             std::string::npos) << json;
