@@ -163,6 +163,17 @@ std::vector<uint64_t> find_all(std::string_view haystack, std::string_view needl
 
 namespace {
 
+// find_all of each of `needles` (at most kMaxNeedles, none empty), in one pass.
+std::vector<std::vector<uint64_t>> find_each(std::string_view haystack, const std::vector<std::string_view> &needles) {
+  std::vector<std::vector<uint64_t>> found(needles.size());
+  size_t shortest = haystack.size() + 1;
+  for (std::string_view n : needles) shortest = std::min(shortest, n.size());
+  if (needles.empty() || shortest > haystack.size()) return found;
+  // search() checks each needle's length against the haystack's end.
+  search(haystack, 0, haystack.size() - shortest + 1, needles, [&](size_t at, size_t k) { found[k].push_back(at); });
+  return found;
+}
+
 std::string little_endian_4(uint64_t value) {
   std::string bytes(4, '\0');
   for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>((value >> (8 * i)) & 0xff);
@@ -236,22 +247,28 @@ std::optional<std::vector<uint64_t>> find_in_section(std::string_view section, c
 
 
 std::optional<std::vector<uint64_t>> units_that_may_name(const DwarfBytes &bytes, const std::vector<UnitSpan> &units,
-                                                         std::string_view name, bool prefix, unsigned threads,
+                                                         const std::vector<NameSpelling> &spellings, unsigned threads,
                                                          const MappedFile &file,
                                                          const std::function<void(std::string_view)> &done_with) {
-  if (name.empty() || !searchable(bytes, units)) return std::nullopt;
+  if (spellings.empty() || spellings.size() > kMaxNeedles || !searchable(bytes, units)) return std::nullopt;
   for (const UnitSpan &u : units)
     if (u.offset_size != 4 || u.skeleton) return std::nullopt;
 
-  // The name as DWARF stores it: NUL-terminated, unless any name starting with it will do.
-  std::string wanted(name);
-  if (!prefix) wanted.push_back('\0');
-  // Each offset at which .debug_str holds it (a linker may have merged it
-  // into the tail of a longer string: any position counts).
-  std::vector<std::string> needles{wanted};
-  std::vector<uint64_t> offsets = find_all(bytes.str, wanted);
-  if (offsets.size() + 1 > kMaxNeedles) return std::nullopt;
-  for (uint64_t offset : offsets) needles.push_back(little_endian_4(offset));
+  // Each name as DWARF stores it: NUL-terminated, unless any name starting with it will do.
+  std::vector<std::string> wanted;
+  for (const NameSpelling &s : spellings) {
+    if (s.name.empty()) return std::nullopt;
+    wanted.push_back(s.prefix ? s.name : s.name + '\0');
+  }
+  // The bytes themselves, and each offset at which .debug_str holds one (a
+  // linker may have merged it into the tail of a longer string: any
+  // position counts), found in one pass over .debug_str.
+  std::vector<std::string> needles = wanted;
+  std::vector<std::vector<uint64_t>> offsets = find_each(bytes.str, {wanted.begin(), wanted.end()});
+  for (const std::vector<uint64_t> &of_one : offsets) {
+    if (of_one.size() + 1 > kMaxNeedles) return std::nullopt;
+    for (uint64_t offset : of_one) needles.push_back(little_endian_4(offset));
+  }
 
   auto hits = find_in_section(bytes.info, needles, threads, file, done_with);
   if (!hits) return std::nullopt;
