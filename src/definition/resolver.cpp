@@ -433,7 +433,7 @@ Result<FetchArg> Resolver::typed_fetch(const Value &value, const std::string &gi
                     site_.debug.describe(t.target).kind == TypeInfo::Kind::Char;
   if (value.place.kind == Place::Kind::Constant && value.place.text)
     return constant_string_fetch(value, t, user_type, wants_string || char_array);
-  if (wants_string || (user_type.empty() && char_array)) return string_fetch(value, t, user_type);
+  if (wants_string) return string_fetch(value, t, user_type);
   if (user_type.empty() && (t.kind == TypeInfo::Kind::Struct || t.is_reference))
     if (auto known = known_object(value, t)) return known_fetch(value, *known, terms);
   if (t.kind == TypeInfo::Kind::Array && user_type.empty()) return array_fetch(value, t);
@@ -633,6 +633,9 @@ Result<FetchArg> Resolver::array_fetch(const Value &value, const TypeInfo &t) {
                      " (it is held in registers), and the kernel fetches a whole array from memory only",
                  "fetch one element: " + value.expr + "[0]");
   bool is_float = element.kind == TypeInfo::Kind::Float;
+  // char, signed or unsigned char: text, as gdb shows it, of the array's own
+  // bytes (the kernel's string fetch would read on past them to a NUL).
+  bool is_text = element.kind == TypeInfo::Kind::Char && element.size == 1;
   if (is_float && element.size != 4 && element.size != 8)
     return Error("'" + value.expr + "' is an array of " + element.name + ", whose elements kprobe-probe reads one at a time",
                  "fetch one element: " + value.expr + "[0]");
@@ -640,17 +643,18 @@ Result<FetchArg> Resolver::array_fetch(const Value &value, const TypeInfo &t) {
   if (!fetch) return std::move(fetch).error();
   // The kernel fetches at most max_array_len elements: a longer array is cut
   // as a sequence is, its first --max-items elements and its length.
+  // Text is cut as a counted string is, at its first 64 bytes.
   uint64_t count = *t.count;
-  uint64_t fetched = count > max_array_len ? site_.max_items : count;
+  uint64_t fetched = count <= max_array_len ? count : is_text ? max_array_len : site_.max_items;
   // Floating-point elements: their bits fetched, made numbers by the decoder.
-  std::string type = is_float ? "u" + std::to_string(element.size * 8) : *element_type;
+  std::string type = is_float ? "u" + std::to_string(element.size * 8) : is_text ? "u8" : *element_type;
   FetchArg arg{"", *fetch, type + "[" + std::to_string(fetched) + "]", needs_entry(value.place)};
-  if (!is_float && fetched == count) return arg;  // the kernel's own {a,b,c}
-  // A sequence of `count` elements for the decoder (g<size>, z), which shows
-  // the cut beside the fetched ones.
+  if (!is_float && !is_text && fetched == count) return arg;  // the kernel's own {a,b,c}
+  // Text or a sequence of `count` elements for the decoder (l; g<size>, z),
+  // which shows the cut beside the fetched ones.
   arg.fixup.steps.push_back({ValueOp::PushConst, count});
   if (is_float) arg.fixup.steps.push_back({ValueOp::ShowFloat, element.size});
-  arg.fixup.steps.push_back({ValueOp::ShowItems});
+  arg.fixup.steps.push_back({is_text ? ValueOp::ShowCharArray : ValueOp::ShowItems});
   return arg;
 }
 
