@@ -87,6 +87,23 @@ __attribute__((noinline)) int label_len(const struct label *l) {
   return l->raw[1];
 }
 
+/* Bitfields of a packed struct that run past their type's size from their
+ * member's offset (b: bits 8-37 of an int at byte 0): read from the byte
+ * each starts in. */
+struct __attribute__((packed)) packed_bits {
+  char a;
+  int b : 30;
+  unsigned long long c : 40;
+  int d : 7;
+  char e : 5;
+  int f : 31; /* bits 2-32 of its byte: read as 8 bytes */
+};
+
+__attribute__((noinline)) long packed_sum(const struct packed_bits *p) {
+  printf("%d %llx %d %d\n", p->b, (unsigned long long)p->c, p->d, p->f);
+  return p->b + (long)p->c + p->d + p->f;
+}
+
 static struct histogram hist;
 
 int main(void) {
@@ -110,5 +127,7 @@ int main(void) {
   struct label lb = {{'a', 'b', 'c', 'd'}, "efg", {0, 1, 'A', 0xff, 0, 0}, ""};
   for (int i = 0; i < 70; i++) lb.path[i] = (char)('a' + i % 26);
   label_len(&lb);
+  struct packed_bits pb = {1, -123456, 0xfedcba9876ULL, -5, 2, -1000000007};
+  packed_sum(&pb);
   return p > 10 ? 0 : 1;
 }
