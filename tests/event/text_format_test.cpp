@@ -148,10 +148,13 @@ TEST(Printers, EnumsByTheNameGdbShowsTheNumberInJson) {
   Field flags = num("p", FieldKind::Enum, 3);
   flags.value.text = "(P_READ | P_WRITE)";
   Field unknown = num("l", FieldKind::Enum, -5);  // no enumerators known: the number
-  e.fields = {named, flags, unknown};
-  EXPECT_EQ(format_event_short(e), "walk_L5: c=GREEN p=(P_READ | P_WRITE) l=-5");
+  unknown.value.items_signed = true;               // fetched s32 (the decoder says so)
+  // An unsigned 8-byte enum's bit 63 (1ULL << 63, gdb 9223372036854775808) was shown -9223372036854775808.
+  Field big = test_events::number_field("b", FieldKind::Enum, uint64_t{1} << 63);
+  e.fields = {named, flags, unknown, big};
+  EXPECT_EQ(format_event_short(e), "walk_L5: c=GREEN p=(P_READ | P_WRITE) l=-5 b=9223372036854775808");
   std::string json = format_event_json(e);
-  EXPECT_NE(json.find("\"fields\":{\"c\":5,\"p\":3,\"l\":-5},\"names\":{\"c\":\"GREEN\",\"p\":\"(P_READ | P_WRITE)\"}"),
+  EXPECT_NE(json.find("\"fields\":{\"c\":5,\"p\":3,\"l\":-5,\"b\":9223372036854775808},\"names\":{\"c\":\"GREEN\",\"p\":\"(P_READ | P_WRITE)\"}"),
             std::string::npos) << json;
 }
 
