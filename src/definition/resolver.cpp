@@ -364,7 +364,21 @@ Result<Value> Resolver::member_of(const Value &value, const TypeInfo &t, const A
   if (!p) return Error("'" + value.expr + "' is held in a register at " + site_.where + "; its members cannot be read");
   next.place = *p;
   next.type = m->type;
-  if (m->bit_size) next.bitfield = m;
+  if (m->bit_size) {
+    next.bitfield = m;
+    // A packed struct's bitfield may run past its type's size from the
+    // member's offset (int b:30 from bit 8): the kernel refuses b30@8/32,
+    // so it is read from the byte it starts in, where it fits.
+    uint64_t container = site_.debug.describe(m->type).size * 8;
+    if (m->bit_offset + *m->bit_size > container && next.place.kind == Place::Kind::Memory)
+      if (auto from = dwarf::offset_into(next.place, m->bit_offset / 8)) {
+        next.place = *from;
+        next.bitfield->bit_offset = m->bit_offset % 8;
+      }
+    if (next.bitfield->bit_offset + *m->bit_size > 64)  // default_type reads 8 bytes for one that still runs past
+      return Error("'" + next.expr + "' is a bitfield of " + std::to_string(*m->bit_size) +
+                   " bits that spans more than 64 from the byte it starts in, which one kernel bitfield fetch cannot read");
+  }
   return next;
 }
 
@@ -391,9 +405,12 @@ Result<Place> Resolver::pointee(const Value &value, uint64_t size, int64_t offse
 
 Result<std::string> Resolver::default_type(const TypeInfo &t, dwarf::TypeRef ref,
                                  const std::optional<dwarf::Member> &bitfield, const std::string &expr) {
-  if (bitfield)
+  if (bitfield) {
+    // The bytes read hold it all: its type's size, or 8 (packed: member_of).
+    uint64_t container = bitfield->bit_offset + *bitfield->bit_size > t.size * 8 ? 64 : t.size * 8;
     return "b" + std::to_string(*bitfield->bit_size) + "@" + std::to_string(bitfield->bit_offset) + "/" +
-           std::to_string(t.size * 8);
+           std::to_string(container);
+  }
   switch (t.kind) {
     case TypeInfo::Kind::Integer:
     case TypeInfo::Kind::Char:

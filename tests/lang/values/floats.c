@@ -47,6 +47,14 @@ __attribute__((noinline)) int paint(enum color c, enum perms p, enum level l) {
   return (int)c + (int)p + (int)l;
 }
 
+/* An 8-byte unsigned enum with bit 63 (gdb: W_TOP, 9223372036854775808). */
+enum wide { W_LOW = 1, W_TOP = 1ULL << 63 };
+
+__attribute__((noinline)) int wide_of(enum wide w) {
+  printf("%llx\n", (unsigned long long)w);
+  return w == W_TOP;
+}
+
 /* Arrays of floating-point numbers inside a struct: each element a number. */
 struct series {
   double w[3];
@@ -87,6 +95,23 @@ __attribute__((noinline)) int label_len(const struct label *l) {
   return l->raw[1];
 }
 
+/* Bitfields of a packed struct that run past their type's size from their
+ * member's offset (b: bits 8-37 of an int at byte 0): read from the byte
+ * each starts in. */
+struct __attribute__((packed)) packed_bits {
+  char a;
+  int b : 30;
+  unsigned long long c : 40;
+  int d : 7;
+  char e : 5;
+  int f : 31; /* bits 2-32 of its byte: read as 8 bytes */
+};
+
+__attribute__((noinline)) long packed_sum(const struct packed_bits *p) {
+  printf("%d %llx %d %d\n", p->b, (unsigned long long)p->c, p->d, p->f);
+  return p->b + (long)p->c + p->d + p->f;
+}
+
 static struct histogram hist;
 
 int main(void) {
@@ -106,9 +131,13 @@ int main(void) {
   paint(RED, (enum perms)0, L_HIGH);
   paint((enum color)-1, (enum perms)4, (enum level)3);
   first_of(&sr);
+  wide_of(W_TOP);
+  wide_of((enum wide)(W_TOP | 2));
   total_of(&hist);
   struct label lb = {{'a', 'b', 'c', 'd'}, "efg", {0, 1, 'A', 0xff, 0, 0}, ""};
   for (int i = 0; i < 70; i++) lb.path[i] = (char)('a' + i % 26);
   label_len(&lb);
+  struct packed_bits pb = {1, -123456, 0xfedcba9876ULL, -5, 2, -1000000007};
+  packed_sum(&pb);
   return p > 10 ? 0 : 1;
 }
