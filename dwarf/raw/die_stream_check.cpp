@@ -128,14 +128,6 @@ struct Decl {
 };
 using Table = std::vector<Decl>;  // by code
 
-// Where a unit's DIEs lead out of it: the .debug_info offsets its
-// DW_FORM_ref_addr values name, or `unfollowable` (a ref_sig8 or indirect
-// value, or DIEs not at the section's start).
-struct Outward {
-  bool unfollowable = false;
-  std::vector<uint64_t> targets;
-};
-
 constexpr uint64_t kMaxAbbrevCode = 1'000'000;
 // How much of the unit headers' walk is read before its pages are given back.
 constexpr uint64_t kGiveBackEvery = 4u << 20;
@@ -370,9 +362,9 @@ class StreamChecker {
     return &tables.last;
   }
 
-  // Every DIE of `unit`, or its first alone (`first_only`); `outward`, when
-  // given, learns where the DIEs read name DIEs of other units.
-  Status check_unit(const UnitSpan &unit, Tables &tables, bool first_only = false, Outward *outward = nullptr) const {
+  // Every DIE of `unit`, or its first alone (`first_only`); `refers_out`,
+  // when given, learns whether a DIE read names a DIE of another unit.
+  Status check_unit(const UnitSpan &unit, Tables &tables, bool first_only = false, bool *refers_out = nullptr) const {
     Reader u = reader(s_.info);
     u.p = u.begin + unit.dies;
     u.end = u.begin + unit.end;
@@ -401,33 +393,10 @@ class StreamChecker {
         for (const Step &step : decl.steps)
           if (!skip_step(u, step, unit.format)) return what_ran_past(unit, decl, die);
       }
-      if (outward && decl.refers_out) read_outward(unit, decl, die, *outward);
+      if (refers_out) *refers_out |= decl.refers_out;
       if (first_only) break;
     }
     return Ok{};
-  }
-
-  // The references out of its unit of the DIE at `die` (checked: its values
-  // lie inside the unit), value by value.
-  void read_outward(const UnitSpan &unit, const Decl &decl, const uint8_t *die, Outward &out) const {
-    Reader u = reader(s_.info);
-    u.p = die;
-    u.end = u.begin + unit.end;
-    u.uleb();
-    for (const AttrSpec &a : decl.attrs) {
-      if (a.form == 0x20 || a.form == 0x16 || s_.base != 0) {  // ref_sig8, indirect; a part of a section
-        out.unfollowable = true;
-        return;
-      }
-      if (a.form == 0x10) {
-        uint64_t at = u.at();
-        unsigned size = unit.format.ref_addr();
-        uint64_t raw = u.fixed(size);
-        out.targets.push_back(s_.relocated && u.ok ? s_.relocated(at, size) : raw);
-      } else {
-        skip_step(u, step_of(a.form, unit.format), unit.format);
-      }
-    }
   }
 
   // The attribute of the DIE at `die` that leaves its unit, found value by value.
@@ -498,38 +467,16 @@ static std::optional<size_t> unit_at(const std::vector<UnitSpan> &units, uint64_
   return static_cast<size_t>(it - units.begin());
 }
 
-// The index of the unit that holds `offset`; nullopt when none does.
-static std::optional<size_t> unit_holding(const std::vector<UnitSpan> &units, uint64_t offset) {
-  auto it = std::upper_bound(units.begin(), units.end(), offset, [](uint64_t at, const UnitSpan &u) { return at < u.offset; });
-  if (it == units.begin() || offset >= std::prev(it)->end) return std::nullopt;
-  return static_cast<size_t>(std::prev(it) - units.begin());
-}
-
 Result<bool> UnitGate::enter(uint64_t offset) {
   State &s = *state_;
-  std::optional<size_t> first = unit_at(s.units, offset);
-  if (!first) return false;  // not a unit the walk saw: check them all
-  // The unit, then each unit a checked one names, until none is left; all
-  // are marked entered at the end, when every reference was followed.
-  std::vector<size_t> todo{*first}, closure;
-  std::vector<bool> seen(s.units.size(), false);
-  seen[*first] = true;
-  while (!todo.empty()) {
-    size_t i = todo.back();
-    todo.pop_back();
-    if (s.entered[i]) continue;
-    Outward outward;
-    if (Status st = s.checker().check_unit(s.units[i], s.tables, false, &outward); !st) return std::move(st).error();
-    if (outward.unfollowable) return false;
-    closure.push_back(i);
-    for (uint64_t target : outward.targets) {
-      std::optional<size_t> j = unit_holding(s.units, target);
-      if (!j) return false;
-      if (!seen[*j]) todo.push_back(*j);
-      seen[*j] = true;
-    }
-  }
-  for (size_t i : closure) s.entered[i] = true;
+  std::optional<size_t> i = unit_at(s.units, offset);
+  if (!i) return false;  // not a unit the walk saw: check them all
+  if (s.entered[*i]) return true;
+  bool refers_out = false;
+  if (Status st = s.checker().check_unit(s.units[*i], s.tables, false, &refers_out); !st)
+    return std::move(st).error();
+  if (refers_out) return false;
+  s.entered[*i] = true;
   return true;
 }
 

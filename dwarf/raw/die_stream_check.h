@@ -86,13 +86,10 @@ class UnitGate {
   // run found them sound). The headers are not read again: their pages
   // are the ones dwarf/elf/mapped_object.h mapped alone.
   static Result<UnitGate> open(DieStream stream, std::string file, const std::vector<Unit> &units, bool unit_dies = true);
-  // Checks the unit whose header is at `offset` whole, the first time, and
-  // the units its DIEs name DIEs of (DW_FORM_ref_addr: LLVM reads those
-  // unchecked when a query follows them; Go's inlined copies name their
-  // origins so), and theirs, until none is left. True: LLVM may read them.
-  // False: a DIE names another unit's DIE in a way not followed here
-  // (DW_FORM_ref_sig8, DW_FORM_indirect, an offset in no unit), or no unit
-  // starts at `offset`: check every unit instead.
+  // Checks the unit whose header is at `offset` whole, the first time.
+  // True: LLVM may read it. False: its DIEs name DIEs of other units
+  // (DW_FORM_ref_addr, DW_FORM_ref_sig8), which LLVM reads unchecked when a
+  // query follows them, or no unit starts there: check every unit instead.
   Result<bool> enter(uint64_t offset);
 
   UnitGate(UnitGate &&) noexcept;
