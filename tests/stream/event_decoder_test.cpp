@@ -13,8 +13,8 @@
 
 #include <traceevent/event-parse.h>
 
-#include "src/output/json_format.h"
-#include "src/output/text_format.h"
+#include "event/json_format.h"
+#include "event/text_format.h"
 #include "src/stream/comm_cache.h"
 #include "src/stream/event_decoder.h"
 #include "src/stream/event_enums.h"
