@@ -94,7 +94,7 @@ class ElfImage {
 
   // DebugInfo's section questions (dwarf/elf/elf_sections.cpp).
   std::optional<uint64_t> find_read_only_bytes(std::string_view bytes) const;
-  std::optional<DebugInfo::GotSlot> got_slot_of(uint64_t address);
+  std::optional<ElfFacts::GotSlot> got_slot_of(uint64_t address);
   // Whether a disassembler for this machine is linked in (instruction_decoder.h).
   bool decodes_instructions();
   // Decoding the code from `from` (an instruction start) up to `end`,

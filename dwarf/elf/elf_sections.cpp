@@ -30,7 +30,7 @@ std::optional<uint64_t> ElfImage::find_read_only_bytes(std::string_view bytes) c
   return std::nullopt;
 }
 
-std::optional<DebugInfo::GotSlot> ElfImage::got_slot_of(uint64_t address) {
+std::optional<ElfFacts::GotSlot> ElfImage::got_slot_of(uint64_t address) {
   if (!got_entries_) {
     got_entries_.emplace();
     // GLOB_DAT relocations fill a GOT slot with a symbol's run-time address.
@@ -68,7 +68,7 @@ std::optional<DebugInfo::GotSlot> ElfImage::got_slot_of(uint64_t address) {
   if (it == got_entries_->begin()) return std::nullopt;
   --it;
   if (address >= it->start + std::max<uint64_t>(it->size, 1)) return std::nullopt;
-  return DebugInfo::GotSlot{it->slot, address - it->start};
+  return ElfFacts::GotSlot{it->slot, address - it->start};
 }
 
 InstructionDecoder *ElfImage::decoder() {

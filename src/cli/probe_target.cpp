@@ -53,14 +53,14 @@ Status check_build_id(const CliOptions &options, const dwarf::DebugInfo &debug, 
   // read any kernel's vmlinux offline.
   bool offline = options.add.empty();
   if (offline || options.force || running.empty()) return Ok{};
-  if (debug.build_id() == running) return Ok{};
+  if (debug.elf().build_id() == running) return Ok{};
   // No build-id proves nothing: the file may be any kernel's.
-  if (debug.build_id().empty())
-    return Error("'" + debug.path() + "' has no build-id: it cannot be checked against the running " + what +
+  if (debug.elf().build_id().empty())
+    return Error("'" + debug.elf().path() + "' has no build-id: it cannot be checked against the running " + what +
                      " (build-id " + running + ")",
                  "give the " + what + "'s own debug file (-k/-m PATH), or -f to use it anyway (probes may land at "
                  "wrong places)");
-  return Error("'" + debug.path() + "' does not match the running " + what + ": its build-id is " + debug.build_id() +
+  return Error("'" + debug.elf().path() + "' does not match the running " + what + ": its build-id is " + debug.elf().build_id() +
                    ", the running " + what + "'s is " + running,
                "give the matching file (-k/-m PATH), or -f to use it anyway (probes may land at wrong places)");
 }
@@ -89,7 +89,7 @@ Result<ProbeTarget> with_debug_info(ProbeTarget target, std::unique_ptr<dwarf::D
                                     const std::string &running, const std::string &what, const CliOptions &options) {
   Status matches = check_build_id(options, *debug, running, what);
   if (!matches) return std::move(matches).error();
-  target.runs_here = !running.empty() && debug->build_id() == running;
+  target.runs_here = !running.empty() && debug->elf().build_id() == running;
   target.debug = std::move(debug);
   return target;
 }
@@ -130,14 +130,14 @@ void note_debug_sources(dwarf::DebugInfo &debug, const CliOptions &options) {
   // No DWARF is a mode (as in perf probe), worth one line: what works, and where DWARF was looked for.
   if (!debug.has_dwarf() && !options.quiet)
     std::fprintf(stderr, "kprobe-probe: note: %s: probes by symbol (FUNC, FUNC+OFF, FUNC%%return, 0xADDR), raw fetch args\n",
-                 debug.dwarf_note().c_str());
+                 debug.provenance().dwarf_note().c_str());
   // A stripped program's DWARF may come from a separate debug file: say which.
-  if (options.verbose && debug.debug_path() != debug.path())
-    std::fprintf(stderr, "kprobe-probe: debug information from '%s'\n", debug.debug_path().c_str());
-  if (std::string split = options.verbose ? debug.split_dwarf_source() : ""; !split.empty())
+  if (options.verbose && debug.provenance().debug_path() != debug.elf().path())
+    std::fprintf(stderr, "kprobe-probe: debug information from '%s'\n", debug.provenance().debug_path().c_str());
+  if (std::string split = options.verbose ? debug.provenance().split_dwarf_source() : ""; !split.empty())
     std::fprintf(stderr, "kprobe-probe: %s\n", split.c_str());
   // What a supplementary file (dwz -m) holds is missing: said before answers it makes wrong.
-  if (std::string unread = debug.unread_supplementary(); !unread.empty())
+  if (std::string unread = debug.provenance().unread_supplementary(); !unread.empty())
     std::fprintf(stderr, "kprobe-probe: warning: %s\n", unread.c_str());
 }
 

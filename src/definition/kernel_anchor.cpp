@@ -6,7 +6,7 @@
 
 namespace kpp {
 
-Result<KernelPlacement> place_kernel_probe(dwarf::DebugInfo &debug, uint64_t address, const std::string &module,
+Result<KernelPlacement> place_kernel_probe(dwarf::ElfFacts &debug, uint64_t address, const std::string &module,
                                            const std::string &entry_symbol) {
   auto sym = debug.symbolize(address);
   if (!sym) return Error("no symbol covers " + hex(address));

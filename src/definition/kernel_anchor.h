@@ -39,7 +39,7 @@ struct KernelPlacement {
 // starts at `address`, names the site among the aliases there (the name
 // the user asked for: __x64_sys_pause, not the __do_sys_pause it shares
 // its address with), as perf probe writes it.
-Result<KernelPlacement> place_kernel_probe(dwarf::DebugInfo &debug, uint64_t address, const std::string &module,
+Result<KernelPlacement> place_kernel_probe(dwarf::ElfFacts &debug, uint64_t address, const std::string &module,
                                            const std::string &entry_symbol = {});
 
 // `placement` (of the vmlinux) re-anchored on its `_text`: what a name that

@@ -2,7 +2,7 @@
 
 namespace kpp {
 
-KernelAreas KernelAreas::of(dwarf::DebugInfo &debug) {
+KernelAreas KernelAreas::of(dwarf::ElfFacts &debug) {
   // Section name and marker prefix (kernel/kprobes.c populate_kprobe_blacklist
   // and arch_populate_kprobe_blacklist blacklist these areas).
   static const std::pair<const char *, const char *> known[] = {

@@ -16,7 +16,7 @@ namespace kpp {
 class KernelAreas {
  public:
   // The areas whose markers `debug` has (none for a module or a program).
-  static KernelAreas of(dwarf::DebugInfo &debug);
+  static KernelAreas of(dwarf::ElfFacts &debug);
   // "the kernel's .noinstr.text", when `address` is in one of them.
   std::optional<std::string> area_of(uint64_t address) const;
 

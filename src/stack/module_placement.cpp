@@ -4,7 +4,7 @@
 
 namespace kpp {
 
-std::optional<uint64_t> module_link_address(dwarf::DebugInfo &ko, const Kallsyms &kallsyms,
+std::optional<uint64_t> module_link_address(dwarf::ElfFacts &ko, const Kallsyms &kallsyms,
                                             const KallsymsEntry &function, uint64_t offset) {
   std::vector<uint64_t> running = kallsyms.addresses_of(function.name, function.module);
   std::vector<uint64_t> linked = ko.function_symbol_addresses(function.name);

@@ -21,7 +21,7 @@ namespace kpp {
 // (a code symbol of a module in `kallsyms`); nullopt when the .ko does not
 // hold that function (as many times), or the offset is past its end there
 // (another build's .ko).
-std::optional<uint64_t> module_link_address(dwarf::DebugInfo &ko, const Kallsyms &kallsyms,
+std::optional<uint64_t> module_link_address(dwarf::ElfFacts &ko, const Kallsyms &kallsyms,
                                             const KallsymsEntry &function, uint64_t offset);
 
 }  // namespace kpp
