@@ -21,17 +21,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from binary_size import dwarf_size  # noqa: E402
 from perf_compare import cache_envs, command, fmt_time, machine_line, measure, run, table  # noqa: E402
-
-
-def dwarf_size(path):
-    """Bytes of the .debug_* sections."""
-    total = 0
-    for line in subprocess.run(["readelf", "-SW", path], capture_output=True, text=True, check=True).stdout.splitlines():
-        m = re.search(r"\]\s+(\.debug_\S+)\s+\S+\s+\S+\s+\S+\s+([0-9a-f]+)", line)
-        if m:
-            total += int(m.group(2), 16)
-    return total
 
 
 def build_program(directory, units, functions_per_unit):

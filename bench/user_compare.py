@@ -2,13 +2,20 @@
 """kprobe-probe vs perf probe on the user-space binaries people probe (issue 17):
 python3.11 (LTO, DWARF by build-id from python3.11-dbg), glibc (libc6-dbg) and
 libstdc++'s -O0 debug build (libstdc++6-12-dbg); and a Go and a Rust program
-the build makes (tests/lang: go_names, rust_names_O1; issue 28). The same specs through both
+the build makes (tests/lang: go_names, rust_names_O1; issue 28), each beside a
+C program of its size (bench/CMakeLists.txt generates them with
+bench/sized_c_program.py: c_sized_go_names, c_sized_rust_names_O1; the
+sizes are printed before the table), so that a language's cost relative to
+perf is read against C's on a binary as big. The same specs through both
 tools in one run, medians of wall time and peak RSS; ours cold (--no-cache)
 and warm (the cache an earlier run wrote). Definitions are compared with
 perf's wherever perf succeeds, and ours cold with ours warm always; a
 difference is printed in the table, never hidden.
 
 usage: bench/user_compare.py [--build DIR] [--reps N] [--only REGEX] [--markdown] [--verbose]
+                             [--baseline KPROBE_PROBE]
+--baseline: another kprobe-probe (say, main's before a change) measured in the
+same run, cold and warm, in columns of its own: before/after figures paired.
 --smoke: one repetition, no RSS runs, exit 1 when ours cold and warm disagree
 (what CTest runs, so that the script cannot rot).
 """
@@ -21,6 +28,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from binary_size import describe  # noqa: E402
 from perf_compare import cache_envs, command, definitions, fmt_time, machine_line, measure, ratio, run, table  # noqa: E402
 
 PYTHON = "/usr/bin/python3.11"
@@ -53,21 +61,40 @@ SPECS = [
 ]
 
 
-def lang_specs(build):
-    """Go and Rust programs the build made (tests/lang, issue 28): -F and -D on
-    each, ours beside perf's in the same run."""
+def lang_binaries(build):
+    """The Go and Rust programs the build made (tests/lang, issue 28) and the C
+    programs of their size (bench/CMakeLists.txt)."""
     fixtures = os.path.join(build, "tests/lang/fixtures")
-    go, rust = os.path.join(fixtures, "go_names"), os.path.join(fixtures, "rust_names_O1")
+    return [os.path.join(fixtures, name)
+            for name in ("go_names", "c_sized_go_names", "rust_names_O1", "c_sized_rust_names_O1")]
+
+
+def lang_specs(build):
+    """-F and -D on each of lang_binaries, ours beside perf's in the same run;
+    a C program's rows after the program whose size it has."""
+    go, c_go, rust, c_rust = lang_binaries(build)
     return [
         (go, "-F", "F", []),
         (go, "entry main.Price", "D", ["main.Price"]),
         (go, "entry main.(*Shop).Restock", "D", ["main.(*Shop).Restock"]),
+        (c_go, "-F", "F", []),
+        (c_go, "entry target", "D", ["target"]),  # in the first unit
+        (c_go, "entry u44_f31", "D", ["u44_f31"]),  # in the last
         (rust, "-F", "F", []),
         (rust, "entry names::price", "D", ["names::price"]),
         # perf reads "names::price" as FUNC:LINE and fails at once; by the DIE's
         # short name it finds the function, so this row compares finding work.
         (rust, "entry price", "D", ["price"]),
+        (c_rust, "-F", "F", []),
+        (c_rust, "entry target", "D", ["target"]),
+        (c_rust, "entry u64_f14", "D", ["u64_f14"]),
     ]
+
+
+def print_sizes(build):
+    for binary in lang_binaries(build):
+        if os.path.exists(binary):
+            print(f"{short(binary)}: {describe(binary)}")
 
 
 def short(binary):
@@ -90,7 +117,16 @@ def verdict(what, perf, cold, warm):
     return "; ".join(notes)
 
 
-def compare(args, ours, env_warm, env_cold):
+def measure_ours(tool, target, what, spec_args, reps, envs, rss):
+    """(cold, warm) measurements of one kprobe-probe: cold with --no-cache, warm
+    after a run that writes the cache files when they are missing."""
+    env_warm, env_cold = envs
+    cold = measure(command(tool, target, what, spec_args, ["--no-cache"]), reps, env_cold, rss=rss)
+    run(command(tool, target, what, spec_args), env_warm)
+    return cold, measure(command(tool, target, what, spec_args), reps, env_warm, rss=rss)
+
+
+def compare(args, ours, envs, base_envs):
     rows, ratios, failed = [], [], []
     for binary, label, what, spec_args in SPECS + lang_specs(args.build):
         name = f"{short(binary)} {label}"
@@ -102,21 +138,26 @@ def compare(args, ours, env_warm, env_cold):
         target = ["-x", binary]
         reps, rss = (1, False) if args.smoke else (args.reps, True)
         pw, pm, pc, ptext = measure(command("perf", target, what, spec_args), reps, rss=rss)
-        cw, cm, cc, ctext = measure(command(ours, target, what, spec_args, ["--no-cache"]), reps, env_cold, rss=rss)
-        run(command(ours, target, what, spec_args), env_warm)  # writes the cache files when missing
-        ww, wm, wc, wtext = measure(command(ours, target, what, spec_args), reps, env_warm, rss=rss)
+        (cw, cm, cc, ctext), (ww, wm, wc, wtext) = measure_ours(ours, target, what, spec_args, reps, envs, rss)
         note = verdict(what, (pc, ptext), (cc, ctext), (wc, wtext))
         if "COLD/WARM" in note:
             failed.append(f"{name}: {note}")
         if args.verbose and ("DIFFER" in note or "differs" in note):
             print(f"{name}:\n perf: {definitions(ptext)}\n cold: {definitions(ctext)}\n warm: {definitions(wtext)}",
                   file=sys.stderr)
-        rows.append([short(binary), label, fmt_time(pw), fmt_time(cw), fmt_time(ww), ratio(cw, pw), ratio(ww, pw),
+        base = []
+        if args.baseline:
+            (bc, *_), (bw, *_) = measure_ours(args.baseline, target, what, spec_args, reps, base_envs, False)
+            base = [fmt_time(bc), fmt_time(bw), ratio(bc, pw), ratio(bw, pw)]
+        rows.append([short(binary), label, fmt_time(pw)] + base +
+                    [fmt_time(cw), fmt_time(ww), ratio(cw, pw), ratio(ww, pw),
                      f"{pm / 1024:.0f}", f"{cm / 1024:.0f}", f"{wm / 1024:.0f}", note])
         ratios.append((cw / pw, ww / pw, cm / pm if pm else 0))
         print(f"  {name}: perf {fmt_time(pw)} ours {fmt_time(cw)}/{fmt_time(ww)}", file=sys.stderr)
-    headers = ["binary", "spec", "perf", "ours cold", "ours warm", "cold/perf", "warm/perf",
-               "perf MB", "cold MB", "warm MB", "definitions"]
+    headers = ["binary", "spec", "perf"]
+    if args.baseline:
+        headers += ["base cold", "base warm", "base cold/perf", "base warm/perf"]
+    headers += ["ours cold", "ours warm", "cold/perf", "warm/perf", "perf MB", "cold MB", "warm MB", "definitions"]
     print(table(rows, headers, args.markdown))
     if ratios:
         print(f"\nmedian ratios: cold/perf {statistics.median(r[0] for r in ratios):.3f}, "
@@ -133,6 +174,7 @@ def main():
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--verbose", action="store_true")
     p.add_argument("--smoke", action="store_true")
+    p.add_argument("--baseline", type=os.path.abspath)
     args = p.parse_args()
     ours = os.path.abspath(os.path.join(args.build, "src/cli/kprobe-probe"))
     if not shutil.which("perf"):
@@ -143,9 +185,9 @@ def main():
         sys.exit(77)
     work = tempfile.mkdtemp(prefix="kpp-user-bench-")
     try:
-        env_warm, env_cold = cache_envs(work)
         print(f"{machine_line()}; medians of {1 if args.smoke else args.reps} runs")
-        failed = compare(args, ours, env_warm, env_cold)
+        print_sizes(args.build)
+        failed = compare(args, ours, cache_envs(work), cache_envs(os.path.join(work, "baseline")))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for f in failed:

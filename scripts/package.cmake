@@ -4,7 +4,7 @@
 # -C Release strips the program as a Release install does (see CMakeLists.txt),
 # whatever type the build is: the already-built binary is packaged, not a new build.
 # Its runtime dependencies are what dpkg-shlibdeps reads from the installed ELF
-# files (libc6, libstdc++6, zlib1g, libzstd1, libtracefs1, libtraceevent1,
+# files (libc6, zlib1g, libzstd1, libtracefs1, libtraceevent1,
 # libtracecmd1, libncursesw6, libtinfo6 on Debian 12).
 # cpack (and `make install`) install what is built, without building the
 # `all` target first: that would compile every test and benchmark, which a

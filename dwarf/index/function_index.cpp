@@ -90,12 +90,10 @@ const NameIndex *FunctionIndex::searched(const std::string &name, bool instances
   MappedFile file = dwarf_.searched_file();
   std::optional<std::vector<uint64_t>> units;
   if (!every_unit_) {
-    units = units_that_may_name(bytes, *unit_spans_, name, false, threads(), file);
-    if (units && instances) {
-      auto more = units_that_may_name(bytes, *unit_spans_, name + "<", true, threads(), file);
-      if (!more) units.reset();
-      else units->insert(units->end(), more->begin(), more->end());
-    }
+    // The name and its instances' ("max<...>") in one pass.
+    std::vector<NameSpelling> spellings{{name, false}};
+    if (instances) spellings.push_back({name + "<", true});
+    units = units_that_may_name(bytes, *unit_spans_, spellings, threads(), file);
   }
   if (!units) {
     // DWARF the search cannot answer for (an LTO file's units name each

@@ -163,6 +163,17 @@ std::vector<uint64_t> find_all(std::string_view haystack, std::string_view needl
 
 namespace {
 
+// find_all of each of `needles` (at most kMaxNeedles, none empty), in one pass.
+std::vector<std::vector<uint64_t>> find_each(std::string_view haystack, const std::vector<std::string_view> &needles) {
+  std::vector<std::vector<uint64_t>> found(needles.size());
+  size_t shortest = haystack.size() + 1;
+  for (std::string_view n : needles) shortest = std::min(shortest, n.size());
+  if (needles.empty() || shortest > haystack.size()) return found;
+  // search() checks each needle's length against the haystack's end.
+  search(haystack, 0, haystack.size() - shortest + 1, needles, [&](size_t at, size_t k) { found[k].push_back(at); });
+  return found;
+}
+
 std::string little_endian_4(uint64_t value) {
   std::string bytes(4, '\0');
   for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>((value >> (8 * i)) & 0xff);
@@ -197,19 +208,25 @@ std::optional<std::vector<uint64_t>> find_in_section(std::string_view section, c
     groups.emplace_back(views.begin() + k, views.begin() + std::min(views.size(), k + kMaxNeedles));
   auto work = [&] {
     // Kept by the thread: a caller that searches several times (the symbol
-    // table's strings) maps its buffer once.
-    thread_local std::vector<char> buffer;
-    if (from_file && buffer.size() < kChunk + longest) buffer.resize(kChunk + longest);
+    // table's strings) maps its buffer once. Not zeroed: pread fills what is
+    // read (a vector's resize wrote 1 MiB of zeros per thread and search,
+    // ~3 M instructions of a --no-cache lookup in an 11 MB binary).
+    thread_local std::unique_ptr<char[]> buffer;
+    thread_local size_t buffer_size = 0;
+    if (from_file && buffer_size < kChunk + longest) {
+      buffer = std::make_unique_for_overwrite<char[]>(kChunk + longest);
+      buffer_size = kChunk + longest;
+    }
     for (size_t i; (i = next.fetch_add(1)) < chunks;) {
       size_t begin = i * kChunk, end = std::min(section.size(), begin + kChunk);
       size_t with_overlap = std::min(section.size(), end + longest - 1) - begin;
       std::string_view window = section.substr(begin, with_overlap);
       if (from_file) {
-        if (!pread_fully(file.fd, buffer.data(), with_overlap, file_offset + begin)) {
+        if (!pread_fully(file.fd, buffer.get(), with_overlap, file_offset + begin)) {
           unreadable = true;
           return;
         }
-        window = std::string_view(buffer.data(), with_overlap);
+        window = std::string_view(buffer.get(), with_overlap);
       } else if (done_with) {
         done_with(section.substr(begin, end - begin));
       }
@@ -230,22 +247,28 @@ std::optional<std::vector<uint64_t>> find_in_section(std::string_view section, c
 
 
 std::optional<std::vector<uint64_t>> units_that_may_name(const DwarfBytes &bytes, const std::vector<UnitSpan> &units,
-                                                         std::string_view name, bool prefix, unsigned threads,
+                                                         const std::vector<NameSpelling> &spellings, unsigned threads,
                                                          const MappedFile &file,
                                                          const std::function<void(std::string_view)> &done_with) {
-  if (name.empty() || !searchable(bytes, units)) return std::nullopt;
+  if (spellings.empty() || spellings.size() > kMaxNeedles || !searchable(bytes, units)) return std::nullopt;
   for (const UnitSpan &u : units)
     if (u.offset_size != 4 || u.skeleton) return std::nullopt;
 
-  // The name as DWARF stores it: NUL-terminated, unless any name starting with it will do.
-  std::string wanted(name);
-  if (!prefix) wanted.push_back('\0');
-  // Each offset at which .debug_str holds it (a linker may have merged it
-  // into the tail of a longer string: any position counts).
-  std::vector<std::string> needles{wanted};
-  std::vector<uint64_t> offsets = find_all(bytes.str, wanted);
-  if (offsets.size() + 1 > kMaxNeedles) return std::nullopt;
-  for (uint64_t offset : offsets) needles.push_back(little_endian_4(offset));
+  // Each name as DWARF stores it: NUL-terminated, unless any name starting with it will do.
+  std::vector<std::string> wanted;
+  for (const NameSpelling &s : spellings) {
+    if (s.name.empty()) return std::nullopt;
+    wanted.push_back(s.prefix ? s.name : s.name + '\0');
+  }
+  // The bytes themselves, and each offset at which .debug_str holds one (a
+  // linker may have merged it into the tail of a longer string: any
+  // position counts), found in one pass over .debug_str.
+  std::vector<std::string> needles = wanted;
+  std::vector<std::vector<uint64_t>> offsets = find_each(bytes.str, {wanted.begin(), wanted.end()});
+  for (const std::vector<uint64_t> &of_one : offsets) {
+    if (of_one.size() + 1 > kMaxNeedles) return std::nullopt;
+    for (uint64_t offset : of_one) needles.push_back(little_endian_4(offset));
+  }
 
   auto hits = find_in_section(bytes.info, needles, threads, file, done_with);
   if (!hits) return std::nullopt;

@@ -36,16 +36,30 @@ struct MappedFile {
   std::string_view mapping;
 };
 
-// The offsets of the units (of `units`, in order) whose
-// bytes may name `name` (with `prefix`, any name that starts with it), in
-// order; nullopt when the file's DWARF is of a kind the search cannot
-// answer for (the caller reads every unit) or `file` cannot be read.
+// A name as units_that_may_name looks for it: the name itself, or with
+// `prefix` any name that starts with it ("max<" for max's instances).
+struct NameSpelling {
+  std::string name;
+  bool prefix = false;
+};
+
+// The offsets of the units (of `units`, in order) whose bytes may name one
+// of `spellings`, in order; nullopt when the file's DWARF is of a kind the
+// search cannot answer for (the caller reads every unit) or `file` cannot be
+// read. All spellings are looked for in one pass over each section.
 // `done_with` is called with the bytes searched in memory, as
 // scan_functions() does.
 std::optional<std::vector<uint64_t>> units_that_may_name(const DwarfBytes &bytes, const std::vector<UnitSpan> &units,
-                                                         std::string_view name, bool prefix, unsigned threads,
+                                                         const std::vector<NameSpelling> &spellings, unsigned threads,
                                                          const MappedFile &file = {},
                                                          const std::function<void(std::string_view)> &done_with = {});
+// One spelling: `name` (with `prefix`, any name that starts with it).
+inline std::optional<std::vector<uint64_t>> units_that_may_name(const DwarfBytes &bytes, const std::vector<UnitSpan> &units,
+                                                                std::string_view name, bool prefix, unsigned threads,
+                                                                const MappedFile &file = {},
+                                                                const std::function<void(std::string_view)> &done_with = {}) {
+  return units_that_may_name(bytes, units, {NameSpelling{std::string(name), prefix}}, threads, file, done_with);
+}
 
 // The positions in .debug_line where a line table's header may name a file
 // whose last path component is `component` ("read_write.c"): its bytes, or

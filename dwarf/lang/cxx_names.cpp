@@ -63,6 +63,10 @@ bool is_cxx_query(std::string_view name) {
          name.find('(') != std::string_view::npos;
 }
 
+bool is_scoped_path(std::string_view name) {
+  return name.find("operator") == std::string_view::npos && split_scopes(name).size() > 1;
+}
+
 CxxQuery parse_cxx_query(std::string_view name) {
   std::string text = without_spaces(name);
   std::string printed = printed_key(name);

@@ -24,6 +24,12 @@ struct CxxQuery {
 // Whether `name` asks for the C++ matcher: it has `::`, template arguments
 // or a parameter list. A plain identifier goes the C way first.
 bool is_cxx_query(std::string_view name);
+// Whether `name` is a path, "names::price" or "ns::Cls::f": a top-level `::`
+// (not in <...> or (...)), and no operator (gcc names a conversion operator
+// "operator std::string"). No compiler gives a function's DIE such a name
+// (DW_AT_name is the last component), so a lookup by DIE name as it is,
+// a text search of all .debug_info without the index, is skipped for it.
+bool is_scoped_path(std::string_view name);
 CxxQuery parse_cxx_query(std::string_view name);
 
 // A demangled function name: "shapes::Box::area" and "(int)", whitespace

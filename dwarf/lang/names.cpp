@@ -28,17 +28,17 @@ bool is_number(std::string_view w) {
 // only after a name with no other '.': Go's nested closures end so too
 // ("main.main.func1.1"), and are no C name.
 bool is_clone_suffix(std::string_view tail, bool after_plain_name) {
-  std::vector<std::string_view> words;
+  // Word by word, without a copy: every '.' of a symbol asks this, and a Rust
+  // symbol has dozens ("..", "$LT$", "$u7b$"), most failing at their first word.
+  auto word_at = [tail](size_t at) { return tail.substr(at, std::min(tail.find('.', at), tail.size()) - at); };
   for (size_t at = 0; at <= tail.size();) {
-    size_t dot = std::min(tail.find('.', at), tail.size());
-    words.push_back(tail.substr(at, dot - at));
-    at = dot + 1;
-  }
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (is_word_of(words[i], numbered_words)) {
-      if (i + 1 == words.size() || !is_number(words[i + 1])) return false;
-      ++i;
-    } else if (!is_word_of(words[i], plain_words) && !(is_number(words[i]) && (i > 0 || after_plain_name))) {
+    std::string_view word = word_at(at);
+    bool first = at == 0;
+    at += word.size() + 1;
+    if (is_word_of(word, numbered_words)) {
+      if (at > tail.size() || !is_number(word_at(at))) return false;
+      at += word_at(at).size() + 1;
+    } else if (!is_word_of(word, plain_words) && !(is_number(word) && (!first || after_plain_name))) {
       return false;
     }
   }

@@ -224,7 +224,9 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   // "_Rb_tree_increment", and add() keeps those whose linkage name it is.
   std::string scan_name = name;
   if (!need_subprograms && name.starts_with("_Z") && !result.front().name.empty()) scan_name = result.front().name;
-  if (need_subprograms || need_inlines)
+  // A path ("names::price") names no DIE as it is: find_cxx_functions below
+  // looks for its last component.
+  if ((need_subprograms || need_inlines) && !is_scoped_path(scan_name))
     for (FoundFunction &found : functions_found(scan_name, need_subprograms, need_inlines)) add(std::move(found));
   // Not a symbol's or a DIE's name as it is: a C++ name ("ns::Cls::f",
   // "max<int>", "f(long)"), or a plain one that may name a template's

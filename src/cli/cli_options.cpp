@@ -545,7 +545,7 @@ const char *options_text() {
   -q, --quiet            print only errors
   -v, --verbose          say more (trace: each line ends with the probe's address and site)
       --max-probes N     at most N sites per probe (default 128)
-      --max-items N      the first N elements of a slice, Vec or std::vector (default 8, at most 64)
+      --max-items N      the first N elements of a slice, Vec, std::vector or array over 64 (default 8, at most 64)
       --no-inlines       probe out-of-line bodies only, not inlined copies
       --no-cache         neither read nor write the index cache (~/.cache/kprobe-probe)
   -o, --output FILE      (record) the trace.dat to write (default trace.dat); (trace) where the lines go

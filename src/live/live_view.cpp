@@ -191,13 +191,15 @@ class LiveLoop {
 Result<LiveViewSummary> run_live_view(const LiveViewOptions &options, ProbeEngine &engine,
                                       const std::vector<TraceDefinition> &defs) {
   tui::LiveModel model;
-  LivePages pages(kPageBudget);
+  // User stacks unwound from DWARF are in no page: -o and `w` keep them as record does.
+  const bool dwarf_user_stacks = options.stack && options.user_stack == UserStackMethod::Dwarf;
+  LivePages pages(kPageBudget, dwarf_user_stacks);
   ModelSink feed(model);
   std::vector<EventSink *> sinks{&feed, &pages};
   std::unique_ptr<TraceDatWriter> recording;
   if (!options.output.empty()) {
     TraceDatOptions file;
-    file.user_stacks = options.stack && options.user_stack == UserStackMethod::Dwarf;  // as record keeps them
+    file.user_stacks = dwarf_user_stacks;
     auto w = TraceDatWriter::create(options.output, file);
     if (!w) return std::move(w).error();
     recording = std::move(*w);

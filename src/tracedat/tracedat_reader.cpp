@@ -3,7 +3,6 @@
 #include "src/stream/probe_shapes.h"
 
 #include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,6 +17,7 @@
 
 #include "src/stream/event_decoder.h"
 #include "src/tracedat/tracedat_options.h"
+#include "src/tracedat/trial_read.h"
 #include "util/strings.h"
 
 // libtracecmd warns of each option it does not know ("unknown option
@@ -27,6 +27,9 @@
 // warning goes out as libtracecmd prints it.
 // (libtraceevent's event-utils.h, which declares tep_vprint, defines min
 // and max as macros: not for C++.)
+// libtracecmd exports the page size of a file's buffer but its header
+// (3.1.6) does not declare it; tep_get_page_size is the machine's, not the file's.
+extern "C" int tracecmd_page_size(tracecmd_input *handle);
 extern "C" int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const char *fmt, va_list ap);
 extern "C" void tracecmd_warning(const char *fmt, ...) {
   va_list ap;
@@ -95,6 +98,8 @@ struct ReadState {
   Event event;
   TraceDatSummary sum;
   std::vector<bool> lost_unknown;
+  uint64_t page_size = 0;          // the file's ring-buffer pages
+  uint64_t overrunning_events = 0;  // skipped: their length runs past their page
   Status failure = Ok{};
 
   void note_lost(int cpu, long long missed) {
@@ -110,8 +115,22 @@ struct ReadState {
   }
 };
 
+// kbuffer checks a page's commit size against the page, but not the
+// length of each event in it: a damaged length would have the decoder read
+// past the page. libtracecmd reads pages at page-aligned offsets, so a
+// record's offset within its page is its offset modulo the page size.
+bool fits_its_page(const tep_record &rec, uint64_t page_size) {
+  if (page_size == 0) return true;  // no page size known: nothing to check against
+  if (rec.size < 0 || rec.record_size < rec.size) return false;
+  return rec.offset % page_size + static_cast<uint64_t>(rec.record_size) <= page_size;
+}
+
 int on_record(tracecmd_input *, tep_record *rec, int, void *data) {
   auto *st = static_cast<ReadState *>(data);
+  if (!fits_its_page(*rec, st->page_size)) {
+    ++st->overrunning_events;
+    return 0;
+  }
   if (rec->missed_events && rec->cpu >= 0) st->note_lost(rec->cpu, rec->missed_events);
   st->decoder.decode(rec->data, rec->size, rec->ts, rec->cpu, st->event);
   st->event.comm = st->comms.comm(st->event.pid);
@@ -130,46 +149,18 @@ Status read_buffer(tracecmd_input *buffer, ReadState &st) {
   tep_handle *tep = tracecmd_get_tep(buffer);
   st.decoder = EventDecoder(tep, nullptr);
   st.comms = FileComms(tep);
+  st.page_size = static_cast<uint64_t>(std::max(tracecmd_page_size(buffer), 0));
   tracecmd_iterate_events(buffer, nullptr, 0, on_record, &st);
   return std::move(st.failure);
 }
 
-// libtracecmd's open reads the file's headers, formats and options, and
-// trusts their sizes and offsets: on some damaged files its error path
-// crashes (issue 30). So it opens the file first in a child of its own, with
-// each buffer; a child that dies of a signal means the file is damaged where
-// libtracecmd looks first, and nothing here has touched it yet.
-Status opens_in_a_child(const std::string &path) {
-  std::fflush(nullptr);
-  pid_t child = fork();
-  if (child < 0) return Ok{};  // no child to spare: the supervisor still answers for a crash
-  if (child == 0) {
-    // libtraceevent's warnings come once, from the real open.
-    int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (null >= 0) dup2(null, STDERR_FILENO);
-    tracecmd_input *handle = tracecmd_open(path.c_str(), 0);
-    if (!handle) _exit(1);
-    for (int i = 0, n = tracecmd_buffer_instances(handle); i < n; ++i)
-      if (tracecmd_input *buffer = tracecmd_buffer_instance_handle(handle, i)) tracecmd_close(buffer);
-    tracecmd_close(handle);
-    _exit(0);
-  }
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0)
-    if (errno != EINTR) return Ok{};
-  if (!WIFSIGNALED(status)) return Ok{};  // opened, or refused: the real open says which
-  return Error(path + " is damaged: libtracecmd died of " + signal_name(WTERMSIG(status)) +
-                   " reading its headers, formats and options (a size or an offset in them is wrong)",
-               "'trace-cmd dump --summary " + path + "' shows which part");
-}
-
 Result<TraceDatSummary> read_tracedat(const std::string &path, EventSink &sink, const BufferStart &on_buffer) {
-  if (Status s = opens_in_a_child(path); !s) return std::move(s).error();
+  if (Status s = tracedat::trial_read(path); !s) return std::move(s).error();
   tracecmd_input *handle = tracecmd_open(path.c_str(), 0);
   if (!handle) return open_error(path);
   InputCloser closer{handle};
   tep_handle *tep = tracecmd_get_tep(handle);
-  ReadState st{&sink, EventDecoder(tep, nullptr), FileComms(tep), Event{}, TraceDatSummary{}, {}, Ok{}};
+  ReadState st{&sink, EventDecoder(tep, nullptr), FileComms(tep), Event{}, TraceDatSummary{}, {}, 0, 0, Ok{}};
   // The sink learns the file's probe events (a SinkChain recognises the
   // entry-value companions among them, as the live session does).
   StreamInfo info;
@@ -198,6 +189,12 @@ Result<TraceDatSummary> read_tracedat(const std::string &path, EventSink &sink, 
     else if (st.lost_unknown[c])
       sum.warnings.push_back("lost events on cpu" + std::to_string(c) + " (the recording did not say how many)");
   }
+  if (st.overrunning_events)
+    sum.warnings.push_back(path + " is damaged: " +
+                           (st.overrunning_events == 1 ? "1 event left out, longer"
+                                                       : std::to_string(st.overrunning_events) +
+                                                             " events left out, each longer") +
+                           " than the rest of its ring-buffer page");
   if (Status fin = sink.on_finish(); !fin) return std::move(fin).error();
   return std::move(sum);
 }

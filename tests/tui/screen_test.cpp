@@ -464,7 +464,8 @@ TEST_F(LiveScreen, StacksPaneShowsTheDwarfUnwoundStackOfAnO2ProgramWithoutFrameP
   std::vector<std::string> bt = gdb_bt(fixture, "*leaf", 4);
   ASSERT_EQ(bt.size(), 4u);
   ASSERT_EQ(bt[2], "middle");
-  start("live --stack -x " + fixture + " --add '" + group_ + ":leaf=leaf' -- " + fixture, 120, 40);
+  const std::string recorded = dir_ + "/live-o.dat";
+  start("live --stack -o " + recorded + " -x " + fixture + " --add '" + group_ + ":leaf=leaf' -- " + fixture, 120, 40);
   const std::string probe = group_ + ":leaf";
   ASSERT_TRUE(wait_for([&] { return screen().find(probe) != std::string::npos; }, 10000)) << screen();
   for (const std::string &w : words_of(screen()))  // for TearDown, should the view not clean up
@@ -485,9 +486,20 @@ TEST_F(LiveScreen, StacksPaneShowsTheDwarfUnwoundStackOfAnO2ProgramWithoutFrameP
   EXPECT_EQ(shown, bt) << s;
   EXPECT_NE(s.find("helper (inlined)"), std::string::npos) << s;
   EXPECT_NE(s.find("          1  leaf+0x0"), std::string::npos) << s;  // one hit, at leaf's first byte
+  keys("w");  // the buffered pages to trace-live-1.dat
+  EXPECT_TRUE(wait_for([&] { return screen().find("wrote ") != std::string::npos; }, 5000)) << screen();
   keys("q");
   EXPECT_TRUE(wait_for([&] { return !alive(); }, 5000));
   EXPECT_NE(slurp(dir_ + "/stderr").find("1 events, 0 lost"), std::string::npos) << slurp(dir_ + "/stderr");
+  // Both files, -o's and w's, keep the DWARF stack (no page holds it) as
+  // record does: report folds it to gdb's frames, outermost first.
+  std::string folded_bt;
+  for (auto f = bt.rbegin(); f != bt.rend(); ++f) folded_bt += ";" + *f;
+  for (const std::string &file : {recorded, dir_ + "/trace-live-1.dat"}) {
+    SCOPED_TRACE(file);
+    std::string folded = run(std::string(KPP_BINARY) + " report --folded " + file + " 2>&1");
+    EXPECT_NE(folded.find(folded_bt), std::string::npos) << folded;
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@ using dwarf::cxx_name_matches;
 using dwarf::demangle_for_display;
 using dwarf::demangle_function;
 using dwarf::is_cxx_query;
+using dwarf::is_scoped_path;
 using dwarf::parse_cxx_query;
 using dwarf::printed_key;
 using dwarf::printed_name_matches;
@@ -34,6 +35,18 @@ TEST(CxxQuery, OnlyCxxLookingNamesAreQueries) {
 
 // A name as -F prints it (LLVM's demangling) is matched whole, the words
 // before the name (a return type) aside; c++filt's lambda spelling too.
+// A path is looked up by its last component: no DIE's name is a path.
+TEST(CxxQuery, PathsAreTopLevelScopesOutsideOperators) {
+  EXPECT_TRUE(is_scoped_path("names::price"));
+  EXPECT_TRUE(is_scoped_path("ns::Cls::f(int)"));
+  EXPECT_TRUE(is_scoped_path("<names::Shop as names::Describe>::describe"));
+  EXPECT_FALSE(is_scoped_path("max<ns::T>"));  // a DIE's name: gcc's "max<ns::T>"
+  EXPECT_FALSE(is_scoped_path("f(ns::T)"));
+  EXPECT_FALSE(is_scoped_path("operator std::string"));  // gcc's name for a conversion operator
+  EXPECT_FALSE(is_scoped_path("main.(*Shop).Restock"));
+  EXPECT_FALSE(is_scoped_path("vfs_read"));
+}
+
 TEST(CxxPrinted, WholeNameAfterItsReturnType) {
   const std::string lambda = "auto std::filesystem::file_size(std::filesystem::path const&, std::error_code&)"
                              "::'lambda'(auto const&)::operator()<stat>(auto const&) const";
