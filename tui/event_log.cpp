@@ -1,6 +1,6 @@
 #include "tui/event_log.h"
 
-#include "src/output/text_format.h"
+#include "event/text_format.h"
 #include "tui/frame.h"
 
 namespace kpp::tui {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 
 namespace kpp::tui {
 

@@ -1,6 +1,6 @@
 // LatencyPairs: entry/return probe pairs and their latency histograms.
 // A return is matched with the latest unmatched entry of the same owner, its
-// thread or, for Go, its goroutine (src/stream/pair_owner.h) (a stack per
+// thread or, for Go, its goroutine (event/pair_owner.h) (a stack per
 // owner, so recursion pairs inner calls first), as funclatency does; a
 // return with no entry of its owner is "unmatched".
 #pragma once
@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "src/stream/pair_owner.h"
+#include "event/pair_owner.h"
 #include "tui/log2_histogram.h"
 
 namespace kpp::tui {

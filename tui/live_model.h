@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 #include "tui/event_log.h"
 #include "tui/kernel_histogram.h"
 #include "tui/latency_pairs.h"

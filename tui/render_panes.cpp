@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "src/output/text_format.h"
+#include "event/text_format.h"
 #include "tui/render.h"
 #include "util/strings.h"
 

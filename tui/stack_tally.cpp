@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "src/output/stack_format.h"
+#include "event/stack_format.h"
 
 namespace kpp::tui {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 
 namespace kpp::tui {
 
@@ -18,7 +18,7 @@ class StackTally {
   // At most `max_stacks` distinct stacks are kept; later new ones are only counted (other()).
   explicit StackTally(size_t max_stacks = 512) : max_(max_stacks) {}
 
-  // Counts the stack (its frames' labels, src/output/stack_format.h).
+  // Counts the stack (its frames' labels, event/stack_format.h).
   void add(const std::vector<StackFrame> &stack);
 
   struct Entry {

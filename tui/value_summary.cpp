@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "src/output/text_format.h"
+#include "event/text_format.h"
 #include "util/strings.h"
 
 namespace kpp::tui {

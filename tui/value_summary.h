@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 #include "tui/log2_histogram.h"
 
 namespace kpp::tui {

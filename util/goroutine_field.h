@@ -2,7 +2,7 @@
 // pointer, which Go's register ABI keeps in r14 on x86-64 at a call and at a
 // return (src/cmd/compile/abi-internal.md). The builder adds it
 // (src/definition/probe_builder.cpp); latency pairs match a return with the
-// entry of the same goroutine by it (src/stream/pair_owner.h), since Go's
+// entry of the same goroutine by it (event/pair_owner.h), since Go's
 // scheduler moves a goroutine between threads while its call runs.
 #pragma once
 

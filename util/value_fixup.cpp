@@ -15,14 +15,14 @@ struct Letter {
   char c;
   ValueOp op;
 };
-// The steps without an operand, one letter each (capitals compute, y z o h show).
-constexpr std::array<Letter, 29> kLetters{{
+// The steps without an operand, one letter each (capitals compute, y l z o h show).
+constexpr std::array<Letter, 30> kLetters{{
     {'A', ValueOp::Add},  {'S', ValueOp::Sub},  {'M', ValueOp::Mul},  {'D', ValueOp::Div},  {'V', ValueOp::Mod},
     {'B', ValueOp::And},  {'O', ValueOp::Or},   {'X', ValueOp::Xor},  {'L', ValueOp::Shl},  {'R', ValueOp::Shr},
     {'H', ValueOp::Shra}, {'N', ValueOp::Neg},  {'T', ValueOp::Not},  {'Z', ValueOp::Abs},  {'E', ValueOp::Eq},
     {'F', ValueOp::Ne},   {'C', ValueOp::Lt},   {'G', ValueOp::Gt},   {'I', ValueOp::Le},   {'J', ValueOp::Ge},
     {'K', ValueOp::Dup},  {'P', ValueOp::Drop}, {'W', ValueOp::Swap}, {'Q', ValueOp::Over}, {'U', ValueOp::Rot},
-    {'y', ValueOp::ShowText}, {'z', ValueOp::ShowItems}, {'o', ValueOp::ShowBool}, {'h', ValueOp::ShowChar},
+    {'y', ValueOp::ShowText}, {'l', ValueOp::ShowCharArray}, {'z', ValueOp::ShowItems}, {'o', ValueOp::ShowBool}, {'h', ValueOp::ShowChar},
 }};
 
 uint64_t low_bits(uint64_t v, unsigned bits) { return bits >= 64 ? v : v & ((uint64_t{1} << bits) - 1); }

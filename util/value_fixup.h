@@ -38,6 +38,10 @@
 //             stack (a counted string: Go string, Rust &str, std::string)
 //   z         the primary's fetched elements are a sequence of the length on
 //             top of the stack (a slice, Vec, std::vector): the first ones
+//   l         the primary's fetched bytes are a C char array of the length on
+//             top of the stack, shown as text without the NULs that end it
+//             (gdb shows every byte, those NULs as '\000' <repeats N times>);
+//             a NUL inside it is shown, as gdb shows it
 //   o         a bool: false, true (another number as itself, as gdb shows it)
 //   h         a char: its code and the character, 120 'x'
 //   q<hex>    an enumeration: the number, named by the enumerators of the type
@@ -62,13 +66,13 @@ enum class ValueOp : uint8_t {
   Add, Sub, Mul, Div, Mod, And, Or, Xor, Shl, Shr, Shra, Neg, Not, Abs,
   Eq, Ne, Lt, Gt, Le, Ge, Dup, Drop, Swap, Over, Rot,
   Present,  // a<N>: pops the flag of an optional value (see above)
-  ShowFloat, ShowText, ShowItems, ShowBool, ShowChar, ShowEnum,  // how the value is shown (see above): no-ops on the stack
+  ShowFloat, ShowText, ShowCharArray, ShowItems, ShowBool, ShowChar, ShowEnum,  // how the value is shown (see above): no-ops on the stack
 };
 
 // Whether `op` says how a value is shown rather than computing it.
 inline bool is_display_op(ValueOp op) {
-  return op == ValueOp::ShowFloat || op == ValueOp::ShowText || op == ValueOp::ShowItems || op == ValueOp::ShowBool ||
-         op == ValueOp::ShowChar || op == ValueOp::ShowEnum;
+  return op == ValueOp::ShowFloat || op == ValueOp::ShowText || op == ValueOp::ShowCharArray ||
+         op == ValueOp::ShowItems || op == ValueOp::ShowBool || op == ValueOp::ShowChar || op == ValueOp::ShowEnum;
 }
 
 struct ValueStep {

@@ -364,7 +364,21 @@ Result<Value> Resolver::member_of(const Value &value, const TypeInfo &t, const A
   if (!p) return Error("'" + value.expr + "' is held in a register at " + site_.where + "; its members cannot be read");
   next.place = *p;
   next.type = m->type;
-  if (m->bit_size) next.bitfield = m;
+  if (m->bit_size) {
+    next.bitfield = m;
+    // A packed struct's bitfield may run past its type's size from the
+    // member's offset (int b:30 from bit 8): the kernel refuses b30@8/32,
+    // so it is read from the byte it starts in, where it fits.
+    uint64_t container = site_.debug.describe(m->type).size * 8;
+    if (m->bit_offset + *m->bit_size > container && next.place.kind == Place::Kind::Memory)
+      if (auto from = dwarf::offset_into(next.place, m->bit_offset / 8)) {
+        next.place = *from;
+        next.bitfield->bit_offset = m->bit_offset % 8;
+      }
+    if (next.bitfield->bit_offset + *m->bit_size > 64)  // default_type reads 8 bytes for one that still runs past
+      return Error("'" + next.expr + "' is a bitfield of " + std::to_string(*m->bit_size) +
+                   " bits that spans more than 64 from the byte it starts in, which one kernel bitfield fetch cannot read");
+  }
   return next;
 }
 
@@ -391,9 +405,12 @@ Result<Place> Resolver::pointee(const Value &value, uint64_t size, int64_t offse
 
 Result<std::string> Resolver::default_type(const TypeInfo &t, dwarf::TypeRef ref,
                                  const std::optional<dwarf::Member> &bitfield, const std::string &expr) {
-  if (bitfield)
+  if (bitfield) {
+    // The bytes read hold it all: its type's size, or 8 (packed: member_of).
+    uint64_t container = bitfield->bit_offset + *bitfield->bit_size > t.size * 8 ? 64 : t.size * 8;
     return "b" + std::to_string(*bitfield->bit_size) + "@" + std::to_string(bitfield->bit_offset) + "/" +
-           std::to_string(t.size * 8);
+           std::to_string(container);
+  }
   switch (t.kind) {
     case TypeInfo::Kind::Integer:
     case TypeInfo::Kind::Char:
@@ -433,7 +450,7 @@ Result<FetchArg> Resolver::typed_fetch(const Value &value, const std::string &gi
                     site_.debug.describe(t.target).kind == TypeInfo::Kind::Char;
   if (value.place.kind == Place::Kind::Constant && value.place.text)
     return constant_string_fetch(value, t, user_type, wants_string || char_array);
-  if (wants_string || (user_type.empty() && char_array)) return string_fetch(value, t, user_type);
+  if (wants_string) return string_fetch(value, t, user_type);
   if (user_type.empty() && (t.kind == TypeInfo::Kind::Struct || t.is_reference))
     if (auto known = known_object(value, t)) return known_fetch(value, *known, terms);
   if (t.kind == TypeInfo::Kind::Array && user_type.empty()) return array_fetch(value, t);
@@ -633,6 +650,9 @@ Result<FetchArg> Resolver::array_fetch(const Value &value, const TypeInfo &t) {
                      " (it is held in registers), and the kernel fetches a whole array from memory only",
                  "fetch one element: " + value.expr + "[0]");
   bool is_float = element.kind == TypeInfo::Kind::Float;
+  // char, signed or unsigned char: text, as gdb shows it, of the array's own
+  // bytes (the kernel's string fetch would read on past them to a NUL).
+  bool is_text = element.kind == TypeInfo::Kind::Char && element.size == 1;
   if (is_float && element.size != 4 && element.size != 8)
     return Error("'" + value.expr + "' is an array of " + element.name + ", whose elements kprobe-probe reads one at a time",
                  "fetch one element: " + value.expr + "[0]");
@@ -640,17 +660,18 @@ Result<FetchArg> Resolver::array_fetch(const Value &value, const TypeInfo &t) {
   if (!fetch) return std::move(fetch).error();
   // The kernel fetches at most max_array_len elements: a longer array is cut
   // as a sequence is, its first --max-items elements and its length.
+  // Text is cut as a counted string is, at its first 64 bytes.
   uint64_t count = *t.count;
-  uint64_t fetched = count > max_array_len ? site_.max_items : count;
+  uint64_t fetched = count <= max_array_len ? count : is_text ? max_array_len : site_.max_items;
   // Floating-point elements: their bits fetched, made numbers by the decoder.
-  std::string type = is_float ? "u" + std::to_string(element.size * 8) : *element_type;
+  std::string type = is_float ? "u" + std::to_string(element.size * 8) : is_text ? "u8" : *element_type;
   FetchArg arg{"", *fetch, type + "[" + std::to_string(fetched) + "]", needs_entry(value.place)};
-  if (!is_float && fetched == count) return arg;  // the kernel's own {a,b,c}
-  // A sequence of `count` elements for the decoder (g<size>, z), which shows
-  // the cut beside the fetched ones.
+  if (!is_float && !is_text && fetched == count) return arg;  // the kernel's own {a,b,c}
+  // Text or a sequence of `count` elements for the decoder (l; g<size>, z),
+  // which shows the cut beside the fetched ones.
   arg.fixup.steps.push_back({ValueOp::PushConst, count});
   if (is_float) arg.fixup.steps.push_back({ValueOp::ShowFloat, element.size});
-  arg.fixup.steps.push_back({ValueOp::ShowItems});
+  arg.fixup.steps.push_back({is_text ? ValueOp::ShowCharArray : ValueOp::ShowItems});
   return arg;
 }
 

@@ -154,7 +154,8 @@ class Resolver {
 
   // A whole array of known size in memory, as the kernel's TYPE[N]; one
   // longer than the kernel's 64 elements as a sequence is cut: its first
-  // --max-items elements and its length (value_fixup.h: z).
+  // --max-items elements and its length (value_fixup.h: z). A char array is
+  // text of its own bytes, the first 64 of a longer one (value_fixup.h: l).
   Result<FetchArg> array_fetch(const Value &value, const TypeInfo &t);
 
   // A scalar (or a bitfield, or a value the decoder computes, whose other

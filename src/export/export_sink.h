@@ -11,7 +11,7 @@
 
 #include "src/export/metrics_registry.h"
 #include "src/stream/event_sink.h"
-#include "src/stream/pair_owner.h"
+#include "event/pair_owner.h"
 
 namespace kpp {
 

@@ -5,9 +5,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "src/output/json_format.h"
-#include "src/output/stack_format.h"
-#include "src/output/text_format.h"
+#include "event/json_format.h"
+#include "event/stack_format.h"
+#include "event/text_format.h"
 #include "src/stream/stop_signal.h"
 
 namespace kpp {

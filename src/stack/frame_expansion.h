@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "dwarf/debug_info.h"
-#include "src/stream/event.h"
+#include "event/event.h"
 
 namespace kpp {
 

@@ -115,7 +115,8 @@ EventDecoder::FieldPlan EventDecoder::field_plan(tep_format_field *f, bool hex, 
   // A string's own steps can only show its bytes as counted text or as an
   // x87 long double (u8[N] reads as a string).
   const ValueStep *last = named.fixup.steps.empty() ? nullptr : &named.fixup.steps.back();
-  bool counted_text = last && (last->op == ValueOp::ShowText || (last->op == ValueOp::ShowFloat && last->operand == 10));
+  bool counted_text = last && (last->op == ValueOp::ShowText || last->op == ValueOp::ShowCharArray ||
+                               (last->op == ValueOp::ShowFloat && last->operand == 10));
   if (p.kind != FieldKind::String || counted_text) {
     // Arithmetic the kernel could not do, named in the field (value_fixup.h).
     if (named.fixup.term && shown > 0) {
@@ -161,7 +162,7 @@ void EventDecoder::join_programs(EventPlan &plan) {
     const ValueStep &last = p.program.back();
     // libtraceevent takes a u8[N] array for a string: its bytes are a window too.
     bool window = p.kind == FieldKind::Array || p.kind == FieldKind::String || p.kind == FieldKind::Bytes;
-    if (last.op == ValueOp::ShowText && window) {
+    if ((last.op == ValueOp::ShowText || last.op == ValueOp::ShowCharArray) && window) {
       p.kind = FieldKind::String;
       if (p.raw_kind == FieldKind::String) p.raw_kind = FieldKind::Bytes;  // every byte, NULs too
     } else if (last.op == ValueOp::ShowItems && p.kind == FieldKind::Array) {
@@ -359,10 +360,14 @@ void EventDecoder::finish_field(const EventPlan &plan, const FieldPlan &p, Field
 
 bool EventDecoder::show_counted(const FieldPlan &p, uint64_t length, FieldValue &v) const {
   if (p.raw_kind != FieldKind::Array && p.raw_kind != FieldKind::Bytes) return false;
-  if (p.program.back().op == ValueOp::ShowText) {
+  ValueOp shows = p.program.back().op;
+  if (shows == ValueOp::ShowText || shows == ValueOp::ShowCharArray) {
     // The window the kernel fetched, cut at the length: never a byte past it.
     std::span<const uint8_t> bytes = leaves_.front().bytes;
     size_t shown = length < bytes.size() ? static_cast<size_t>(length) : bytes.size();
+    // A char array's NULs that end it are its padding (gdb: '\000' <repeats N times>).
+    if (shows == ValueOp::ShowCharArray)
+      while (shown > 0 && bytes[shown - 1] == 0) --shown;
     v.kind = FieldKind::String;
     v.text.assign(reinterpret_cast<const char *>(bytes.data()), shown);
     v.items.clear();

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "src/stream/comm_cache.h"
-#include "src/stream/event.h"
+#include "event/event.h"
 #include "util/value_fixup.h"
 
 struct tep_handle;

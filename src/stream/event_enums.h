@@ -11,7 +11,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 #include "util/enumeration.h"
 
 namespace kpp {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "src/stream/companions.h"
-#include "src/stream/event.h"
+#include "event/event.h"
 #include "util/result.h"
 
 struct tracefs_instance;

@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 #include "src/stream/process_maps.h"
 
 namespace kpp {

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "src/stream/comm_cache.h"
-#include "src/stream/event.h"
+#include "event/event.h"
 #include "src/stream/event_decoder.h"
 #include "src/stream/event_sink.h"
 #include "src/stream/trace_instance.h"

@@ -24,7 +24,7 @@
 #include <map>
 #include <set>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 
 namespace kpp {
 

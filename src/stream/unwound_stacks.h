@@ -38,7 +38,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 
 namespace kpp {
 

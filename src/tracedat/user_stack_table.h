@@ -24,7 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 #include "src/stream/event_sink.h"
 #include "util/result.h"
 

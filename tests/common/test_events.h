@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 
 namespace kpp::test_events {
 

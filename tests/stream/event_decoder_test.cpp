@@ -13,8 +13,8 @@
 
 #include <traceevent/event-parse.h>
 
-#include "src/output/json_format.h"
-#include "src/output/text_format.h"
+#include "event/json_format.h"
+#include "event/text_format.h"
 #include "src/stream/comm_cache.h"
 #include "src/stream/event_decoder.h"
 #include "src/stream/event_enums.h"
@@ -50,7 +50,7 @@ class DecoderTest : public ::testing::TestWithParam<bool> {
     tep_set_local_bigendian(tep_, TEP_LITTLE_ENDIAN);
     tep_set_long_size(tep_, 8);
     for (const char *f : {"uprobe_hit.format", "synthetic_arrays.format", "counted_values.format", "enum_values.format",
-                          "optional_values.format"}) {
+                          "optional_values.format", "char_arrays.format"}) {
       std::string text = golden(f);
       ASSERT_FALSE(text.empty()) << f;
       ASSERT_EQ(tep_parse_event(tep_, text.c_str(), text.size(), "kpptest"), 0) << f;
@@ -209,6 +209,33 @@ TEST_P(DecoderTest, CountedTextIsCutAtItsLengthSequencesKeepTheirLengthFloatsAre
   EXPECT_EQ(e.fields[0].value.cut_from, 100u);
   EXPECT_EQ(e.fields[1].value.items.size(), 0u);
   EXPECT_EQ(format_event_json(e).find("\"cut\":{\"name\":100}") != std::string::npos, true) << format_event_json(e);
+}
+
+// char_arrays.format: a char[4] and an unsigned char[6] fetched as their own
+// bytes (u8[N], l): text as gdb shows it, every byte up to the NULs that end
+// it, a NUL inside shown; the kernel's string fetch read on past the array
+// (char[4] "abcd" shown "abcdefg") or stopped at the first NUL ("").
+TEST_P(DecoderTest, CharArraysAreTheTextOfTheirOwnBytes) {
+  EventDecoder dec(tep_, &comms_);
+  Event e;
+  for (auto [name, raw, shown] :
+       {std::tuple{std::string("abcd"), std::string("\0\1A\xff\0\0", 6), "labelled: name=\"abcd\" raw=\"\\x00\\x01A\xff\""},
+        std::tuple{std::string("ef\0\0", 4), std::string(6, '\0'), "labelled: name=\"ef\" raw=\"\""},
+        std::tuple{std::string("a\0b\0", 4), std::string("xyzuvw"), "labelled: name=\"a\\x00b\" raw=\"xyzuvw\""}}) {
+    Bytes r{GetParam(), {}};
+    r.put(91, 2);
+    r.put(0, 2);
+    r.put(4242, 4);
+    r.put(0x401000, 8);
+    r.put_str(name.data(), 4);
+    r.put_str(raw.data(), 6);
+    ASSERT_TRUE(dec.decode(r.b.data(), static_cast<int>(r.b.size()), 0, 0, e));
+    ASSERT_EQ(e.fields.size(), 2u);
+    EXPECT_EQ(e.fields[0].name, "name");
+    EXPECT_EQ(e.fields[0].value.kind, FieldKind::String);
+    EXPECT_EQ(e.fields[0].value.cut_from, 0u);
+    EXPECT_EQ(format_event_short(e), shown);
+  }
 }
 
 // optional_values.format: Rust's Option<i32>, its payload and (a term)

@@ -11,8 +11,8 @@
 #include <memory>
 #include <sstream>
 
-#include "src/output/json_format.h"
-#include "src/output/text_format.h"
+#include "event/json_format.h"
+#include "event/text_format.h"
 #include "src/stream/event_stream.h"
 #include "src/stream/session.h"
 #include "src/stream/trace_instance.h"

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 #include "tests/common/test_events.h"
 #include "tui/live_model.h"
 

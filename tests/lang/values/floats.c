@@ -72,6 +72,38 @@ __attribute__((noinline)) long total_of(const struct histogram *h) {
   return total;
 }
 
+/* char arrays, shown as text of their own bytes: `name` has no NUL (the
+ * kernel's string fetch read on into `tail`), `raw` holds NULs and a byte
+ * past 127 (gdb: "\000\001A\377"), `path` is longer than the kernel's 64. */
+struct label {
+  char name[4];
+  char tail[8];
+  unsigned char raw[6];
+  char path[80];
+};
+
+__attribute__((noinline)) int label_len(const struct label *l) {
+  printf("%.4s %s %s\n", l->name, l->tail, l->path);
+  return l->raw[1];
+}
+
+/* Bitfields of a packed struct that run past their type's size from their
+ * member's offset (b: bits 8-37 of an int at byte 0): read from the byte
+ * each starts in. */
+struct __attribute__((packed)) packed_bits {
+  char a;
+  int b : 30;
+  unsigned long long c : 40;
+  int d : 7;
+  char e : 5;
+  int f : 31; /* bits 2-32 of its byte: read as 8 bytes */
+};
+
+__attribute__((noinline)) long packed_sum(const struct packed_bits *p) {
+  printf("%d %llx %d %d\n", p->b, (unsigned long long)p->c, p->d, p->f);
+  return p->b + (long)p->c + p->d + p->f;
+}
+
 static struct histogram hist;
 
 int main(void) {
@@ -92,5 +124,10 @@ int main(void) {
   paint((enum color)-1, (enum perms)4, (enum level)3);
   first_of(&sr);
   total_of(&hist);
+  struct label lb = {{'a', 'b', 'c', 'd'}, "efg", {0, 1, 'A', 0xff, 0, 0}, ""};
+  for (int i = 0; i < 70; i++) lb.path[i] = (char)('a' + i % 26);
+  label_len(&lb);
+  struct packed_bits pb = {1, -123456, 0xfedcba9876ULL, -5, 2, -1000000007};
+  packed_sum(&pb);
   return p > 10 ? 0 : 1;
 }

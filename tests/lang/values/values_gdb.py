@@ -8,6 +8,7 @@
 #   ["items", LENGTH, [ELEMENTS]] ["enum", NUMBER, "AS GDB PRINTS IT"]
 #   ["items", LENGTH, [ELEMENTS], ELEMENT BYTES]  (a fixed array)
 #   ["ldouble", "AS GDB PRINTS IT"]
+#   ["chars", STRING, LENGTH]  (a char array gdb shows as text)
 #   ["none"] ["some", VALUE]  (an optional value: Rust's Option, std::optional)
 #   ["opt"] ["err", MESSAGE]
 # Writes {"hits": {id: [value, ...]}} in hit order.
@@ -110,6 +111,11 @@ def render(v):
         return ["int", int(v)]
     if t.code == gdb.TYPE_CODE_PTR:
         return ["int", int(v.cast(gdb.lookup_type("unsigned long")))]
+    if t.code == gdb.TYPE_CODE_ARRAY:
+        # A char array gdb shows as text: every byte but a last NUL, and its length.
+        chars = literal(v.format_string(repeat_threshold=0, max_elements=0))
+        if chars is not None:
+            return ["chars", chars, t.sizeof]
     if t.code == gdb.TYPE_CODE_ARRAY:  # a fixed array: every element, a number each
         low, high = t.range()
         element = t.target().strip_typedefs()

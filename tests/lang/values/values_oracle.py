@@ -173,6 +173,12 @@ def compare(g, ev, max_items):
         want, whole = g[1][:64], len(g[1])
         ok = ours == want and (cut == whole if whole > 64 else not cut)
         return ("equal" if ok else "WRONG"), shown
+    if kind == "chars":
+        # A char array: its first 64 bytes, the NULs that end them left out
+        # (gdb shows them, '\000' <repeats N times>), and its length when longer.
+        want, whole = g[1][:64].rstrip("\0"), g[2]
+        ok = ours == want and (cut == whole if whole > 64 else not cut)
+        return ("equal" if ok else "WRONG"), shown
     if kind == "items":
         length, elements = g[1], g[2]
         # A fixed array (gdb gives its element size) is fetched whole up to

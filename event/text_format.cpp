@@ -1,8 +1,8 @@
-#include "src/output/text_format.h"
+#include "event/text_format.h"
 
 #include <cstdio>
 
-#include "src/output/field_format.h"
+#include "event/field_format.h"
 
 namespace kpp {
 

@@ -1,4 +1,4 @@
-#include "src/output/stack_format.h"
+#include "event/stack_format.h"
 
 #include <cstdio>
 

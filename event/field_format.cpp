@@ -1,4 +1,4 @@
-#include "src/output/field_format.h"
+#include "event/field_format.h"
 
 #include <bit>
 #include <charconv>

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 
 namespace kpp {
 

@@ -1,8 +1,8 @@
 // How frames are written: text lines and the JSON "stack" array.
 #include <gtest/gtest.h>
 
-#include "src/output/json_format.h"
-#include "src/output/stack_format.h"
+#include "event/json_format.h"
+#include "event/stack_format.h"
 
 namespace kpp {
 namespace {

@@ -1,8 +1,8 @@
-#include "src/output/json_format.h"
+#include "event/json_format.h"
 
 #include <cstdio>
 
-#include "src/output/field_format.h"
+#include "event/field_format.h"
 #include "util/json_string.h"
 
 namespace kpp {

@@ -2,8 +2,8 @@
 // quoting and escaping.
 #include <gtest/gtest.h>
 
-#include "src/output/json_format.h"
-#include "src/output/text_format.h"
+#include "event/json_format.h"
+#include "event/text_format.h"
 #include "tests/common/test_events.h"
 
 namespace kpp {

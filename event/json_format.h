@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 
 namespace kpp {
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 #include "util/goroutine_field.h"
 
 namespace kpp {

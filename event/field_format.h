@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "src/stream/event.h"
+#include "event/event.h"
 
 namespace kpp::output {
 
