@@ -28,7 +28,7 @@ struct FieldValue {
   uint64_t u = 0;
   std::string text;
   std::vector<uint64_t> items;
-  bool items_signed = false;  // Array: elements are signed
+  bool items_signed = false;  // Array: elements are signed; Enum: fetched signed (its DWARF type is)
   bool items_hex = false;     // Array: elements shown as hex
   // Float: 4 (float, f32) or 8 (double, f64); Array: the same when its
   // elements are floats, 0 when they are integers.

@@ -75,9 +75,13 @@ void append_char(std::string &out, int64_t code) {
   auto c = static_cast<unsigned char>(code);
   out += " '";
   switch (c) {
+    case '\a': out += "\\a"; break;  // gdb's escapes; \033 and the rest in octal
+    case '\b': out += "\\b"; break;
+    case '\f': out += "\\f"; break;
     case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
     case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    case '\v': out += "\\v"; break;
     case '\'': out += "\\'"; break;
     case '\\': out += "\\\\"; break;
     default:

@@ -25,7 +25,8 @@ void append_json_value(std::string &out, const FieldValue &v) {
     // one-character string would turn a byte past 127 into another character.
     case FieldKind::Char: output::append_number(out, static_cast<uint64_t>(v.i), true, false); break;
     // An enum is its number, as a char is; gdb's name for it goes in "names".
-    case FieldKind::Enum: output::append_number(out, v.u, v.i < 0, false); break;
+    // Signed by its type: an unsigned 8-byte enum's bit 63 is no minus sign.
+    case FieldKind::Enum: output::append_number(out, v.u, v.items_signed && v.i < 0, false); break;
     case FieldKind::Float: {
       // JSON has no inf or nan: those are strings.
       std::string number;

@@ -40,7 +40,7 @@ void append_plain(std::string &out, const FieldValue &v) {
     case FieldKind::Bool: output::append_bool(out, v.u); break;
     case FieldKind::Char: output::append_char(out, v.i); break;
     case FieldKind::Enum:  // gdb's name for it, else the number
-      if (v.text.empty()) output::append_number(out, v.u, v.i < 0, false);
+      if (v.text.empty()) output::append_number(out, v.u, v.items_signed && v.i < 0, false);
       else out += v.text;
       break;
     case FieldKind::Bytes: {

@@ -111,6 +111,11 @@ TEST(Printers, BoolsAndCharsAsGdbPrintsThem) {
               num("tag", FieldKind::Char, 'x'), num("nl", FieldKind::Char, '\n'), num("q", FieldKind::Char, '\''),
               num("neg", FieldKind::Char, -56)};
   EXPECT_EQ(format_event_short(e), "walk_L5: on=true off=false odd=2 tag=120 'x' nl=10 '\\n' q=39 '\\'' neg=-56 '\\310'");
+  // gdb's escapes: \a \b \f \v by letter, ESC in octal (p (char)7: 7 '\a').
+  Event bell = walk_event();
+  bell.fields = {num("a", FieldKind::Char, 7), num("b", FieldKind::Char, 8), num("f", FieldKind::Char, 12),
+                 num("v", FieldKind::Char, 11), num("esc", FieldKind::Char, 27)};
+  EXPECT_EQ(format_event_short(bell), "walk_L5: a=7 '\\a' b=8 '\\b' f=12 '\\f' v=11 '\\v' esc=27 '\\033'");
   std::string json = format_event_json(e);
   EXPECT_NE(json.find("\"fields\":{\"on\":true,\"off\":false,\"odd\":2,\"tag\":120,\"nl\":10,\"q\":39,\"neg\":-56}"),
             std::string::npos) << json;
@@ -143,10 +148,13 @@ TEST(Printers, EnumsByTheNameGdbShowsTheNumberInJson) {
   Field flags = num("p", FieldKind::Enum, 3);
   flags.value.text = "(P_READ | P_WRITE)";
   Field unknown = num("l", FieldKind::Enum, -5);  // no enumerators known: the number
-  e.fields = {named, flags, unknown};
-  EXPECT_EQ(format_event_short(e), "walk_L5: c=GREEN p=(P_READ | P_WRITE) l=-5");
+  unknown.value.items_signed = true;               // fetched s32 (the decoder says so)
+  // An unsigned 8-byte enum's bit 63 (1ULL << 63, gdb 9223372036854775808) was shown -9223372036854775808.
+  Field big = test_events::number_field("b", FieldKind::Enum, uint64_t{1} << 63);
+  e.fields = {named, flags, unknown, big};
+  EXPECT_EQ(format_event_short(e), "walk_L5: c=GREEN p=(P_READ | P_WRITE) l=-5 b=9223372036854775808");
   std::string json = format_event_json(e);
-  EXPECT_NE(json.find("\"fields\":{\"c\":5,\"p\":3,\"l\":-5},\"names\":{\"c\":\"GREEN\",\"p\":\"(P_READ | P_WRITE)\"}"),
+  EXPECT_NE(json.find("\"fields\":{\"c\":5,\"p\":3,\"l\":-5,\"b\":9223372036854775808},\"names\":{\"c\":\"GREEN\",\"p\":\"(P_READ | P_WRITE)\"}"),
             std::string::npos) << json;
 }
 

@@ -47,6 +47,14 @@ __attribute__((noinline)) int paint(enum color c, enum perms p, enum level l) {
   return (int)c + (int)p + (int)l;
 }
 
+/* An 8-byte unsigned enum with bit 63 (gdb: W_TOP, 9223372036854775808). */
+enum wide { W_LOW = 1, W_TOP = 1ULL << 63 };
+
+__attribute__((noinline)) int wide_of(enum wide w) {
+  printf("%llx\n", (unsigned long long)w);
+  return w == W_TOP;
+}
+
 /* Arrays of floating-point numbers inside a struct: each element a number. */
 struct series {
   double w[3];
@@ -123,6 +131,8 @@ int main(void) {
   paint(RED, (enum perms)0, L_HIGH);
   paint((enum color)-1, (enum perms)4, (enum level)3);
   first_of(&sr);
+  wide_of(W_TOP);
+  wide_of((enum wide)(W_TOP | 2));
   total_of(&hist);
   struct label lb = {{'a', 'b', 'c', 'd'}, "efg", {0, 1, 'A', 0xff, 0, 0}, ""};
   for (int i = 0; i < 70; i++) lb.path[i] = (char)('a' + i % 26);
