@@ -1,9 +1,9 @@
 // DebugInfo: what the probe resolver needs to know about one ELF file and its
 // DWARF, in plain data: the DWARF questions here, the facts of the ELF file
-// itself (symbols, file offsets, the GOT) in its base ElfFacts
-// (dwarf/elf_facts.h). This is the only interface to dwarf/; no LLVM type
-// appears here, and nothing here knows register names or fetch-arg syntax
-// (arch/ and src/definition do).
+// itself (symbols, file offsets, the GOT) in the ElfFacts that elf() hands
+// out (dwarf/elf_facts.h). This is the only interface to dwarf/; no LLVM
+// type appears here, and nothing here knows register names or fetch-arg
+// syntax (arch/ and src/definition do).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dwarf/dwarf_provenance.h"
 #include "dwarf/elf_facts.h"
 #include "dwarf/place.h"
 #include "util/result.h"
@@ -127,10 +128,7 @@ struct OpenOptions {
   bool debuginfod_fetch = true;
 };
 
-// Where this run's name index came from; None until a query needs it.
-enum class IndexSource { None, Built, Cache };
-
-class DebugInfo : public ElfFacts {
+class DebugInfo {
  public:
   // Opens an ELF file and its DWARF. A file without .debug_info has its
   // DWARF read from a separate debug file when one is found (build-id or
@@ -145,22 +143,25 @@ class DebugInfo : public ElfFacts {
   std::string display_symbol(const std::string &symbol) const;
   // Whether names are shown demangled (OpenOptions::demangle).
   virtual bool demangles() const { return true; }
-  ~DebugInfo() override = default;
+  virtual ~DebugInfo() = default;
 
-  // The file the DWARF is read from: path() itself, or the separate debug
-  // file found for a stripped program (symbols, segments and file offsets
-  // are still path()'s).
-  virtual const std::string &debug_path() const { return path(); }
+  // The facts of the ELF file itself, apart from its DWARF: its path,
+  // machine and build-id, symbols, file offsets, the GOT. Code that needs
+  // only those takes the ElfFacts.
+  virtual ElfFacts &elf() = 0;
+  virtual const ElfFacts &elf() const = 0;
+
+  // Where the DWARF came from and how it read, for messages and -v: the
+  // debug file, why there is none, the name index's source, what is missing
+  // (dwarf/dwarf_provenance.h).
+  virtual DwarfProvenance &provenance() = 0;
+  virtual const DwarfProvenance &provenance() const = 0;
+
   // Whether the file (or its separate debug file) has DWARF. Without it
   // only the symbol tables answer: find_functions() gives their function
-  // symbols, and the queries of lines, variables and types find nothing.
+  // symbols, and the queries of lines, variables and types find nothing
+  // (provenance().dwarf_note() says where it was looked for).
   virtual bool has_dwarf() const { return true; }
-  // Without DWARF, one line naming where it was looked for; else empty.
-  virtual std::string dwarf_note() const { return {}; }
-  // The build-id whose debug file debuginfod is fetching in the background
-  // (OpenOptions::debuginfod_background): opened again once it is done, the
-  // file has its DWARF. Empty when nothing is awaited.
-  virtual std::string awaited_debug_file() const { return {}; }
 
   // The out-of-line definitions of `name` (several for same-named statics)
   // and, with InlineCopies::Include, every copy inlined into other functions
@@ -262,27 +263,6 @@ class DebugInfo : public ElfFacts {
     return {};
   }
 
-  // Where the name index came from, and a line for -v saying so (which
-  // cache file, or why a cache file was rejected and rebuilt).
-  virtual IndexSource index_source() const { return IndexSource::None; }
-  virtual std::string index_note() const { return {}; }
-  // LLVM's recoverable errors and warnings met so far in this file's DWARF
-  // ("FILE: MESSAGE"; dwarf/source/dwarf_problems.h), for -v: empty when it read
-  // cleanly or was not read yet.
-  virtual std::vector<std::string> dwarf_problems() const { return {}; }
-
-  // For a program built with -gsplit-dwarf whose .dwo files (or .dwp
-  // package) are missing: which were not found, where we looked, and what
-  // still works without them; empty when nothing is missing. Callers add it
-  // to "no function" errors, the usual symptom.
-  virtual std::string missing_split_dwarf() { return {}; }
-  // For such a program: how many of its units' DIEs were found, and in
-  // which file (its .dwp) or how many .dwo files, for -v; empty otherwise.
-  virtual std::string split_dwarf_source() { return {}; }
-  // For DWARF that leaves names, types and inlined functions' origins to a
-  // supplementary file (dwz -m: .gnu_debugaltlink or .debug_sup), which is
-  // not read: which file, and what is missing for it; empty otherwise.
-  virtual std::string unread_supplementary() { return {}; }
 
   // Whether an instruction starts at `address` inside `fn`: the function's
   // entry, a line-table row's address, or (when a disassembler is linked in)

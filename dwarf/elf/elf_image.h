@@ -7,7 +7,7 @@
 // where instructions start. None of that needs DWARF, and all of it stays
 // the program's when its DWARF comes from a separate debug file. So it lives
 // here, apart from the DWARF reader (LlvmDebugInfo, which holds one
-// ElfImage and answers DebugInfo's ELF questions from it), and a program
+// ElfImage and answers DebugInfo::elf() from it: ImageFacts), and a program
 // without any DWARF still has every answer. Private to dwarf/; LLVM's
 // object-file reader only, no DWARF.
 #pragma once
@@ -78,7 +78,7 @@ class ElfImage {
   Result<uint64_t> file_offset(uint64_t address) const;
   std::optional<uint64_t> address_of_file_offset(uint64_t offset) const;
 
-  // DebugInfo's symbol questions (dwarf/elf_facts.h), which the chosen table answers.
+  // ElfFacts' symbol questions (dwarf/elf_facts.h), which the chosen table answers.
   std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t address) { return symbols_.symbolize(address); }
   std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) {
     return symbols_.symbol_addresses(names);
@@ -92,10 +92,10 @@ class ElfImage {
   // The function symbols' names demangled, and as -F prints them (demangled_symbols.h).
   DemangledSymbols &demangled() { return demangled_; }
 
-  // DebugInfo's section questions (dwarf/elf/elf_sections.cpp).
+  // ElfFacts' section questions (dwarf/elf/elf_sections.cpp).
   std::optional<uint64_t> find_read_only_bytes(std::string_view bytes) const;
   // The GOT slot a global is read through (got_slots.h).
-  std::optional<DebugInfo::GotSlot> got_slot_of(uint64_t address) { return got_.slot_of(address); }
+  std::optional<ElfFacts::GotSlot> got_slot_of(uint64_t address) { return got_.slot_of(address); }
   // The code, decoded (machine_code.h): instruction starts, returns, outward
   // jumps, Go's stack check.
   MachineCode &code() { return code_; }

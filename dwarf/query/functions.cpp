@@ -88,7 +88,7 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   } else {
     consumeError(ranges.takeError());
   }
-  if (auto sym = symbolize(*low); sym && sym->second == 0 && !fn.inlined) fn.symbol = sym->first;
+  if (auto sym = go_.symbolize(*low); sym && sym->second == 0 && !fn.inlined) fn.symbol = sym->first;
   fn.die_offset = split_.handle_of(die);
   fn.optimized = producer_says_optimized(die) || has_optimized_variables(die);
   // Go (1.19) gives its functions no DW_AT_decl_line: the line of the
@@ -242,7 +242,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   // when its DWARF is in .dwo files that are missing (that is the news).
   if (result.empty() && file.empty()) {
     std::vector<Function> bare = function_symbols(name);
-    if (!bare.empty() && missing_split_dwarf().empty()) result = std::move(bare);
+    if (!bare.empty() && split_.missing().empty()) result = std::move(bare);
   }
   std::sort(result.begin(), result.end(), [](const Function &a, const Function &b) { return a.entry < b.entry; });
   return result;

@@ -31,7 +31,7 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites(const 
   // A cached index's units that give nothing: the byte search confirms (a
   // crafted index could leave a unit out; issue 12 item 3), on misses only.
   auto sites = file_line_sites_in(units_naming(file), file, line);
-  if (sites.empty() && index_source() == IndexSource::Cache) sites = file_line_sites_in(units_naming(file, /*search=*/true), file, line);
+  if (sites.empty() && function_index_.source() == IndexSource::Cache) sites = file_line_sites_in(units_naming(file, /*search=*/true), file, line);
   return sites;
 }
 

@@ -1,6 +1,6 @@
 // The LLVM-backed DebugInfo (private to dwarf/; nothing outside includes it):
 // the DWARF of a program, read beside its ELF image (dwarf/elf/elf_image.h),
-// which answers the questions of the ELF file itself. Composed of parts with
+// which answers the questions of the ELF file itself (as ImageFacts). Composed of parts with
 // one job each: the files the DWARF is read from (dwarf/source/dwarf_files.h),
 // which of their units LLVM may read (dwarf/source/unit_checks.h), the split
 // units (dwarf/source/split_units.h), the units at an address
@@ -27,7 +27,9 @@
 #include "dwarf/elf/elf_image.h"
 #include "dwarf/expr/cfa.h"
 #include "dwarf/index/function_index.h"
+#include "dwarf/query/file_provenance.h"
 #include "dwarf/query/go_code.h"
+#include "dwarf/query/image_facts.h"
 #include "dwarf/query/index_inputs.h"
 #include "dwarf/query/inlined_copies.h"
 #include "dwarf/query/line_tables.h"
@@ -52,12 +54,12 @@ class LlvmDebugInfo final : public DebugInfo {
   // (DwarfFiles::attach_separate_debug).
   LlvmDebugInfo(ElfImage image, OpenOptions options);
 
-  const std::string &path() const override { return image_.path(); }
-  const std::string &debug_path() const override { return files_.debug_path(); }
-  uint16_t machine() const override { return image_.machine(); }
-  bool is_kernel() const override { return image_.is_kernel(); }
-  std::string build_id() const override { return image_.build_id(); }
-  bool is_shared_library() const override { return image_.is_shared_library(); }
+  // The facts of the ELF file: its image answers them (dwarf/query/image_facts.h).
+  ElfFacts &elf() override { return image_facts_; }
+  const ElfFacts &elf() const override { return image_facts_; }
+  // Where the DWARF came from: its parts say (dwarf/query/file_provenance.h).
+  DwarfProvenance &provenance() override { return provenance_; }
+  const DwarfProvenance &provenance() const override { return provenance_; }
 
   std::vector<Function> find_functions(const std::string &name, const std::string &file,
                                        InlineCopies inlines) override;
@@ -103,44 +105,12 @@ class LlvmDebugInfo final : public DebugInfo {
     return go_.return_instructions(fn);
   }
   std::vector<Variable> go_results(const Function &fn) override { return go_.go_results(fn); }
-  bool returns_at(uint64_t address) override { return image_.returns_at(address); }
-
-  // Questions of the ELF file alone: its image answers them.
-  std::optional<uint64_t> address_of_file_offset(uint64_t at) override { return image_.address_of_file_offset(at); }
-  Result<uint64_t> file_offset(uint64_t address) override { return image_.file_offset(address); }
-  std::optional<std::pair<std::string, uint64_t>> symbolize(uint64_t at) override { return go_.symbolize(at); }
-  std::map<std::string, uint64_t> symbol_addresses(const std::vector<std::string> &names) override {
-    return image_.symbol_addresses(names);
-  }
-  std::optional<uint64_t> find_read_only_bytes(std::string_view b) override { return image_.find_read_only_bytes(b); }
-  std::optional<GotSlot> got_slot_of(uint64_t address) override { return image_.got_slot_of(address); }
-  std::vector<uint64_t> function_symbol_addresses(const std::string &name) override {
-    return image_.function_symbol_addresses(name);
-  }
-  std::optional<std::pair<std::string, uint64_t>> unique_function_symbol_before(uint64_t address) override {
-    return image_.unique_function_symbol_before(address);
-  }
 
   bool has_dwarf() const override { return files_.no_dwarf_note().empty(); }
-  std::string dwarf_note() const override { return files_.no_dwarf_note(); }
-  std::string awaited_debug_file() const override { return files_.awaited_build_id(); }
 
   // The CFA rule at `pc`, from .eh_frame, else .debug_frame (dwarf/expr/cfa.h).
   Result<CfaRule> cfa_at(uint64_t pc) { return frames_.cfa_at(pc); }
 
-  IndexSource index_source() const override { return function_index_.source(); }
-  std::string index_note() const override {
-    std::string note = function_index_.note();
-    // Why the cache is not used, unless the index's note says it already.
-    const std::string &refused = files_.cache_refused();
-    if (!refused.empty() && note.find(refused) == std::string::npos)
-      note = note.empty() ? refused : refused + "\n  " + note;
-    return note;
-  }
-  std::vector<std::string> dwarf_problems() const override { return files_.problems(); }
-  std::string missing_split_dwarf() override { return split_.missing(); }
-  std::string split_dwarf_source() override { return split_.source(); }
-  std::string unread_supplementary() override { return files_.unread_supplementary(); }
   bool demangles() const override { return open_options_.demangle; }
 
  private:
@@ -203,6 +173,7 @@ class LlvmDebugInfo final : public DebugInfo {
   InlinedCopies inlined_copies_{files_, checks_, split_};  // those read raw
   LineTables lines_{files_, checks_, split_};
   GoCode go_{files_, split_, units_at_, types_};
+  ImageFacts image_facts_{image_, go_};
   IndexInputs index_inputs_{files_, checks_, split_};
   const OpenOptions open_options_;
   // Where functions by name and units by source file are (after the
@@ -211,6 +182,7 @@ class LlvmDebugInfo final : public DebugInfo {
   std::optional<std::string> function_list_;  // function_names(), one per line
   std::string function_list();                // made from the symbol table
   FrameTables frames_{files_};
+  FileProvenance provenance_{files_, split_, function_index_};
 };
 
 }  // namespace kpp::dwarf

@@ -52,13 +52,13 @@ Status print_sdt_markers(const CliOptions &options) {
 }
 
 std::string symbolic(dwarf::DebugInfo &debug, uint64_t address) {
-  auto sym = debug.symbolize(address);
+  auto sym = debug.elf().symbolize(address);
   return sym ? debug.display_symbol(sym->first) + "+" + std::to_string(sym->second) : hex(address);
 }
 
 // "walk+0x1e-0x40": a range inside one symbol, as offsets into it.
 std::string range_text(dwarf::DebugInfo &debug, const dwarf::AddressRange &r) {
-  auto sym = debug.symbolize(r.begin);
+  auto sym = debug.elf().symbolize(r.begin);
   if (!sym) return hex(r.begin) + "-" + hex(r.end);
   return debug.display_symbol(sym->first) + "+" + hex(sym->second) + "-" + hex(sym->second + (r.end - r.begin));
 }
@@ -135,10 +135,10 @@ struct LineListing {
 Result<LineListing> function_lines(dwarf::DebugInfo &debug, const LineRange &range) {
   auto fns = debug.find_functions(range.function, range.file, dwarf::InlineCopies::Exclude);
   if (fns.empty()) {
-    if (std::string missing = debug.missing_split_dwarf(); !missing.empty())
-      return Error("no function '" + range.function + "' in '" + debug.path() + "'", missing);
+    if (std::string missing = debug.provenance().missing_split_dwarf(); !missing.empty())
+      return Error("no function '" + range.function + "' in '" + debug.elf().path() + "'", missing);
     auto similar = debug.similar_functions(range.function, 5);
-    return Error("no function '" + range.function + "' in '" + debug.path() + "'",
+    return Error("no function '" + range.function + "' in '" + debug.elf().path() + "'",
                  similar.empty() ? "list the functions with 'kprobe-probe -F'" : "did you mean: " + join(similar));
   }
   const dwarf::Function &fn = fns.front();
@@ -171,10 +171,10 @@ Result<LineListing> file_lines(const CliOptions &options, dwarf::DebugInfo &debu
       out.code[line].push_back(site.address);
       if (!out.file.empty()) continue;
       out.file = site.file;  // the line's file, not that of the function it was inlined into
-      if (auto source = read_source(out.file, options.source, options.prefix_map, debug.build_id()))
+      if (auto source = read_source(out.file, options.source, options.prefix_map, debug.elf().build_id()))
         out.last = last_line_walked(out.first, wanted, static_cast<int>(source->lines.size()), std::nullopt);
     }
-  if (out.file.empty()) return Error("no code at " + text + " in '" + debug.path() + "'");
+  if (out.file.empty()) return Error("no code at " + text + " in '" + debug.elf().path() + "'");
   out.header = "<" + out.file + ":" + std::to_string(out.first) + ">";
   return out;
 }
@@ -193,7 +193,7 @@ Result<LineRange> line_range_in(dwarf::DebugInfo &debug, const std::string &text
   if (as_function && !debug.find_functions(as_function->function, "", dwarf::InlineCopies::Exclude).empty())
     return as_function;
   if (!range->end)
-    return Error("no source file and no function '" + range->file + "' in '" + debug.path() + "'",
+    return Error("no source file and no function '" + range->file + "' in '" + debug.elf().path() + "'",
                  "list the functions with 'kprobe-probe -F'");
   return range;
 }
@@ -205,7 +205,7 @@ Status show_lines(const CliOptions &options, ProbeTarget &target, const std::str
   auto listing = range->function.empty() ? file_lines(options, debug, *range, text) : function_lines(debug, *range);
   if (!listing) return std::move(listing).error();
   const auto &[code, file, base, first, listed_last, header] = *listing;
-  auto source = read_source(file, options.source, options.prefix_map, debug.build_id());
+  auto source = read_source(file, options.source, options.prefix_map, debug.elf().build_id());
   int last = last_line_walked(first, listed_last,
                               source ? std::optional<int>(static_cast<int>(source->lines.size())) : std::nullopt,
                               code.empty() ? std::nullopt : std::optional<int>(code.rbegin()->first));
@@ -245,7 +245,7 @@ Status run_lookup_command(const CliOptions &options) {
   if (!target) return std::move(target).error();
   if (!target->debug->has_dwarf() && (!options.vars.empty() || !options.lines.empty()))
     return Error(std::string(options.lines.empty() ? "-V lists variables from DWARF" : "-L lists lines from DWARF line tables") +
-                     ", which '" + target->debug->path() + "' does not have",
+                     ", which '" + target->debug->elf().path() + "' does not have",
                  "install the program's debug symbols, or rebuild it with -g");
   if (options.funcs && !options.sdt)
     if (Status s = list_functions(options, *target->debug); !s) return s;

@@ -80,7 +80,7 @@ Status add_or_define(const CliOptions &options) {
     if (Status written = install(*planned, *engine, installed); !written) return written;
     installed.keep();
   }
-  if (!options.quiet) print_added(*planned, target->debug && target->debug->is_shared_library(), options.pids);
+  if (!options.quiet) print_added(*planned, target->debug && target->debug->elf().is_shared_library(), options.pids);
   return Ok{};
 }
 

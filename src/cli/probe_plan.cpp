@@ -44,7 +44,7 @@ Result<Plan> plan_specs(const ParsedSpecs &specs, const CliOptions &options, Pro
   // What LLVM could read past in the DWARF: worth knowing when a probe
   // lands oddly, or fails (so before the error, too).
   if (options.verbose && target.debug)
-    for (const std::string &p : target.debug->dwarf_problems()) std::fprintf(stderr, "kprobe-probe: DWARF: %s\n", p.c_str());
+    for (const std::string &p : target.debug->provenance().dwarf_problems()) std::fprintf(stderr, "kprobe-probe: DWARF: %s\n", p.c_str());
   if (!planned) return planned;
   if (!options.quiet)
     for (const std::string &w : planned->warnings()) std::fprintf(stderr, "kprobe-probe: warning: %s\n", w.c_str());

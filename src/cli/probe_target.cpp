@@ -87,9 +87,9 @@ Result<std::unique_ptr<dwarf::DebugInfo>> open_first(const std::vector<std::stri
 // (check_build_id).
 Result<ProbeTarget> with_debug_info(ProbeTarget target, std::unique_ptr<dwarf::DebugInfo> debug,
                                     const std::string &running, const std::string &what, const CliOptions &options) {
-  Status matches = check_build_id(options, *debug, running, what);
+  Status matches = check_build_id(options, debug->elf(), running, what);
   if (!matches) return std::move(matches).error();
-  target.runs_here = !running.empty() && debug->build_id() == running;
+  target.runs_here = !running.empty() && debug->elf().build_id() == running;
   target.debug = std::move(debug);
   return target;
 }
@@ -130,14 +130,14 @@ void note_debug_sources(dwarf::DebugInfo &debug, const CliOptions &options) {
   // No DWARF is a mode (as in perf probe), worth one line: what works, and where DWARF was looked for.
   if (!debug.has_dwarf() && !options.quiet)
     std::fprintf(stderr, "kprobe-probe: note: %s: probes by symbol (FUNC, FUNC+OFF, FUNC%%return, 0xADDR), raw fetch args\n",
-                 debug.dwarf_note().c_str());
+                 debug.provenance().dwarf_note().c_str());
   // A stripped program's DWARF may come from a separate debug file: say which.
-  if (options.verbose && debug.debug_path() != debug.path())
-    std::fprintf(stderr, "kprobe-probe: debug information from '%s'\n", debug.debug_path().c_str());
-  if (std::string split = options.verbose ? debug.split_dwarf_source() : ""; !split.empty())
+  if (options.verbose && debug.provenance().debug_path() != debug.elf().path())
+    std::fprintf(stderr, "kprobe-probe: debug information from '%s'\n", debug.provenance().debug_path().c_str());
+  if (std::string split = options.verbose ? debug.provenance().split_dwarf_source() : ""; !split.empty())
     std::fprintf(stderr, "kprobe-probe: %s\n", split.c_str());
   // What a supplementary file (dwz -m) holds is missing: said before answers it makes wrong.
-  if (std::string unread = debug.unread_supplementary(); !unread.empty())
+  if (std::string unread = debug.provenance().unread_supplementary(); !unread.empty())
     std::fprintf(stderr, "kprobe-probe: warning: %s\n", unread.c_str());
 }
 

@@ -42,9 +42,9 @@ FetchArg companion_mark(std::string_view mark) {
 Builder::Builder(const ProbeSpec &spec, dwarf::DebugInfo &debug, const BuildOptions &options) : spec_(spec), debug_(debug), options_(options) {}
 
 Result<ResolvedSpec> Builder::run() {
-  regs_ = arch::for_machine(debug_.machine());
+  regs_ = arch::for_machine(debug_.elf().machine());
   if (!regs_)
-    return Error("'" + debug_.path() + "' is for ELF machine " + std::to_string(debug_.machine()) +
+    return Error("'" + debug_.elf().path() + "' is for ELF machine " + std::to_string(debug_.elf().machine()) +
                  ", which kprobe-probe has no register table for");
   if (auto refused = needs_dwarf(); refused) return std::move(*refused);
   auto sites = point_sites();
@@ -71,7 +71,7 @@ Result<std::vector<Site>> Builder::point_sites() {
     functions_.push_back(fn);
     line_addresses_.push_back(line_site.address);
   }
-  if (functions_.empty()) return fail("no code at " + p.file + ":" + std::to_string(p.line) + " in '" + debug_.path() + "'");
+  if (functions_.empty()) return fail("no code at " + p.file + ":" + std::to_string(p.line) + " in '" + debug_.elf().path() + "'");
   std::vector<Site> sites;
   for (size_t i = 0; i < functions_.size(); ++i) {
     const dwarf::Function &fn = functions_[i];
@@ -138,7 +138,7 @@ std::optional<Error> Builder::needs_dwarf() {
   const ProbePoint &p = spec_.point;
   const char *what = p.line ? "a line number" : !p.lazy_pattern.empty() ? "a lazy pattern" : p.function.empty() && !p.address ? "a source file" : nullptr;
   if (!what) return std::nullopt;
-  return fail(std::string(what) + " needs DWARF line tables: " + debug_.dwarf_note(),
+  return fail(std::string(what) + " needs DWARF line tables: " + debug_.provenance().dwarf_note(),
               "probe FUNC, FUNC+OFF, FUNC%return or 0xADDR, or install the program's debug symbols");
 }
 
@@ -164,14 +164,14 @@ bool Builder::returns_only_retval() const {
 }
 
 Error Builder::no_such_function() {
-  std::string where = options_.target_path.empty() ? "the kernel" : "'" + debug_.path() + "'";
+  std::string where = options_.target_path.empty() ? "the kernel" : "'" + debug_.elf().path() + "'";
   std::string message = "no function '" + spec_.point.function + "'" +
                         (spec_.point.file.empty() ? "" : " in " + spec_.point.file) + " in " + where;
   // Without DWARF the symbol tables were all there was to search.
-  if (!debug_.has_dwarf()) message += " (by its symbol tables: " + debug_.dwarf_note() + ")";
+  if (!debug_.has_dwarf()) message += " (by its symbol tables: " + debug_.provenance().dwarf_note() + ")";
   // A program whose split DWARF is missing knows its functions' names
   // (the symbol table) but nothing else: that, not a typo, is the news.
-  if (std::string missing = debug_.missing_split_dwarf(); !missing.empty()) return fail(message, missing);
+  if (std::string missing = debug_.provenance().missing_split_dwarf(); !missing.empty()) return fail(message, missing);
   auto similar = debug_.similar_functions(spec_.point.function, 5);
   return fail(message, similar.empty() ? "list the functions with 'kprobe-probe -F'" : "did you mean: " + join(similar));
 }
@@ -210,7 +210,7 @@ Result<std::vector<Site>> Builder::sites_in(const dwarf::Function &fn) {
     if (!options_.force && !debug_.is_instruction_start(fn, address)) {
       if (!debug_.has_dwarf() && debug_.instruction_oracle() == "the line table")
         return fail("offset +" + std::to_string(*p.offset) + " of " + fn.name + " (" + hex(address) +
-                        ") cannot be checked to start an instruction without a line table: " + debug_.dwarf_note(),
+                        ") cannot be checked to start an instruction without a line table: " + debug_.provenance().dwarf_note(),
                     "give -f if you know it does (perf probe does not check)");
       return fail("offset +" + std::to_string(*p.offset) + " of " + fn.name + " (" + hex(address) +
                       ") is not where an instruction starts, by " + debug_.instruction_oracle(),
@@ -260,7 +260,7 @@ bool Builder::carries_goroutine(const Site &site) {
 }
 
 Result<std::vector<Site>> Builder::pattern_sites_in(const dwarf::Function &fn) {
-  auto source = read_source(fn.decl_file, options_.source_dir, options_.prefix_map, debug_.build_id());
+  auto source = read_source(fn.decl_file, options_.source_dir, options_.prefix_map, debug_.elf().build_id());
   if (!source) return fail(source.error().message, source.error().hint);
   std::vector<int> code = debug_.lines_with_code(fn);
   std::vector<Site> sites;
@@ -281,8 +281,8 @@ Result<std::vector<Site>> Builder::pattern_sites_in(const dwarf::Function &fn) {
 Result<std::vector<Site>> Builder::file_pattern_sites() {
   const ProbePoint &p = spec_.point;
   std::string path = debug_.find_source_file(p.file);
-  if (path.empty()) return fail("no source file '" + p.file + "' in '" + debug_.path() + "'");
-  auto source = read_source(path, options_.source_dir, options_.prefix_map, debug_.build_id());
+  if (path.empty()) return fail("no source file '" + p.file + "' in '" + debug_.elf().path() + "'");
+  auto source = read_source(path, options_.source_dir, options_.prefix_map, debug_.elf().build_id());
   if (!source) return fail(source.error().message, source.error().hint);
   std::vector<std::pair<AddressLine, dwarf::Function>> found;
   for (int line = 1; line <= static_cast<int>(source->lines.size()); ++line) {
@@ -305,7 +305,7 @@ Result<Site> Builder::address_site(uint64_t address) {
   // Without DWARF there (no DWARF at all, or code written in assembly),
   // the function symbol that holds the address.
   if (!place) {
-    auto symbol = debug_.symbolize(address);
+    auto symbol = debug_.elf().symbolize(address);
     if (symbol)
       for (const dwarf::Function &fn : debug_.function_symbols(symbol->first))
         if (fn.entry == address - symbol->second) {
@@ -346,7 +346,7 @@ Result<std::vector<TraceDefinition>> Builder::entry_companions(const TraceDefini
   // That entry comes from the DWARF: as a site is, it is checked against
   // the binary before a probe goes there. A function of the symbol table
   // starts at it (an instruction start), unless -f.
-  auto symbol = debug_.symbolize(address);
+  auto symbol = debug_.elf().symbolize(address);
   if (!options_.force && (!symbol || symbol->second != 0))
     return fail("refusing the entry companion of " + site.point + " at " + hex(address) + ": " +
                     (symbol ? "the symbol table puts it inside " + debug_.display_symbol(symbol->first)
@@ -354,11 +354,11 @@ Result<std::vector<TraceDefinition>> Builder::entry_companions(const TraceDefini
                     ", where a function should start",
                 "a cache file may be damaged: run again with --no-cache; if that gives the same, report it");
   if (entry.kind == TraceDefinition::Kind::Uprobe) {
-    auto offset = debug_.file_offset(address);
+    auto offset = debug_.elf().file_offset(address);
     if (!offset) return std::move(offset).error();
     entry.offset = *offset;
   } else {
-    auto placement = place_kernel_probe(debug_, address, options_.module);
+    auto placement = place_kernel_probe(debug_.elf(), address, options_.module);
     if (!placement) return fail(placement.error().message + " (the function entry of " + site.point + ")",
                                 placement.error().hint);
     entry.symbol = placement->definition_symbol();
@@ -383,7 +383,7 @@ Result<ResolvedProbe> Builder::definition_at(const Site &site) {
   def.is_return = spec_.point.is_return && !site.at_return_instruction;
   FetchFormatter formatter{*regs_, debug_};
   if (!options_.target_path.empty()) {
-    auto offset = debug_.file_offset(site.address);
+    auto offset = debug_.elf().file_offset(site.address);
     if (!offset) return std::move(offset).error();
     def.kind = TraceDefinition::Kind::Uprobe;
     def.path = options_.target_path;
@@ -394,9 +394,9 @@ Result<ResolvedProbe> Builder::definition_at(const Site &site) {
   } else {
     // By symbol and offset, which survive KASLR; a symbol the kernel holds
     // more than once by a unique anchor (src/definition/kernel_anchor.h).
-    auto placement = place_kernel_probe(debug_, site.address, options_.module, site.function->symbol);
+    auto placement = place_kernel_probe(debug_.elf(), site.address, options_.module, site.function->symbol);
     if (!placement) return fail(placement.error().message + " (" + site.point + ")", placement.error().hint);
-    if (!areas_) areas_ = KernelAreas::of(debug_);
+    if (!areas_) areas_ = KernelAreas::of(debug_.elf());
     if (auto area = areas_->area_of(site.address))
       return fail("cannot probe " + site.point + ": it is in the kernel's " + *area + ", which kprobes refuse",
                   "that code runs where a kprobe would recurse or is not yet safe to instrument; probe its caller");
@@ -407,7 +407,7 @@ Result<ResolvedProbe> Builder::definition_at(const Site &site) {
     probe.placement = *placement;
   }
   std::string where = site.point;
-  if (auto sym = debug_.symbolize(site.address))
+  if (auto sym = debug_.elf().symbolize(site.address))
     where += " (" + debug_.display_symbol(sym->first) + "+" + hex(sym->second) + ")";
   ArgSite arg_site{debug_, *site.function, site.address, spec_.point.is_return, formatter, where,
                    site.at_return_instruction, options_.max_items, def.kind == TraceDefinition::Kind::Uprobe};

@@ -75,7 +75,7 @@ Result<std::string> FetchFormatter::format(const dwarf::FetchExpr &expr) const {
 }
 
 Result<std::string> FetchFormatter::global_memory(uint64_t address) const {
-  if (auto got = uprobe ? debug.got_slot_of(address) : std::nullopt) {
+  if (auto got = uprobe ? debug.elf().got_slot_of(address) : std::nullopt) {
     // Read as the code reads it: the GOT slot holds where the variable
     // really is (the executable's copy, after a copy relocation).
     dwarf::FetchExpr slot;
@@ -94,7 +94,7 @@ Result<std::string> FetchFormatter::global_memory(uint64_t address) const {
     return "@+" + hex(address - (probe_address - probe_file_offset));
   }
   // By symbol, so that the definition survives KASLR.
-  if (auto sym = debug.symbolize(address)) return "@" + sym->first + (sym->second ? "+" + std::to_string(sym->second) : "");
+  if (auto sym = debug.elf().symbolize(address)) return "@" + sym->first + (sym->second ? "+" + std::to_string(sym->second) : "");
   return "@" + hex(address);
 }
 

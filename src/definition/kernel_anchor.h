@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "dwarf/elf_facts.h"
+#include "dwarf/debug_info.h"
 #include "util/result.h"
 
 namespace kpp {
@@ -33,13 +33,13 @@ struct KernelPlacement {
   uint64_t offset() const { return address - anchor_address; }
 };
 
-// The placement of a kernel probe at link-time `address` of `elf` (the
+// The placement of a kernel probe at link-time `address` of `debug` (the
 // vmlinux, or the module `module`). An error names the symbol and why no
 // unique anchor exists. `entry_symbol`, when it is a function symbol that
 // starts at `address`, names the site among the aliases there (the name
 // the user asked for: __x64_sys_pause, not the __do_sys_pause it shares
 // its address with), as perf probe writes it.
-Result<KernelPlacement> place_kernel_probe(dwarf::ElfFacts &elf, uint64_t address, const std::string &module,
+Result<KernelPlacement> place_kernel_probe(dwarf::ElfFacts &debug, uint64_t address, const std::string &module,
                                            const std::string &entry_symbol = {});
 
 // `placement` (of the vmlinux) re-anchored on its `_text`: what a name that

@@ -2,7 +2,7 @@
 
 namespace kpp {
 
-KernelAreas KernelAreas::of(dwarf::ElfFacts &elf) {
+KernelAreas KernelAreas::of(dwarf::ElfFacts &debug) {
   // Section name and marker prefix (kernel/kprobes.c populate_kprobe_blacklist
   // and arch_populate_kprobe_blacklist blacklist these areas).
   static const std::pair<const char *, const char *> known[] = {
@@ -12,7 +12,7 @@ KernelAreas KernelAreas::of(dwarf::ElfFacts &elf) {
     names.push_back(std::string(marker) + "_start");
     names.push_back(std::string(marker) + "_end");
   }
-  auto found = elf.symbol_addresses(names);
+  auto found = debug.symbol_addresses(names);
   KernelAreas out;
   for (const auto &[section, marker] : known) {
     auto start = found.find(std::string(marker) + "_start");

@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "dwarf/debug_info.h"  // AddressRange; of() asks only the ElfFacts base
+#include "dwarf/debug_info.h"
 
 namespace kpp {
 
 class KernelAreas {
  public:
-  // The areas whose markers `elf` (its symbols) has (none for a module or a program).
-  static KernelAreas of(dwarf::ElfFacts &elf);
+  // The areas whose markers `debug` has (none for a module or a program).
+  static KernelAreas of(dwarf::ElfFacts &debug);
   // "the kernel's .noinstr.text", when `address` is in one of them.
   std::optional<std::string> area_of(uint64_t address) const;
 

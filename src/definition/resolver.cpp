@@ -50,7 +50,7 @@ Error float_result(const ArgSite &site, const TypeInfo &returned) {
 }
 
 Error needs_dwarf(const ArgSite &site, const ProbeArg &arg) {
-  return Error("'" + arg.text + "' is read by name, which needs DWARF: " + site.debug.dwarf_note(),
+  return Error("'" + arg.text + "' is read by name, which needs DWARF: " + site.debug.provenance().dwarf_note(),
                "use the kernel's fetch args (%di, +8(%sp), $stack1, $argN at an entry, @SYM), or install the "
                "program's debug symbols");
 }
@@ -239,11 +239,11 @@ Result<std::string> Resolver::argument_fetch(uint64_t n) {
 }
 
 Result<std::string> Resolver::symbol_fetch(const std::string &symbol, int64_t offset) {
-  auto found = site_.debug.symbol_addresses({symbol});
+  auto found = site_.debug.elf().symbol_addresses({symbol});
   if (found.empty()) {
     if (!site_.formatter.uprobe)
       return "@" + symbol + (offset ? (offset < 0 ? "-" : "+") + std::to_string(offset < 0 ? -offset : offset) : "");
-    return Error("no symbol '" + symbol + "' in '" + site_.debug.path() + "'");
+    return Error("no symbol '" + symbol + "' in '" + site_.debug.elf().path() + "'");
   }
   uint64_t address = found.begin()->second + static_cast<uint64_t>(offset);
   return site_.formatter.format(dwarf::value_of(Place::at_address(address)));
@@ -612,7 +612,7 @@ Result<FetchArg> Resolver::constant_string_fetch(const Value &value, const TypeI
   // the kernel's copy of an immediate (the event would show ""): read
   // the program's own copy of the literal, when it has one.
   if (site_.formatter.uprobe) {
-    if (auto address = site_.debug.find_read_only_bytes(std::string_view(text.c_str(), text.size() + 1))) {
+    if (auto address = site_.debug.elf().find_read_only_bytes(std::string_view(text.c_str(), text.size() + 1))) {
       auto fetch = fetch_text(value, dwarf::value_of(Place::at_address(*address)));
       if (!fetch) return std::move(fetch).error();
       return FetchArg{"", *fetch, user_type.empty() ? "string" : user_type, false};

@@ -25,7 +25,7 @@ Status check_final_site(dwarf::DebugInfo &debug, const dwarf::Function &fn, uint
            });
   };
   if (!fn.ranges.empty() && !in_ranges(address)) return refused(fn, address, "it is outside the function's code");
-  if (auto symbol = debug.symbolize(address)) {
+  if (auto symbol = debug.elf().symbolize(address)) {
     uint64_t start = address - symbol->second;
     if (!fn.inlined && !fn.ranges.empty() && !in_ranges(start))
       return refused(fn, address, "the symbol table puts it in " + symbol->first + ", not in " + fn.name);

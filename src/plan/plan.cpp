@@ -46,7 +46,7 @@ class Planner {
       }
     }
     // Whether the index cache was used, built or rebuilt (and why).
-    if (target_.debug && !target_.debug->index_note().empty()) plan_.notes_.push_back(target_.debug->index_note());
+    if (target_.debug && !target_.debug->provenance().index_note().empty()) plan_.notes_.push_back(target_.debug->provenance().index_note());
     if (Status named = assign_event_names(drafts, target_.path, snapshot_.taken, options_.allow_suffix); !named)
       return std::move(named).error();
     if (target_.path.empty())
@@ -161,7 +161,7 @@ class Planner {
     if (snapshot_.strict && !snapshot_.fprobe_events)
       return Error("this kernel has no fprobe events (CONFIG_FPROBE_EVENTS; 6.1 has none, 6.12 has them)",
                    "drop --fprobe: kprobes do the same here");
-    const arch::Registers *regs = target_.debug ? arch::for_machine(target_.debug->machine()) : target_.btf_regs;
+    const arch::Registers *regs = target_.debug ? arch::for_machine(target_.debug->elf().machine()) : target_.btf_regs;
     if (!regs) return Error("--fprobe: no register table for this machine");
     for (TraceDefinition &def : plan_.definitions_) {
       auto f = to_fprobe(def, *regs);

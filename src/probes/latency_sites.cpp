@@ -36,13 +36,13 @@ class Functions {
     }
     dwarf::DebugInfo *debug = files_.get(d.path);
     if (!debug) return std::nullopt;
-    auto address = debug->address_of_file_offset(d.offset);
+    auto address = debug->elf().address_of_file_offset(d.offset);
     if (!address) return std::nullopt;
     auto place = debug->source_of(*address);
     if (!place) return std::nullopt;
     // A Go function's FUNC%return is probes on its return instructions
     // (never a uretprobe), each a p: definition with the goroutine field.
-    bool returns = d.is_return || (has_goroutine(d) && debug->returns_at(*address));
+    bool returns = d.is_return || (has_goroutine(d) && debug->elf().returns_at(*address));
     return FunctionAt{d.path + "#" + hex(place->function_entry), *address, returns};
   }
 

@@ -20,7 +20,7 @@ std::string SourceLookup::point_of(const TraceDefinition &def) {
   if (def.kind != TraceDefinition::Kind::Uprobe) return fallback + (def.is_return ? "%return" : "");
   dwarf::DebugInfo *debug = files_->get(def.path);
   if (!debug) return fallback;
-  auto address = debug->address_of_file_offset(def.offset);
+  auto address = debug->elf().address_of_file_offset(def.offset);
   auto place = address ? debug->source_of(*address) : std::nullopt;
   if (!place) return fallback;
   return perf_point(*place, *address, def.is_return);

@@ -7,7 +7,7 @@ std::vector<StackFrame> expand_frame(dwarf::DebugInfo &debug, uint64_t link, Fra
   // A return address is one past the call: the call's own line and inline
   // chain are those of the byte before it (as gdb and perf look it up).
   uint64_t code = kind == FrameAddress::ReturnAddress && link > 0 ? link - 1 : link;
-  if (auto sym = debug.symbolize(code)) {
+  if (auto sym = debug.elf().symbolize(code)) {
     outer.sym = debug.display_symbol(sym->first);
     outer.off = link - (code - sym->second);
   }

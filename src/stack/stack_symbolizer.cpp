@@ -98,8 +98,8 @@ bool StackSymbolizer::user_file_ready(pid_t pid, uint64_t ip) {
   const FileMapping *m = mapping_of(maps_of(pid, ip), ip);
   if (!m) return true;
   dwarf::DebugInfo *debug = files_.get(m->path);
-  if (!debug || debug->awaited_debug_file().empty()) return true;
-  if (background_->debuginfo(debug->awaited_debug_file()).state == dwarf::DebuginfodBackground::State::Pending)
+  if (!debug || debug->provenance().awaited_debug_file().empty()) return true;
+  if (background_->debuginfo(debug->provenance().awaited_debug_file()).state == dwarf::DebuginfodBackground::State::Pending)
     return false;
   // Fetched (or given up): opened again, it has its DWARF (or says why not).
   files_.forget(m->path);
@@ -119,8 +119,8 @@ dwarf::DebugInfo *StackSymbolizer::vmlinux() {
     if (!d || !(*d)->has_dwarf()) continue;
     // Another kernel's lines would be wrong lines: only the running one's
     // (a vmlinux without a build-id may be any kernel's).
-    if (!running.empty() && (*d)->build_id() != running) continue;
-    auto linked = (*d)->symbol_addresses({"_text"});
+    if (!running.empty() && (*d)->elf().build_id() != running) continue;
+    auto linked = (*d)->elf().symbol_addresses({"_text"});
     std::vector<uint64_t> now = (*kallsyms_)->addresses_of("_text", "");
     if (linked.count("_text") == 0 || now.size() != 1) continue;
     kaslr_offset_ = static_cast<int64_t>(now[0] - linked["_text"]);
@@ -144,7 +144,7 @@ std::vector<StackFrame> StackSymbolizer::kernel_frames(const StackFrame &frame, 
   if (!sym->module.empty()) {
     named.object = "[" + sym->module + "]";
     dwarf::DebugInfo *ko = module_debug(sym->module);
-    std::optional<uint64_t> link = ko ? module_link_address(*ko, **kallsyms_, *sym, named.off) : std::nullopt;
+    std::optional<uint64_t> link = ko ? module_link_address(ko->elf(), **kallsyms_, *sym, named.off) : std::nullopt;
     if (!link) return {named};
     return with_kallsyms_name(expand_frame(*ko, *link, kind, named), named);
   }
@@ -164,7 +164,7 @@ dwarf::DebugInfo *StackSymbolizer::module_debug(const std::string &module) {
   std::string dep = module_path_in_dep(running_modules_dep(), module);
   for (const std::string &path : module_debug_candidates(kernel_release(), dep, loaded)) {
     auto d = dwarf::DebugInfo::open(path, files_.options());
-    if (!d || !(*d)->has_dwarf() || (*d)->build_id() != loaded) continue;
+    if (!d || !(*d)->has_dwarf() || (*d)->elf().build_id() != loaded) continue;
     slot = std::move(*d);
     break;
   }
@@ -203,7 +203,7 @@ std::vector<StackFrame> StackSymbolizer::user_frames(const Event &event, const S
   if (m) {
     placed.object = m->path;
     debug = files_.get(m->path);
-    if (debug) link = debug->address_of_file_offset(frame.ip - m->start + m->pgoff);
+    if (debug) link = debug->elf().address_of_file_offset(frame.ip - m->start + m->pgoff);
   } else if (event.probe_ip) {
     // The process is gone: the probe's binary is placed by the probe itself.
     if (probe_source_) {
@@ -212,11 +212,11 @@ std::vector<StackFrame> StackSymbolizer::user_frames(const Event &event, const S
     }
     auto p = probes_.find(event.system + ":" + event.name);
     if (p != probes_.end() && (debug = files_.get(p->second.path))) {
-      std::optional<uint64_t> probe_link = debug->address_of_file_offset(p->second.file_offset);
+      std::optional<uint64_t> probe_link = debug->elf().address_of_file_offset(p->second.file_offset);
       if (probe_link) {
         uint64_t candidate = frame.ip - (event.probe_ip - *probe_link);
         // Only addresses the binary's own code holds.
-        if (debug->file_offset(candidate)) {
+        if (debug->elf().file_offset(candidate)) {
           link = candidate;
           placed.object = p->second.path;
         }

@@ -1,6 +1,7 @@
 // A DebugInfo with no file behind it: only the symbol queries answer (from
-// maps), the rest is empty. Enough for FetchFormatter's kernel globals. It follows
-// DebugInfo's pure virtuals: a new one needs a line here.
+// maps), the rest is empty. Enough for FetchFormatter's kernel globals. It is
+// its own ElfFacts (elf()) and DwarfProvenance (provenance()), and follows
+// the pure virtuals of all three: a new one needs a line here.
 #pragma once
 
 #include <map>
@@ -10,7 +11,7 @@
 
 namespace kpp::testing_support {
 
-class FakeDebugInfo : public dwarf::DebugInfo {
+class FakeDebugInfo : public dwarf::DebugInfo, public dwarf::ElfFacts, public dwarf::DwarfProvenance {
  public:
   // Symbols as {start address -> name}; each covers up to the next.
   std::map<uint64_t, std::string> symbols;
@@ -18,6 +19,11 @@ class FakeDebugInfo : public dwarf::DebugInfo {
   std::map<std::string, uint64_t> markers;
   uint16_t e_machine = 62;  // EM_X86_64
 
+  dwarf::ElfFacts &elf() override { return *this; }
+  const dwarf::ElfFacts &elf() const override { return *this; }
+  dwarf::DwarfProvenance &provenance() override { return *this; }
+  const dwarf::DwarfProvenance &provenance() const override { return *this; }
+  const std::string &debug_path() const override { return path_; }
   const std::string &path() const override { return path_; }
   uint16_t machine() const override { return e_machine; }
   bool is_kernel() const override { return false; }

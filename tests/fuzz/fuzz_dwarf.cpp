@@ -85,8 +85,8 @@ void walk_function(DebugInfo &debug, const Function &fn) {
   (void)debug.line_rows(fn);
   (void)debug.is_instruction_start(fn, entry);
   (void)debug.source_of(entry);
-  (void)debug.file_offset(entry);
-  (void)debug.symbolize(entry);
+  (void)debug.elf().file_offset(entry);
+  (void)debug.elf().symbolize(entry);
   walk_type(debug, debug.return_type(fn), 0);
   std::vector<kpp::dwarf::Variable> vars = debug.variables_at(fn, entry);
   for (size_t i = 0; i < vars.size() && i < kMaxVariables; ++i) walk_type(debug, vars[i].type, 0);
@@ -103,12 +103,12 @@ void walk_name(DebugInfo &debug, const std::string &name) {
 }
 
 void walk(DebugInfo &debug) {
-  (void)debug.machine();
-  (void)debug.is_kernel();
-  (void)debug.build_id();
+  (void)debug.elf().machine();
+  (void)debug.elf().is_kernel();
+  (void)debug.elf().build_id();
   (void)debug.similar_functions("mian", 3);
   (void)debug.find_source_file(".c");
-  (void)debug.address_of_file_offset(0x1000);
+  (void)debug.elf().address_of_file_offset(0x1000);
   walk_name(debug, "main");
   walk_name(debug, "add");
   std::vector<std::string_view> names = debug.function_names();

@@ -33,7 +33,7 @@ class LatencySites : public ::testing::Test {
     debug_ = std::move(*info);
   }
   uint64_t offset_of(uint64_t address) {
-    auto o = debug_->file_offset(address);
+    auto o = debug_->elf().file_offset(address);
     EXPECT_TRUE(o);
     return o ? *o : 0;
   }
@@ -117,9 +117,9 @@ TEST(LatencySitesGo, ReturnInstructionProbesPairWithTheEntry) {
     d.args.push_back(FetchArg{goroutine_field, goroutine_fetch_x86_64, "x64"});
     return d;
   };
-  TraceDefinition entry = with_goroutine(uprobe(path, *(*debug)->file_offset((*debug)->probe_entry(fns.front())), false, "e"));
-  TraceDefinition ret = with_goroutine(uprobe(path, *(*debug)->file_offset(returns->front()), false, "r"));
-  TraceDefinition line = uprobe(path, *(*debug)->file_offset(returns->front()), false, "l");  // no goroutine: a plain probe
+  TraceDefinition entry = with_goroutine(uprobe(path, *(*debug)->elf().file_offset((*debug)->probe_entry(fns.front())), false, "e"));
+  TraceDefinition ret = with_goroutine(uprobe(path, *(*debug)->elf().file_offset(returns->front()), false, "r"));
+  TraceDefinition line = uprobe(path, *(*debug)->elf().file_offset(returns->front()), false, "l");  // no goroutine: a plain probe
   dwarf::OpenedFiles files;
   std::vector<LatencySite> sites = latency_sites({&entry, &ret, &line}, files);
   EXPECT_FALSE(sites[0].key.empty());

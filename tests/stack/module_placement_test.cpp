@@ -131,7 +131,7 @@ class ModuleFrames : public ::testing::Test {
         ASSERT_NE(sym, nullptr);
         frame.sym = sym->name;
         frame.off = frame.ip - sym->address;
-        auto link = module_link_address(**ko, kallsyms, *sym, frame.off);
+        auto link = module_link_address((*ko)->elf(), kallsyms, *sym, frame.off);
         ASSERT_TRUE(link) << f.section << " " << f.name << "+" << o << " not placed in " << ko_path;
         std::vector<Named> theirs = expected[f.value + o];
         ASSERT_EQ(named(**ko, *link, FrameAddress::Exact, frame, theirs), theirs)
@@ -162,7 +162,7 @@ TEST_F(ModuleFrames, SecondSameNamedStaticIsItsOwnFile) {
   auto ko = dwarf::DebugInfo::open(KPP_STACK_MODULE_FIXTURE);
   ASSERT_TRUE(ko) << ko.error().message;
   Kallsyms kallsyms = Kallsyms::parse("ffffffffc0000000 t show\t[fixture]\nffffffffc0000030 t show\t[fixture]\n");
-  auto link = module_link_address(**ko, kallsyms, *kallsyms.code_symbol_at(0xffffffffc0000030), 0);
+  auto link = module_link_address((*ko)->elf(), kallsyms, *kallsyms.code_symbol_at(0xffffffffc0000030), 0);
   ASSERT_TRUE(link);
   auto frames = (*ko)->frames_at(*link);
   ASSERT_FALSE(frames.empty());
@@ -174,7 +174,7 @@ TEST_F(ModuleFrames, SecondSameNamedStaticIsItsOwnFile) {
 TEST_F(ModuleFrames, SourceOfAKoAddressNamesItsFunction) {
   auto ko = dwarf::DebugInfo::open(KPP_STACK_MODULE_FIXTURE);
   ASSERT_TRUE(ko) << ko.error().message;
-  auto entries = (*ko)->function_symbol_addresses("first_entry");
+  auto entries = (*ko)->elf().function_symbol_addresses("first_entry");
   ASSERT_EQ(entries.size(), 1u);
   auto place = (*ko)->source_of(entries[0]);
   ASSERT_TRUE(place) << "no source place at first_entry";
@@ -188,9 +188,9 @@ TEST_F(ModuleFrames, OffsetPastTheKoFunctionIsNotPlaced) {
   auto ko = dwarf::DebugInfo::open(KPP_STACK_MODULE_FIXTURE);
   ASSERT_TRUE(ko) << ko.error().message;
   Kallsyms kallsyms = Kallsyms::parse("ffffffffc0000000 t first_entry\t[fixture]\n");
-  EXPECT_FALSE(module_link_address(**ko, kallsyms, *kallsyms.code_symbol_at(0xffffffffc0000000), 0x400));
+  EXPECT_FALSE(module_link_address((*ko)->elf(), kallsyms, *kallsyms.code_symbol_at(0xffffffffc0000000), 0x400));
   Kallsyms two = Kallsyms::parse("ffffffffc0000000 t first_entry\t[fixture]\nffffffffc0000100 t first_entry\t[fixture]\n");
-  EXPECT_FALSE(module_link_address(**ko, two, *two.code_symbol_at(0xffffffffc0000000), 0));
+  EXPECT_FALSE(module_link_address((*ko)->elf(), two, *two.code_symbol_at(0xffffffffc0000000), 0));
 }
 
 // Debian's loop.ko of each cached guest kernel (tests/guest/fetch-kernel.sh:

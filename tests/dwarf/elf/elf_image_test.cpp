@@ -277,16 +277,16 @@ TEST_F(ElfImageTest, AStrippedProgramTakesItsDebugFilesSymbols) {
 TEST_F(ElfImageTest, OpeningAStrippedProgramFindsItsDebugFileAndSymbols) {
   auto info = DebugInfo::open(KPP_ELF_IMAGE_STRIPPED);
   ASSERT_TRUE(info) << info.error().message;
-  EXPECT_EQ((*info)->debug_path(), std::string(KPP_ELF_IMAGE_STRIPPED) + ".debug") << (*info)->dwarf_note();
-  EXPECT_EQ((*info)->build_id(), raw_.build_id());
-  auto sym = (*info)->symbolize(twice_.st_value + 3);
+  EXPECT_EQ((*info)->provenance().debug_path(), std::string(KPP_ELF_IMAGE_STRIPPED) + ".debug") << (*info)->provenance().dwarf_note();
+  EXPECT_EQ((*info)->elf().build_id(), raw_.build_id());
+  auto sym = (*info)->elf().symbolize(twice_.st_value + 3);
   ASSERT_TRUE(sym);
   EXPECT_EQ(sym->first, "twice");
   EXPECT_EQ(sym->second, 3u);
   // Offsets stay the program's: those of its own load segments.
-  auto offset = (*info)->file_offset(twice_.st_value);
+  auto offset = (*info)->elf().file_offset(twice_.st_value);
   ASSERT_TRUE(offset) << offset.error().message;
-  EXPECT_EQ((*info)->address_of_file_offset(*offset), twice_.st_value);
+  EXPECT_EQ((*info)->elf().address_of_file_offset(*offset), twice_.st_value);
 }
 
 }  // namespace

@@ -133,15 +133,15 @@ TEST_F(IndexCache, CachedAndUncachedPathsGiveTheSameFunctions) {
     auto uncached = open_with(path, false, directory_);
     std::string expected = all_answers(*uncached);
     // Searched (dwarf/index/name_search.h), or built in memory where a search cannot answer.
-    EXPECT_NE(uncached->index_source(), IndexSource::Cache);
+    EXPECT_NE(uncached->provenance().index_source(), IndexSource::Cache);
     EXPECT_FALSE(fs::exists(directory_)) << "--no-cache wrote a file";
 
     auto building = open_with(path, true, directory_);
     EXPECT_EQ(all_answers(*building), expected);
-    EXPECT_EQ(building->index_source(), IndexSource::Built);
+    EXPECT_EQ(building->provenance().index_source(), IndexSource::Built);
     auto cached = open_with(path, true, directory_);
     EXPECT_EQ(all_answers(*cached), expected);
-    EXPECT_EQ(cached->index_source(), IndexSource::Cache) << cached->index_note();
+    EXPECT_EQ(cached->provenance().index_source(), IndexSource::Cache) << cached->provenance().index_note();
   }
 }
 
@@ -157,10 +157,10 @@ TEST_F(IndexCache, IndexAnswersAsAWalkOfEveryUnit) {
     auto without = DebugInfo::open(path, walk);
     ASSERT_TRUE(without);
     std::string expected = all_answers(**without);
-    EXPECT_EQ((*without)->index_source(), IndexSource::None);
+    EXPECT_EQ((*without)->provenance().index_source(), IndexSource::None);
     auto with = open_with(path, true, directory_);
     EXPECT_EQ(all_answers(*with), expected);
-    EXPECT_EQ(with->index_source(), IndexSource::Built);
+    EXPECT_EQ(with->provenance().index_source(), IndexSource::Built);
     auto searched = open_with(path, false, directory_);
     EXPECT_EQ(all_answers(*searched), expected);
     // The helper's line has code in both units (it is inlined in each).
@@ -217,15 +217,15 @@ TEST_F(IndexCache, SecondRunUsesTheFileWithoutRewritingIt) {
   std::string path = fixtures().front();
   auto first = open_with(path, true, directory_);
   answer(*first, "index_mix");
-  ASSERT_EQ(first->index_source(), IndexSource::Built) << first->index_note();
+  ASSERT_EQ(first->provenance().index_source(), IndexSource::Built) << first->provenance().index_note();
   std::string file = cache_file_path();
   struct stat before {};
   ASSERT_EQ(stat(file.c_str(), &before), 0);
 
   auto second = open_with(path, true, directory_);
   answer(*second, "index_mix");
-  EXPECT_EQ(second->index_source(), IndexSource::Cache);
-  EXPECT_NE(second->index_note().find(file), std::string::npos) << second->index_note();
+  EXPECT_EQ(second->provenance().index_source(), IndexSource::Cache);
+  EXPECT_NE(second->provenance().index_note().find(file), std::string::npos) << second->provenance().index_note();
   struct stat after {};
   ASSERT_EQ(stat(file.c_str(), &after), 0);
   EXPECT_EQ(before.st_ino, after.st_ino);
@@ -243,22 +243,22 @@ TEST_F(IndexCache, NoCacheLookupsReadOnlyTheUnitsThatNameTheFunction) {
     auto debug = open_with(path, false, directory_);
     // sum_a is named in index_a.c alone; the helper and the statics in both units.
     EXPECT_EQ(debug->find_functions("sum_a", "", InlineCopies::Include).size(), 1u);
-    EXPECT_NE(debug->index_note().find("'sum_a' looked for in the 1 of 2 units"), std::string::npos)
-        << debug->index_note();
-    EXPECT_EQ(debug->index_source(), IndexSource::None) << "the whole index was built";
+    EXPECT_NE(debug->provenance().index_note().find("'sum_a' looked for in the 1 of 2 units"), std::string::npos)
+        << debug->provenance().index_note();
+    EXPECT_EQ(debug->provenance().index_source(), IndexSource::None) << "the whole index was built";
     EXPECT_EQ(debug->find_functions("lookup", "", InlineCopies::Include).size(), 2u);
-    EXPECT_NE(debug->index_note().find("'lookup' looked for in the 2 of 2 units"), std::string::npos)
-        << debug->index_note();
+    EXPECT_NE(debug->provenance().index_note().find("'lookup' looked for in the 2 of 2 units"), std::string::npos)
+        << debug->provenance().index_note();
     EXPECT_TRUE(debug->find_functions("no_such_function", "", InlineCopies::Include).empty());
     // SRC:ALN reads the line tables that name the file, found the same way.
     EXPECT_FALSE(debug->file_line_sites("index_b.c", 14).empty());
-    EXPECT_NE(debug->index_note().find("the line tables of 1 of 2 units name 'index_b.c'"), std::string::npos)
-        << debug->index_note();
+    EXPECT_NE(debug->provenance().index_note().find("the line tables of 1 of 2 units name 'index_b.c'"), std::string::npos)
+        << debug->provenance().index_note();
     EXPECT_GE(debug->file_line_sites("fixtures/index_helpers.h", 6).size(), 2u);
-    EXPECT_EQ(debug->index_source(), IndexSource::None) << "the whole index was built";
+    EXPECT_EQ(debug->provenance().index_source(), IndexSource::None) << "the whole index was built";
     // Past a dozen names, one scan of every unit costs less than more searches.
     for (int i = 0; i < 12; ++i) debug->find_functions("no_such_" + std::to_string(i), "", InlineCopies::Include);
-    EXPECT_EQ(debug->index_source(), IndexSource::Built) << debug->index_note();
+    EXPECT_EQ(debug->provenance().index_source(), IndexSource::Built) << debug->provenance().index_note();
     EXPECT_EQ(debug->find_functions("lookup", "", InlineCopies::Include).size(), 2u);
   }
   // clang's DWARF 5 names functions by string index (DW_FORM_strx): a byte
@@ -267,7 +267,7 @@ TEST_F(IndexCache, NoCacheLookupsReadOnlyTheUnitsThatNameTheFunction) {
   if (fs::exists(clang)) {
     auto debug = open_with(clang, false, directory_);
     EXPECT_FALSE(debug->find_functions("sum_a", "", InlineCopies::Include).empty());
-    EXPECT_EQ(debug->index_note().find("looked for in the"), std::string::npos) << debug->index_note();
+    EXPECT_EQ(debug->provenance().index_note().find("looked for in the"), std::string::npos) << debug->provenance().index_note();
   }
 }
 
@@ -282,28 +282,28 @@ TEST_F(IndexCache, SymbolWalksAndTheSortedTableAgree) {
     for (const Function &fn : walked->find_functions(name, "", InlineCopies::Exclude))
       for (uint64_t a = fn.entry; a < fn.entry + 6; ++a) addresses.push_back(a);
   ASSERT_GE(addresses.size(), 20u);
-  for (int i = 0; i < 64; ++i) sorted->symbolize(addresses.front());  // past the walks: sorted from here on
+  for (int i = 0; i < 64; ++i) sorted->elf().symbolize(addresses.front());  // past the walks: sorted from here on
   for (size_t i = 0; i < addresses.size() && i < 24; ++i) {
-    auto walk = walked->symbolize(addresses[i]);
-    auto table = sorted->symbolize(addresses[i]);
+    auto walk = walked->elf().symbolize(addresses[i]);
+    auto table = sorted->elf().symbolize(addresses[i]);
     ASSERT_TRUE(walk && table) << addresses[i];
     EXPECT_EQ(*walk, *table) << addresses[i];
   }
-  EXPECT_EQ(walked->function_symbol_addresses("lookup"), sorted->function_symbol_addresses("lookup"));
-  EXPECT_EQ(sorted->function_symbol_addresses("lookup").size(), 2u);
-  EXPECT_FALSE(walked->symbolize(0).has_value());
+  EXPECT_EQ(walked->elf().function_symbol_addresses("lookup"), sorted->elf().function_symbol_addresses("lookup"));
+  EXPECT_EQ(sorted->elf().function_symbol_addresses("lookup").size(), 2u);
+  EXPECT_FALSE(walked->elf().symbolize(0).has_value());
 
   // With the cache: the same answers, and no sorted copy written (a
   // crafted one could hide a symbol: issue 12 item 3).
   auto answers = [&](DebugInfo &debug) {
     std::string out;
     for (size_t i = 0; i < addresses.size() && i < 24; ++i)
-      if (auto sym = debug.symbolize(addresses[i])) out += sym->first + "+" + std::to_string(sym->second) + " ";
+      if (auto sym = debug.elf().symbolize(addresses[i])) out += sym->first + "+" + std::to_string(sym->second) + " ";
     for (const char *name : {"lookup", "main", "sum_a", "no_such"})
-      out += std::to_string(debug.function_symbol_addresses(name).size()) + " ";
-    for (const auto &[name, address] : debug.symbol_addresses({"main", "sink_not_there", "_start"}))
+      out += std::to_string(debug.elf().function_symbol_addresses(name).size()) + " ";
+    for (const auto &[name, address] : debug.elf().symbol_addresses({"main", "sink_not_there", "_start"}))
       out += name + "=" + std::to_string(address) + " ";
-    return out + (debug.is_kernel() ? "kernel" : "program");
+    return out + (debug.elf().is_kernel() ? "kernel" : "program");
   };
   std::string expected = answers(*open_with(path, false, directory_));
   EXPECT_EQ(answers(*open_with(path, true, directory_)), expected);
@@ -346,7 +346,7 @@ TEST_F(IndexCache, UnitStartsAreCachedAndChecked) {
 TEST_F(IndexCache, QueriesThatNeedNoScanBuildNoIndex) {
   auto debug = open_with(fixtures().front(), true, directory_);
   debug->find_functions("sum_a", "", InlineCopies::Exclude);  // the symbol table answers
-  EXPECT_EQ(debug->index_source(), IndexSource::None);
+  EXPECT_EQ(debug->provenance().index_source(), IndexSource::None);
   bool index_written = false;
   if (fs::exists(directory_))
     for (const auto &e : fs::directory_iterator(directory_)) index_written |= e.path().extension() == ".idx";
@@ -362,12 +362,12 @@ void expect_rebuilt(const std::string &fixture, const std::string &directory, co
   damage();
   auto debug = open_with(fixture, true, directory);
   EXPECT_EQ(all_answers(*debug), expected);
-  EXPECT_EQ(debug->index_source(), IndexSource::Built);
-  EXPECT_NE(debug->index_note().find(why), std::string::npos) << debug->index_note();
+  EXPECT_EQ(debug->provenance().index_source(), IndexSource::Built);
+  EXPECT_NE(debug->provenance().index_note().find(why), std::string::npos) << debug->provenance().index_note();
   // and the rebuilt file is good again
   auto again = open_with(fixture, true, directory);
   EXPECT_EQ(all_answers(*again), expected);
-  EXPECT_EQ(again->index_source(), IndexSource::Cache) << again->index_note();
+  EXPECT_EQ(again->provenance().index_source(), IndexSource::Cache) << again->provenance().index_note();
 }
 
 TEST_F(IndexCache, CorruptTruncatedAndStaleFilesAreRebuilt) {
@@ -425,7 +425,7 @@ TEST_F(IndexCache, ConcurrentRunsBuildingTheSameIndexBothSucceed) {
     EXPECT_FALSE(cache_file_path().empty());
     auto after = open_with(fixture, true, directory_);
     EXPECT_EQ(all_answers(*after), expected);
-    EXPECT_EQ(after->index_source(), IndexSource::Cache) << after->index_note();
+    EXPECT_EQ(after->provenance().index_source(), IndexSource::Cache) << after->provenance().index_note();
   }
 }
 
@@ -445,8 +445,8 @@ TEST_F(IndexCache, SplitProgramsAnswerAsTheirWholeBuilds) {
     std::string expected = all_answers(*w);
     EXPECT_NE(expected.find(" inlined "), std::string::npos) << expected;
     EXPECT_EQ(all_answers(*s), expected);
-    EXPECT_EQ(s->index_source(), IndexSource::Built) << s->index_note();
-    EXPECT_TRUE(s->missing_split_dwarf().empty()) << s->missing_split_dwarf();
+    EXPECT_EQ(s->provenance().index_source(), IndexSource::Built) << s->provenance().index_note();
+    EXPECT_TRUE(s->provenance().missing_split_dwarf().empty()) << s->provenance().missing_split_dwarf();
   }
 }
 
@@ -464,8 +464,8 @@ TEST_F(IndexCache, ASplitProgramsIndexFollowsItsPackage) {
   fs::rename(package, package + ".away");
   auto missing = open_with(program, true, cache);
   EXPECT_TRUE(missing->find_functions("index_mix", "", InlineCopies::Include).empty());
-  EXPECT_EQ(missing->index_source(), IndexSource::Built) << missing->index_note();
-  std::string why = missing->missing_split_dwarf();
+  EXPECT_EQ(missing->provenance().index_source(), IndexSource::Built) << missing->provenance().index_note();
+  std::string why = missing->provenance().missing_split_dwarf();
   EXPECT_NE(why.find("2 of 2 units"), std::string::npos) << why;
   EXPECT_NE(why.find("index_gcc_O2_dwarf4_splitdwp-index_a.dwo"), std::string::npos) << why;
   EXPECT_NE(why.find(package), std::string::npos) << why;
@@ -473,7 +473,7 @@ TEST_F(IndexCache, ASplitProgramsIndexFollowsItsPackage) {
   fs::rename(package + ".away", package);
   auto back = open_with(program, true, cache);
   EXPECT_EQ(all_answers(*back), expected);
-  EXPECT_TRUE(back->missing_split_dwarf().empty());
+  EXPECT_TRUE(back->provenance().missing_split_dwarf().empty());
 }
 
 TEST(NameIndexImage, LookupAndAdoptChecks) {

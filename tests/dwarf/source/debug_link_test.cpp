@@ -34,7 +34,7 @@ std::string replace_all(std::string text, const std::string &from, const std::st
 
 std::string build_id_of(const std::string &path) {
   auto info = DebugInfo::open(path);
-  return info ? (*info)->build_id() : "";
+  return info ? (*info)->elf().build_id() : "";
 }
 
 // A temporary directory holding a copy of a fixture, its debug file and a
@@ -114,8 +114,8 @@ TEST_F(DebugLinkTest, FoundByBuildIdInTheDebugRoot) {
 
     auto info = DebugInfo::open(prog);
     ASSERT_TRUE(info) << info.error().message;
-    EXPECT_EQ((*info)->path(), prog);
-    EXPECT_EQ((*info)->debug_path(), target);
+    EXPECT_EQ((*info)->elf().path(), prog);
+    EXPECT_EQ((*info)->provenance().debug_path(), target);
     expect_same_definitions(prog);
     EXPECT_NE(definitions(prog, "walk depth", true).find("debug information from '" + target + "'"), std::string::npos);
   }
@@ -130,7 +130,7 @@ TEST_F(DebugLinkTest, FoundByDebugLinkNextToTheProgram) {
   link(prog, dir_ + "/bin/prog.debug");
   auto info = DebugInfo::open(prog);
   ASSERT_TRUE(info) << info.error().message;
-  EXPECT_EQ((*info)->debug_path(), dir_ + "/bin/prog.debug");
+  EXPECT_EQ((*info)->provenance().debug_path(), dir_ + "/bin/prog.debug");
   expect_same_definitions(prog);
 }
 
@@ -144,13 +144,13 @@ TEST_F(DebugLinkTest, FoundByDebugLinkInDotDebugAndUnderTheRoot) {
   fs::copy_file(dir_ + "/prog.debug", under_root);
   auto info = DebugInfo::open(prog);
   ASSERT_TRUE(info) << info.error().message;
-  EXPECT_EQ((*info)->debug_path(), under_root);
+  EXPECT_EQ((*info)->provenance().debug_path(), under_root);
 
   fs::create_directories(dir_ + "/bin/.debug");
   fs::copy_file(dir_ + "/prog.debug", dir_ + "/bin/.debug/prog.debug");
   info = DebugInfo::open(prog);
   ASSERT_TRUE(info) << info.error().message;
-  EXPECT_EQ((*info)->debug_path(), real_bin + "/.debug/prog.debug");
+  EXPECT_EQ((*info)->provenance().debug_path(), real_bin + "/.debug/prog.debug");
   expect_same_definitions(prog);
 }
 
@@ -166,7 +166,7 @@ TEST_F(DebugLinkTest, WrongCrcIsRefused) {
   auto info = DebugInfo::open(prog);
   ASSERT_TRUE(info) << info.error().message;
   EXPECT_FALSE((*info)->has_dwarf());
-  EXPECT_NE((*info)->dwarf_note().find(other + " (CRC32 does not match"), std::string::npos) << (*info)->dwarf_note();
+  EXPECT_NE((*info)->provenance().dwarf_note().find(other + " (CRC32 does not match"), std::string::npos) << (*info)->provenance().dwarf_note();
 }
 
 TEST_F(DebugLinkTest, ErrorListsEveryPathTried) {
@@ -178,7 +178,7 @@ TEST_F(DebugLinkTest, ErrorListsEveryPathTried) {
   auto info = DebugInfo::open(prog);
   ASSERT_TRUE(info) << info.error().message;
   EXPECT_FALSE((*info)->has_dwarf());
-  const std::string m = (*info)->dwarf_note();
+  const std::string m = (*info)->provenance().dwarf_note();
   std::string real_bin = fs::canonical(dir_ + "/bin").string();
   for (const std::string &path : {root_ + "/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug",
                                   real_bin + "/prog.debug", real_bin + "/.debug/prog.debug",
@@ -196,8 +196,8 @@ TEST_F(DebugLinkTest, NeitherBuildIdNorLink) {
   auto info = DebugInfo::open(prog);
   ASSERT_TRUE(info) << info.error().message;
   EXPECT_FALSE((*info)->has_dwarf());
-  EXPECT_NE((*info)->dwarf_note().find("neither a build-id nor a .gnu_debuglink"), std::string::npos)
-      << (*info)->dwarf_note();
+  EXPECT_NE((*info)->provenance().dwarf_note().find("neither a build-id nor a .gnu_debuglink"), std::string::npos)
+      << (*info)->provenance().dwarf_note();
 }
 
 TEST(DebugLinkParts, ParsesTheSection) {

@@ -29,7 +29,7 @@ TEST(DwarfProblems, TheLibraryKeepsLlvmsWarningAboutADamagedLineTable) {
   ASSERT_EQ(fns.size(), 1u);
   // A line query reads the line table, where the damage is.
   EXPECT_FALSE((*info)->line_sites_in(fns[0], fns[0].decl_line + 2).empty()) << "LLVM reads on past the damage";
-  auto problems = (*info)->dwarf_problems();
+  auto problems = (*info)->provenance().dwarf_problems();
   ASSERT_FALSE(problems.empty());
   EXPECT_NE(problems[0].find(kWarning), std::string::npos) << problems[0];
   EXPECT_EQ(problems[0].rfind(KPP_DAMAGED_FIXTURE, 0), 0u) << "names the file: " << problems[0];
