@@ -44,7 +44,7 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites_in(con
       // an inlined copy when its code was inlined (under LTO, often into
       // another file's function), or the caller at a copy's first instruction.
       auto owner = owner_of_address(address);
-      auto fn = owner ? function_from_die(owner->function) : std::nullopt;
+      auto fn = owner ? functions_.function_from_die(owner->function) : std::nullopt;
       if (!fn) continue;
       result.push_back({LineSite{address, path, line}, std::move(*fn)});
     }

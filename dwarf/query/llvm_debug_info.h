@@ -7,6 +7,7 @@
 // (dwarf/query/units_at.h), the types (dwarf/query/types.h), Go's code
 // (dwarf/query/go_code.h), inlined copies read raw
 // (dwarf/query/inlined_copies.h), the line tables (dwarf/query/line_tables.h),
+// the functions by name (dwarf/query/function_finder.h),
 // the function index and what it reads
 // (dwarf/query/index_inputs.h).
 #pragma once
@@ -28,6 +29,7 @@
 #include "dwarf/expr/cfa.h"
 #include "dwarf/index/function_index.h"
 #include "dwarf/query/file_provenance.h"
+#include "dwarf/query/function_finder.h"
 #include "dwarf/query/go_code.h"
 #include "dwarf/query/image_facts.h"
 #include "dwarf/query/index_inputs.h"
@@ -61,11 +63,16 @@ class LlvmDebugInfo final : public DebugInfo {
   DwarfProvenance &provenance() override { return provenance_; }
   const DwarfProvenance &provenance() const override { return provenance_; }
 
+  // Functions by name: the FunctionFinder finds them (dwarf/query/function_finder.h).
   std::vector<Function> find_functions(const std::string &name, const std::string &file,
-                                       InlineCopies inlines) override;
-  std::vector<Function> functions_by_symbol(const std::string &name);  // find_functions without DWARF
-  std::vector<Function> function_symbols(const std::string &name) override;
-  std::vector<std::string> similar_functions(const std::string &name, size_t max) override;
+                                       InlineCopies inlines) override {
+    return functions_.find_functions(name, file, inlines);
+  }
+  std::vector<Function> function_symbols(const std::string &name) override { return functions_.function_symbols(name); }
+  std::vector<std::string> similar_functions(const std::string &name, size_t max) override {
+    return functions_.similar_functions(name, max);
+  }
+  std::vector<std::string_view> function_names() override { return functions_.function_names(); }
   uint64_t probe_entry(const Function &fn) override;
 
   // The questions of one function's lines: its line tables answer them (dwarf/query/line_tables.h).
@@ -91,7 +98,6 @@ class LlvmDebugInfo final : public DebugInfo {
   }
   std::vector<std::string> member_names(TypeRef aggregate) override { return types_.member_names(aggregate); }
 
-  std::vector<std::string_view> function_names() override;
   std::string find_source_file(const std::string &suffix) override {
     return lines_.find_source_file(units_naming(suffix), suffix);
   }
@@ -114,20 +120,6 @@ class LlvmDebugInfo final : public DebugInfo {
   bool demangles() const override { return open_options_.demangle; }
 
  private:
-  std::optional<Function> function_from_die(llvm::DWARFDie die);
-  std::optional<FoundFunction> found_function(llvm::DWARFDie die);
-  // scan_for()'s functions, DIEs and copies read raw, in the index's order.
-  std::vector<FoundFunction> functions_found(const std::string &name, bool subprograms, bool inline_copies);
-  // Subprograms with code (and, when asked, inlined copies) named `name`, as function_index_
-  // finds them, else by LLVM's walk of every unit; with `instances`, also those named
-  // `name<...>` (a template's instances). With `read_raw`, the copies the index gives
-  // that can be read raw go there, as Functions, instead.
-  std::vector<llvm::DWARFDie> scan_for(const std::string &name, bool subprograms, bool inline_copies,
-                                       bool instances = false, std::vector<FoundFunction> *read_raw = nullptr);
-  // find_functions for a C++ name (cxx_names.h): symbols and DIEs by their demangled names.
-  std::vector<Function> find_cxx_functions(const CxxQuery &query, const std::string &file, InlineCopies inlines);
-  // The function a symbol table knows alone: its symbol's extent, no DWARF.
-  static Function function_of_symbol(const ElfSymbol &sym, const std::string &name);
   // The units whose line tables may name `file` (a path suffix), as
   // function_index_ answers (else every compile unit). `search`: by the byte
   // search, whatever the cache.
@@ -179,8 +171,8 @@ class LlvmDebugInfo final : public DebugInfo {
   // Where functions by name and units by source file are (after the
   // symbol table): index, byte search, or nothing (walk every unit).
   FunctionIndex function_index_;  // made with the object, from its ELF facts
-  std::optional<std::string> function_list_;  // function_names(), one per line
-  std::string function_list();                // made from the symbol table
+  FunctionFinder functions_{{files_, checks_, split_, units_at_, inlined_copies_, lines_, go_, function_index_,
+                             open_options_.demangle}};
   FrameTables frames_{files_};
   FileProvenance provenance_{files_, split_, function_index_};
 };

@@ -96,7 +96,7 @@ std::optional<LlvmDebugInfo::AddressOwner> LlvmDebugInfo::owner_of_address(uint6
 std::optional<SourcePlace> LlvmDebugInfo::source_of(uint64_t address) {
   auto owner = owner_of_address(address);
   if (!owner) return std::nullopt;
-  auto fn = function_from_die(owner->function);
+  auto fn = functions_.function_from_die(owner->function);
   if (!fn) return std::nullopt;
   return SourcePlace{fn->name, fn->entry, fn->decl_line, fn->decl_file, owner->line};
 }
