@@ -7,7 +7,8 @@
 // (dwarf/query/units_at.h), the types (dwarf/query/types.h), Go's code
 // (dwarf/query/go_code.h), inlined copies read raw
 // (dwarf/query/inlined_copies.h), the line tables (dwarf/query/line_tables.h),
-// the functions by name (dwarf/query/function_finder.h),
+// the functions by name (dwarf/query/function_finder.h), addresses in source
+// terms (dwarf/query/source_places.h),
 // the function index and what it reads
 // (dwarf/query/index_inputs.h).
 #pragma once
@@ -35,6 +36,7 @@
 #include "dwarf/query/index_inputs.h"
 #include "dwarf/query/inlined_copies.h"
 #include "dwarf/query/line_tables.h"
+#include "dwarf/query/source_places.h"
 #include "dwarf/query/types.h"
 #include "dwarf/query/units_at.h"
 #include "dwarf/index/index_cache.h"
@@ -102,7 +104,7 @@ class LlvmDebugInfo final : public DebugInfo {
     return lines_.find_source_file(units_naming(suffix), suffix);
   }
   std::optional<SourcePlace> source_of(uint64_t address) override;
-  std::vector<CodeFrame> frames_at(uint64_t address) override;
+  std::vector<CodeFrame> frames_at(uint64_t address) override { return places_.frames_at(address); }
   bool is_instruction_start(const Function &fn, uint64_t address) override;
   std::string instruction_oracle() override;
   // Go's questions: the GoCode part answers them (dwarf/query/go_code.h).
@@ -127,20 +129,6 @@ class LlvmDebugInfo final : public DebugInfo {
   // file_line_sites() over `units`.
   std::vector<std::pair<LineSite, Function>> file_line_sites_in(const std::vector<llvm::DWARFUnit *> &units,
                                                                 const std::string &file, int line);
-  // The functions whose code is at `address`, outermost first: the
-  // out-of-line subprogram, then each inlined copy that holds the address
-  // (dwarf/query/source_places.cpp). Empty when no subprogram covers it.
-  std::vector<llvm::DWARFDie> function_chain_at(uint64_t address);
-  // Which of `chain` has `line` of `file` in its source text; nullopt: none.
-  std::optional<size_t> line_owner(const std::vector<llvm::DWARFDie> &chain, const std::string &file, int line);
-  // The function whose source line starts at `address`, and that line
-  // (0: none of the functions there has a line there): what source_of()
-  // and file_line_sites() describe an address by.
-  struct AddressOwner {
-    llvm::DWARFDie function;
-    int line = 0;
-  };
-  std::optional<AddressOwner> owner_of_address(uint64_t address);
   // Where the variable described by `die` lives at `pc`.
   // `block_entry` is the entry of the (possibly inlined) function whose body declares it.
   Result<Place> locate(llvm::DWARFDie die, llvm::DWARFDie function, uint64_t pc, uint64_t block_entry);
@@ -164,6 +152,7 @@ class LlvmDebugInfo final : public DebugInfo {
   Types types_{split_};
   InlinedCopies inlined_copies_{files_, checks_, split_};  // those read raw
   LineTables lines_{files_, checks_, split_};
+  SourcePlaces places_{checks_, units_at_, lines_};  // addresses in source terms
   GoCode go_{files_, split_, units_at_, types_};
   ImageFacts image_facts_{image_, go_};
   IndexInputs index_inputs_{files_, checks_, split_};
