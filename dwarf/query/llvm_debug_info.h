@@ -8,7 +8,7 @@
 // (dwarf/query/go_code.h), inlined copies read raw
 // (dwarf/query/inlined_copies.h), the line tables (dwarf/query/line_tables.h),
 // the functions by name (dwarf/query/function_finder.h), addresses in source
-// terms (dwarf/query/source_places.h),
+// terms (dwarf/query/source_places.h), variables (dwarf/query/variables.h),
 // the function index and what it reads
 // (dwarf/query/index_inputs.h).
 #pragma once
@@ -39,6 +39,7 @@
 #include "dwarf/query/source_places.h"
 #include "dwarf/query/types.h"
 #include "dwarf/query/units_at.h"
+#include "dwarf/query/variables.h"
 #include "dwarf/index/index_cache.h"
 #include "dwarf/index/name_index.h"
 #include "dwarf/index/name_search.h"
@@ -83,9 +84,12 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<LineSite> line_rows(const Function &fn) override { return lines_.line_rows(fn); }
   std::vector<std::pair<LineSite, Function>> file_line_sites(const std::string &file, int line) override;
 
-  std::vector<Variable> variables_at(const Function &fn, uint64_t pc) override;
-  std::optional<Variable> variable_at(const Function &fn, uint64_t pc, std::string_view name) override;
-  TypeRef return_type(const Function &fn) override;
+  // Variables and return types: the Variables part answers them (dwarf/query/variables.h).
+  std::vector<Variable> variables_at(const Function &fn, uint64_t pc) override { return variables_.variables_at(fn, pc); }
+  std::optional<Variable> variable_at(const Function &fn, uint64_t pc, std::string_view name) override {
+    return variables_.variable_at(fn, pc, name);
+  }
+  TypeRef return_type(const Function &fn) override { return variables_.return_type(fn); }
   std::optional<TypeInfo> scalar_return_type(const Function &fn) override;
 
   // The type questions: the Types part answers them (dwarf/query/types.h).
@@ -129,13 +133,6 @@ class LlvmDebugInfo final : public DebugInfo {
   // file_line_sites() over `units`.
   std::vector<std::pair<LineSite, Function>> file_line_sites_in(const std::vector<llvm::DWARFUnit *> &units,
                                                                 const std::string &file, int line);
-  // Where the variable described by `die` lives at `pc`.
-  // `block_entry` is the entry of the (possibly inlined) function whose body declares it.
-  Result<Place> locate(llvm::DWARFDie die, llvm::DWARFDie function, uint64_t pc, uint64_t block_entry);
-  // variables_at(), or only the variable named `only` when it is not empty.
-  std::vector<Variable> variables_in_scope(const Function &fn, uint64_t pc, std::string_view only);
-  // The address ranges inside `scope` where `die` has a location.
-  std::vector<AddressRange> available_ranges(llvm::DWARFDie die, llvm::DWARFDie scope);
 
   // The files, declared first: the image (in them) is used by all below.
   DwarfFiles files_;
@@ -163,6 +160,7 @@ class LlvmDebugInfo final : public DebugInfo {
   FunctionFinder functions_{{files_, checks_, split_, units_at_, inlined_copies_, lines_, go_, function_index_,
                              open_options_.demangle}};
   FrameTables frames_{files_};
+  Variables variables_{files_, split_, types_, frames_};
   FileProvenance provenance_{files_, split_, function_index_};
 };
 
