@@ -6,13 +6,13 @@
 #include <llvm/DebugInfo/DWARF/DWARFDebugLine.h>
 
 #include "dwarf/query/die_links.h"
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/query/source_places.h"
 
 namespace kpp::dwarf {
 
 using namespace llvm;
 
-std::vector<CodeFrame> LlvmDebugInfo::frames_at(uint64_t address) {
+std::vector<CodeFrame> SourcePlaces::frames_at(uint64_t address) {
   std::vector<DWARFDie> chain = function_chain_at(address);  // outermost first
   if (chain.empty()) return {};
   std::vector<CodeFrame> frames;

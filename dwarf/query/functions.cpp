@@ -1,5 +1,6 @@
-// Finding functions: by ELF symbol first (a name to an address is cheap),
-// then the DWARF subprogram that covers that address.
+// Finding functions (FunctionFinder, function_finder.h): by ELF symbol
+// first (a name to an address is cheap), then the DWARF subprogram that
+// covers that address.
 #include <algorithm>
 #include <set>
 
@@ -9,7 +10,7 @@
 
 #include "dwarf/names.h"
 #include "dwarf/query/die_links.h"
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/query/function_finder.h"
 #include "dwarf/raw/optimized_code.h"
 
 namespace kpp::dwarf {
@@ -70,7 +71,7 @@ std::string linkage_name(const DWARFDie &die) {
 // which for a concrete copy is its abstract origin's unit, another one under
 // LTO. (DWARFDie::getDeclFile() in LLVM 19 reads the index against the
 // wrong unit there, and returns "" for some subprograms of gcc 12's DWARF 5.)
-std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
+std::optional<Function> FunctionFinder::function_from_die(DWARFDie die) {
   std::optional<uint64_t> low = code_entry(die);
   if (!low) return std::nullopt;
   Function fn;
@@ -102,7 +103,7 @@ std::optional<Function> LlvmDebugInfo::function_from_die(DWARFDie die) {
   return fn;
 }
 
-std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subprograms, bool inline_copies,
+std::vector<DWARFDie> FunctionFinder::scan_for(const std::string &name, bool subprograms, bool inline_copies,
                                               bool instances, std::vector<FoundFunction> *read_raw) {
   std::vector<DWARFDie> found;
   std::string instance_prefix = name + "<";
@@ -158,14 +159,14 @@ std::vector<DWARFDie> LlvmDebugInfo::scan_for(const std::string &name, bool subp
   return found;
 }
 
-std::optional<FoundFunction> LlvmDebugInfo::found_function(DWARFDie die) {
+std::optional<FoundFunction> FunctionFinder::found_function(DWARFDie die) {
   if (!die.isValid()) return std::nullopt;
   auto fn = function_from_die(die);
   if (!fn) return std::nullopt;
   return FoundFunction{std::move(*fn), linkage_name(die), inlined_into_itself(die)};
 }
 
-std::vector<FoundFunction> LlvmDebugInfo::functions_found(const std::string &name, bool subprograms, bool inline_copies) {
+std::vector<FoundFunction> FunctionFinder::functions_found(const std::string &name, bool subprograms, bool inline_copies) {
   std::vector<FoundFunction> read_raw, out;
   std::vector<DWARFDie> dies = scan_for(name, subprograms, inline_copies, false, &read_raw);
   size_t next_raw = 0;
@@ -180,7 +181,7 @@ std::vector<FoundFunction> LlvmDebugInfo::functions_found(const std::string &nam
 
 // Without DWARF the symbol tables are all there is: by name, else (a C++
 // name) by demangled name.
-std::vector<Function> LlvmDebugInfo::functions_by_symbol(const std::string &name) {
+std::vector<Function> FunctionFinder::functions_by_symbol(const std::string &name) {
   std::vector<Function> found = function_symbols(name);
   if (found.empty() && is_cxx_query(name)) {
     CxxQuery query = parse_cxx_query(name);
@@ -192,13 +193,13 @@ std::vector<Function> LlvmDebugInfo::functions_by_symbol(const std::string &name
   return found;
 }
 
-std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, const std::string &file,
+std::vector<Function> FunctionFinder::find_functions(const std::string &name, const std::string &file,
                                                     InlineCopies inlines) {
   // FUNC@VERSION ("memcpy@GLIBC_2.14", parsed as FUNC@SRC): a versioned
   // symbol when no source file can be meant.
   if (!file.empty() && file.find('/') == std::string::npos && !image_.symbols().functions_named(name + "@" + file).empty())
     return find_functions(name + "@" + file, "", inlines);
-  if (!has_dwarf()) return file.empty() ? functions_by_symbol(name) : std::vector<Function>{};
+  if (!files_.no_dwarf_note().empty()) return file.empty() ? functions_by_symbol(name) : std::vector<Function>{};
   std::vector<Function> result;
   std::set<uint64_t> seen;
   // `symbol_at`: the address of the symbol named `name` that led to it.
@@ -248,7 +249,7 @@ std::vector<Function> LlvmDebugInfo::find_functions(const std::string &name, con
   return result;
 }
 
-Function LlvmDebugInfo::function_of_symbol(const ElfSymbol &sym, const std::string &name) {
+Function FunctionFinder::function_of_symbol(const ElfSymbol &sym, const std::string &name) {
   Function fn;
   fn.name = name;
   fn.symbol = sym.name;
@@ -258,7 +259,7 @@ Function LlvmDebugInfo::function_of_symbol(const ElfSymbol &sym, const std::stri
   return fn;
 }
 
-std::vector<Function> LlvmDebugInfo::function_symbols(const std::string &name) {
+std::vector<Function> FunctionFinder::function_symbols(const std::string &name) {
   std::vector<Function> found;
   for (const ElfSymbol &sym : image_.symbols().functions_named(name)) found.push_back(function_of_symbol(sym, name));
   // A Go program without symbols: Go's own table names its functions.
@@ -271,7 +272,7 @@ std::vector<Function> LlvmDebugInfo::function_symbols(const std::string &name) {
 // Every function whose demangled name is what `query` asks for: all the
 // overloads and template instances that fit, as perf probes every function
 // a plain name matches; a parameter list picks one overload.
-std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, const std::string &file,
+std::vector<Function> FunctionFinder::find_cxx_functions(const CxxQuery &query, const std::string &file,
                                                         InlineCopies inlines) {
   std::vector<Function> result;
   std::set<uint64_t> seen;
@@ -324,14 +325,14 @@ std::vector<Function> LlvmDebugInfo::find_cxx_functions(const CxxQuery &query, c
   return result;
 }
 
-std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &name, size_t max) {
+std::vector<std::string> FunctionFinder::similar_functions(const std::string &name, size_t max) {
   std::set<std::string> names;
   const auto &demangled = image_.demangled().all();
   // A name with a parameter list is compared with the overloads' ("twice(short)": "twice(int)", "twice(long)").
   bool with_params = name.find('(') != std::string::npos;
   const std::vector<ElfSymbol> &functions = image_.symbols().functions();
   for (size_t i = 0; i < functions.size(); ++i) {
-    if (open_options_.demangle && demangled[i])
+    if (demangle_ && demangled[i])
       names.insert(demangled[i]->qualified + (with_params ? demangled[i]->params : ""));
     else
       names.emplace(source_name_of_symbol(functions[i].name));
@@ -341,54 +342,6 @@ std::vector<std::string> LlvmDebugInfo::similar_functions(const std::string &nam
   // The name refused is no suggestion (a name whose symbol exists but was not found).
   names.erase(name);
   return closest_names(name, std::vector<std::string>(names.begin(), names.end()), max);
-}
-
-// Whether a parameter of `function` lives in a frame slot that its prologue
-// fills (die_links.h): optimized code can do that too (rustc at opt-level=1).
-static bool has_prologue_slot_parameters(const DWARFDie &function) {
-  if (!function.isValid()) return false;
-  for (const DWARFDie &child : function.children())
-    if (child.isValid() && in_prologue_slot(child)) return true;
-  return false;
-}
-
-// The address after Go's stack check at `fn`'s entry (MachineCode's
-// after_go_stack_check), or the entry when it has none or no decoder reads it.
-static uint64_t past_go_stack_check(ElfImage &image, const Function &fn) {
-  for (const AddressRange &range : fn.ranges)
-    if (range.begin == fn.entry) return image.code().after_go_stack_check(range.begin, range.end).value_or(fn.entry);
-  return fn.entry;
-}
-
-uint64_t LlvmDebugInfo::probe_entry(const Function &fn) {
-  // An inlined copy has no prologue: its entry_pc is where its parameters are set.
-  if (fn.inlined) return fn.entry;
-  // Go's prologue checks the stack's room and, when it must grow, has the
-  // runtime copy the stack and start the function again from its entry: a
-  // probe there would count that call twice. Go marks where the prologue
-  // ends (prologue_end), optimized or not, and the arguments are still in
-  // their registers there. Without DWARF (a stripped program) the decoder
-  // finds the end of the stack check (the same address); a function
-  // without one (NOSPLIT) is never started again, and without a decoder
-  // the entry is all there is (the manual says so).
-  if (is_go_function(fn)) {
-    if (has_dwarf())
-      for (const LineTables::Row &row : lines_.rows_of(fn))
-        if (row.prologue_end && row.address >= fn.entry) return row.address;
-    return past_go_stack_check(image_, fn);
-  }
-  // Optimized code is probed at its entry, as perf probe does, unless a
-  // parameter is read from a frame slot, valid only past the prologue (as
-  // gdb breaks).
-  if (fn.optimized && (fn.die_offset == 0 || !has_prologue_slot_parameters(split_.die_at(fn.die_offset)))) return fn.entry;
-  // The prologue ends where the line table starts its second statement:
-  // clang marks it prologue_end, gcc starts a new row there (on the same
-  // line when the whole function is on one line).
-  for (const LineTables::Row &row : lines_.rows_of(fn)) {
-    if (row.address == fn.entry && row.prologue_end) return fn.entry;  // no prologue at all
-    if (row.address > fn.entry && (row.prologue_end || row.is_stmt)) return row.address;
-  }
-  return fn.entry;
 }
 
 }  // namespace kpp::dwarf

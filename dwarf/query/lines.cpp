@@ -1,6 +1,7 @@
 // FILE:LINE answered: the units whose line tables may name the file (as the
 // function index says), the addresses where the line begins there
-// (line_tables.h), and the function each address is described by.
+// (line_tables.h), and the function each address is described by
+// (source_places.h), as source_of() describes an address.
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 
 #include "dwarf/query/llvm_debug_info.h"
@@ -43,13 +44,21 @@ std::vector<std::pair<LineSite, Function>> LlvmDebugInfo::file_line_sites_in(con
       // The function -l will name there: the one whose text has the line,
       // an inlined copy when its code was inlined (under LTO, often into
       // another file's function), or the caller at a copy's first instruction.
-      auto owner = owner_of_address(address);
-      auto fn = owner ? function_from_die(owner->function) : std::nullopt;
+      auto owner = places_.owner_of_address(address);
+      auto fn = owner ? functions_.function_from_die(owner->function) : std::nullopt;
       if (!fn) continue;
       result.push_back({LineSite{address, path, line}, std::move(*fn)});
     }
   }
   return result;
+}
+
+std::optional<SourcePlace> LlvmDebugInfo::source_of(uint64_t address) {
+  auto owner = places_.owner_of_address(address);
+  if (!owner) return std::nullopt;
+  auto fn = functions_.function_from_die(owner->function);
+  if (!fn) return std::nullopt;
+  return SourcePlace{fn->name, fn->entry, fn->decl_line, fn->decl_file, owner->line};
 }
 
 }  // namespace kpp::dwarf

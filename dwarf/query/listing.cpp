@@ -2,11 +2,11 @@
 #include <algorithm>
 
 #include "dwarf/names.h"
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/query/function_finder.h"
 
 namespace kpp::dwarf {
 
-std::string LlvmDebugInfo::function_list() {
+std::string FunctionFinder::function_list() {
   // Views sorted and made unique first: a vmlinux has ~60k function symbols.
   std::vector<std::string_view> sources = image_.symbols().function_source_names();
   if (const GoFunctionTable *table = go_.table())  // a Go program linked without symbols
@@ -19,7 +19,7 @@ std::string LlvmDebugInfo::function_list() {
   for (std::string_view source : sources) {
     // "_ZNK6shapes3Box4areaEi.isra.0" -> "shapes::Box::area(int) const", Rust's
     // "_ZN5names5price17h021f572b3b89d46aE" -> "names::price", as perf -F prints them.
-    bool mangled = open_options_.demangle && is_mangled(source);
+    bool mangled = demangle_ && is_mangled(source);
     names.push_back(mangled ? demangle_for_display(std::string(source)) : std::string(source));
     demangled |= mangled;
   }
@@ -32,7 +32,7 @@ std::string LlvmDebugInfo::function_list() {
   return text;
 }
 
-std::vector<std::string_view> LlvmDebugInfo::function_names() {
+std::vector<std::string_view> FunctionFinder::function_names() {
   // Not cached: a cached list could only be checked by making it again
   // (demangling is most of its cost), and a crafted one would be another
   // answer (issue 12 item 3).

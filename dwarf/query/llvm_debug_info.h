@@ -7,6 +7,8 @@
 // (dwarf/query/units_at.h), the types (dwarf/query/types.h), Go's code
 // (dwarf/query/go_code.h), inlined copies read raw
 // (dwarf/query/inlined_copies.h), the line tables (dwarf/query/line_tables.h),
+// the functions by name (dwarf/query/function_finder.h), addresses in source
+// terms (dwarf/query/source_places.h), variables (dwarf/query/variables.h),
 // the function index and what it reads
 // (dwarf/query/index_inputs.h).
 #pragma once
@@ -28,13 +30,16 @@
 #include "dwarf/expr/cfa.h"
 #include "dwarf/index/function_index.h"
 #include "dwarf/query/file_provenance.h"
+#include "dwarf/query/function_finder.h"
 #include "dwarf/query/go_code.h"
 #include "dwarf/query/image_facts.h"
 #include "dwarf/query/index_inputs.h"
 #include "dwarf/query/inlined_copies.h"
 #include "dwarf/query/line_tables.h"
+#include "dwarf/query/source_places.h"
 #include "dwarf/query/types.h"
 #include "dwarf/query/units_at.h"
+#include "dwarf/query/variables.h"
 #include "dwarf/index/index_cache.h"
 #include "dwarf/index/name_index.h"
 #include "dwarf/index/name_search.h"
@@ -61,11 +66,16 @@ class LlvmDebugInfo final : public DebugInfo {
   DwarfProvenance &provenance() override { return provenance_; }
   const DwarfProvenance &provenance() const override { return provenance_; }
 
+  // Functions by name: the FunctionFinder finds them (dwarf/query/function_finder.h).
   std::vector<Function> find_functions(const std::string &name, const std::string &file,
-                                       InlineCopies inlines) override;
-  std::vector<Function> functions_by_symbol(const std::string &name);  // find_functions without DWARF
-  std::vector<Function> function_symbols(const std::string &name) override;
-  std::vector<std::string> similar_functions(const std::string &name, size_t max) override;
+                                       InlineCopies inlines) override {
+    return functions_.find_functions(name, file, inlines);
+  }
+  std::vector<Function> function_symbols(const std::string &name) override { return functions_.function_symbols(name); }
+  std::vector<std::string> similar_functions(const std::string &name, size_t max) override {
+    return functions_.similar_functions(name, max);
+  }
+  std::vector<std::string_view> function_names() override { return functions_.function_names(); }
   uint64_t probe_entry(const Function &fn) override;
 
   // The questions of one function's lines: its line tables answer them (dwarf/query/line_tables.h).
@@ -74,9 +84,12 @@ class LlvmDebugInfo final : public DebugInfo {
   std::vector<LineSite> line_rows(const Function &fn) override { return lines_.line_rows(fn); }
   std::vector<std::pair<LineSite, Function>> file_line_sites(const std::string &file, int line) override;
 
-  std::vector<Variable> variables_at(const Function &fn, uint64_t pc) override;
-  std::optional<Variable> variable_at(const Function &fn, uint64_t pc, std::string_view name) override;
-  TypeRef return_type(const Function &fn) override;
+  // Variables and return types: the Variables part answers them (dwarf/query/variables.h).
+  std::vector<Variable> variables_at(const Function &fn, uint64_t pc) override { return variables_.variables_at(fn, pc); }
+  std::optional<Variable> variable_at(const Function &fn, uint64_t pc, std::string_view name) override {
+    return variables_.variable_at(fn, pc, name);
+  }
+  TypeRef return_type(const Function &fn) override { return variables_.return_type(fn); }
   std::optional<TypeInfo> scalar_return_type(const Function &fn) override;
 
   // The type questions: the Types part answers them (dwarf/query/types.h).
@@ -91,12 +104,11 @@ class LlvmDebugInfo final : public DebugInfo {
   }
   std::vector<std::string> member_names(TypeRef aggregate) override { return types_.member_names(aggregate); }
 
-  std::vector<std::string_view> function_names() override;
   std::string find_source_file(const std::string &suffix) override {
     return lines_.find_source_file(units_naming(suffix), suffix);
   }
   std::optional<SourcePlace> source_of(uint64_t address) override;
-  std::vector<CodeFrame> frames_at(uint64_t address) override;
+  std::vector<CodeFrame> frames_at(uint64_t address) override { return places_.frames_at(address); }
   bool is_instruction_start(const Function &fn, uint64_t address) override;
   std::string instruction_oracle() override;
   // Go's questions: the GoCode part answers them (dwarf/query/go_code.h).
@@ -114,20 +126,6 @@ class LlvmDebugInfo final : public DebugInfo {
   bool demangles() const override { return open_options_.demangle; }
 
  private:
-  std::optional<Function> function_from_die(llvm::DWARFDie die);
-  std::optional<FoundFunction> found_function(llvm::DWARFDie die);
-  // scan_for()'s functions, DIEs and copies read raw, in the index's order.
-  std::vector<FoundFunction> functions_found(const std::string &name, bool subprograms, bool inline_copies);
-  // Subprograms with code (and, when asked, inlined copies) named `name`, as function_index_
-  // finds them, else by LLVM's walk of every unit; with `instances`, also those named
-  // `name<...>` (a template's instances). With `read_raw`, the copies the index gives
-  // that can be read raw go there, as Functions, instead.
-  std::vector<llvm::DWARFDie> scan_for(const std::string &name, bool subprograms, bool inline_copies,
-                                       bool instances = false, std::vector<FoundFunction> *read_raw = nullptr);
-  // find_functions for a C++ name (cxx_names.h): symbols and DIEs by their demangled names.
-  std::vector<Function> find_cxx_functions(const CxxQuery &query, const std::string &file, InlineCopies inlines);
-  // The function a symbol table knows alone: its symbol's extent, no DWARF.
-  static Function function_of_symbol(const ElfSymbol &sym, const std::string &name);
   // The units whose line tables may name `file` (a path suffix), as
   // function_index_ answers (else every compile unit). `search`: by the byte
   // search, whatever the cache.
@@ -135,27 +133,6 @@ class LlvmDebugInfo final : public DebugInfo {
   // file_line_sites() over `units`.
   std::vector<std::pair<LineSite, Function>> file_line_sites_in(const std::vector<llvm::DWARFUnit *> &units,
                                                                 const std::string &file, int line);
-  // The functions whose code is at `address`, outermost first: the
-  // out-of-line subprogram, then each inlined copy that holds the address
-  // (dwarf/query/source_places.cpp). Empty when no subprogram covers it.
-  std::vector<llvm::DWARFDie> function_chain_at(uint64_t address);
-  // Which of `chain` has `line` of `file` in its source text; nullopt: none.
-  std::optional<size_t> line_owner(const std::vector<llvm::DWARFDie> &chain, const std::string &file, int line);
-  // The function whose source line starts at `address`, and that line
-  // (0: none of the functions there has a line there): what source_of()
-  // and file_line_sites() describe an address by.
-  struct AddressOwner {
-    llvm::DWARFDie function;
-    int line = 0;
-  };
-  std::optional<AddressOwner> owner_of_address(uint64_t address);
-  // Where the variable described by `die` lives at `pc`.
-  // `block_entry` is the entry of the (possibly inlined) function whose body declares it.
-  Result<Place> locate(llvm::DWARFDie die, llvm::DWARFDie function, uint64_t pc, uint64_t block_entry);
-  // variables_at(), or only the variable named `only` when it is not empty.
-  std::vector<Variable> variables_in_scope(const Function &fn, uint64_t pc, std::string_view only);
-  // The address ranges inside `scope` where `die` has a location.
-  std::vector<AddressRange> available_ranges(llvm::DWARFDie die, llvm::DWARFDie scope);
 
   // The files, declared first: the image (in them) is used by all below.
   DwarfFiles files_;
@@ -172,6 +149,7 @@ class LlvmDebugInfo final : public DebugInfo {
   Types types_{split_};
   InlinedCopies inlined_copies_{files_, checks_, split_};  // those read raw
   LineTables lines_{files_, checks_, split_};
+  SourcePlaces places_{checks_, units_at_, lines_};  // addresses in source terms
   GoCode go_{files_, split_, units_at_, types_};
   ImageFacts image_facts_{image_, go_};
   IndexInputs index_inputs_{files_, checks_, split_};
@@ -179,9 +157,10 @@ class LlvmDebugInfo final : public DebugInfo {
   // Where functions by name and units by source file are (after the
   // symbol table): index, byte search, or nothing (walk every unit).
   FunctionIndex function_index_;  // made with the object, from its ELF facts
-  std::optional<std::string> function_list_;  // function_names(), one per line
-  std::string function_list();                // made from the symbol table
+  FunctionFinder functions_{{files_, checks_, split_, units_at_, inlined_copies_, lines_, go_, function_index_,
+                             open_options_.demangle}};
   FrameTables frames_{files_};
+  Variables variables_{files_, split_, types_, frames_};
   FileProvenance provenance_{files_, split_, function_index_};
 };
 

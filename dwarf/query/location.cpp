@@ -8,7 +8,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 
 #include "dwarf/expr/expression.h"
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/query/variables.h"
 
 namespace kpp::dwarf {
 
@@ -19,8 +19,8 @@ namespace {
 // What an expression asks of the variable's unit and function at pc.
 class DieContext final : public ExpressionContext {
  public:
-  DieContext(LlvmDebugInfo &debug, DWARFUnit *unit, DWARFDie function, uint64_t pc)
-      : debug_(debug), unit_(unit), function_(function), pc_(pc) {}
+  DieContext(FrameTables &frames, DWARFUnit *unit, DWARFDie function, uint64_t pc)
+      : frames_(frames), unit_(unit), function_(function), pc_(pc) {}
 
   Result<std::vector<uint8_t>> frame_base() override {
     auto frame_base = function_.find(llvm::dwarf::DW_AT_frame_base);
@@ -30,7 +30,7 @@ class DieContext final : public ExpressionContext {
   }
   Result<FrameRule> call_frame_cfa() override {
     // The rule comes from the one FDE that covers pc (dwarf/expr/cfa.cpp).
-    auto rule = debug_.cfa_at(pc_);
+    auto rule = frames_.cfa_at(pc_);
     if (!rule) return std::move(rule).error();
     return FrameRule{rule->reg, rule->offset};
   }
@@ -55,7 +55,7 @@ class DieContext final : public ExpressionContext {
   }
 
  private:
-  LlvmDebugInfo &debug_;
+  FrameTables &frames_;
   DWARFUnit *unit_;
   DWARFDie function_;
   uint64_t pc_;
@@ -106,7 +106,7 @@ Result<SmallVector<uint8_t, 4>> expression_at(const DWARFDie &die, uint64_t pc, 
 
 }  // namespace
 
-Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc, uint64_t block_entry) {
+Result<Place> Variables::locate(DWARFDie die, DWARFDie function, uint64_t pc, uint64_t block_entry) {
   if (auto constant = constant_place(die)) return std::move(*constant);
   if (!die.find(llvm::dwarf::DW_AT_location)) return Error("it has no location (optimized out)");
   auto bytes = expression_at(die, pc, block_entry);
@@ -117,11 +117,11 @@ Result<Place> LlvmDebugInfo::locate(DWARFDie die, DWARFDie function, uint64_t pc
   format.version = unit->getVersion();
   format.dwarf64 = unit->getFormParams().Format == llvm::dwarf::DWARF64;
   format.little_endian = files_.context().isLittleEndian();
-  DieContext context(*this, unit, function, pc);
+  DieContext context(frames_, unit, function, pc);
   return evaluate_location(*bytes, format, context, types_.describe(types_.type_of(die)).size);
 }
 
-std::vector<AddressRange> LlvmDebugInfo::available_ranges(DWARFDie die, DWARFDie scope) {
+std::vector<AddressRange> Variables::available_ranges(DWARFDie die, DWARFDie scope) {
   std::vector<AddressRange> scope_ranges;
   if (auto ranges = scope.getAddressRanges()) {
     for (const auto &r : *ranges) scope_ranges.push_back({r.LowPC, r.HighPC});

@@ -1,13 +1,11 @@
-// Addresses described in source terms: which function's text a line-table
-// row at an address belongs to, when inlining (and, under LTO, units that
-// name other units' functions) puts the code of several functions and files
-// at one address.
+// Addresses described in source terms (SourcePlaces, source_places.h):
+// which function's text a line-table row at an address belongs to.
 #include <llvm/DebugInfo/DWARF/DWARFCompileUnit.h>
 #include <llvm/DebugInfo/DWARF/DWARFDebugLine.h>
 
 #include "dwarf/names.h"
 #include "dwarf/query/die_links.h"
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/query/source_places.h"
 
 namespace kpp::dwarf {
 
@@ -22,7 +20,7 @@ bool is_function(const DWARFDie &die) {
 
 }  // namespace
 
-std::vector<DWARFDie> LlvmDebugInfo::function_chain_at(uint64_t address) {
+std::vector<DWARFDie> SourcePlaces::function_chain_at(uint64_t address) {
   std::vector<DWARFDie> chain;
   // LLVM gives the innermost; its parents lead out to the subprogram.
   DWARFDie die = units_at_.dies_at(address).FunctionDIE;
@@ -36,7 +34,7 @@ std::vector<DWARFDie> LlvmDebugInfo::function_chain_at(uint64_t address) {
   return {chain.rbegin(), chain.rend()};
 }
 
-std::optional<size_t> LlvmDebugInfo::line_owner(const std::vector<DWARFDie> &chain, const std::string &file, int line) {
+std::optional<size_t> SourcePlaces::line_owner(const std::vector<DWARFDie> &chain, const std::string &file, int line) {
   // C functions do not nest: of the functions of that file declared at or
   // before the line, the one declared last holds it (a helper inlined into
   // a caller of the same file is declared before or after the caller, never
@@ -55,7 +53,7 @@ std::optional<size_t> LlvmDebugInfo::line_owner(const std::vector<DWARFDie> &cha
   return owner;
 }
 
-std::optional<LlvmDebugInfo::AddressOwner> LlvmDebugInfo::owner_of_address(uint64_t address) {
+std::optional<SourcePlaces::AddressOwner> SourcePlaces::owner_of_address(uint64_t address) {
   std::vector<DWARFDie> chain = function_chain_at(address);
   if (chain.empty()) return std::nullopt;
   // At the first instruction of an inlined copy, the code is the call in
@@ -91,14 +89,6 @@ std::optional<LlvmDebugInfo::AddressOwner> LlvmDebugInfo::owner_of_address(uint6
       }
   }
   return AddressOwner{chain[outer - 1], 0};
-}
-
-std::optional<SourcePlace> LlvmDebugInfo::source_of(uint64_t address) {
-  auto owner = owner_of_address(address);
-  if (!owner) return std::nullopt;
-  auto fn = function_from_die(owner->function);
-  if (!fn) return std::nullopt;
-  return SourcePlace{fn->name, fn->entry, fn->decl_line, fn->decl_file, owner->line};
 }
 
 }  // namespace kpp::dwarf

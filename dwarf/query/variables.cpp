@@ -6,7 +6,7 @@
 #include <llvm/DebugInfo/DWARF/DWARFUnit.h>
 
 #include "dwarf/query/die_links.h"
-#include "dwarf/query/llvm_debug_info.h"
+#include "dwarf/query/variables.h"
 
 namespace kpp::dwarf {
 
@@ -56,16 +56,16 @@ size_t innermost_function(const std::vector<DWARFDie> &scopes) {
 
 }  // namespace
 
-std::vector<Variable> LlvmDebugInfo::variables_at(const Function &fn, uint64_t pc) { return variables_in_scope(fn, pc, {}); }
+std::vector<Variable> Variables::variables_at(const Function &fn, uint64_t pc) { return variables_in_scope(fn, pc, {}); }
 
-std::optional<Variable> LlvmDebugInfo::variable_at(const Function &fn, uint64_t pc, std::string_view name) {
+std::optional<Variable> Variables::variable_at(const Function &fn, uint64_t pc, std::string_view name) {
   if (name.empty()) return std::nullopt;
   std::vector<Variable> found = variables_in_scope(fn, pc, name);
   if (found.empty()) return std::nullopt;
   return std::move(found.front());
 }
 
-std::vector<Variable> LlvmDebugInfo::variables_in_scope(const Function &fn, uint64_t pc, std::string_view only) {
+std::vector<Variable> Variables::variables_in_scope(const Function &fn, uint64_t pc, std::string_view only) {
   std::vector<Variable> result;
   DWARFDie function = split_.die_at(fn.die_offset);
   if (!function.isValid()) return result;
@@ -122,6 +122,6 @@ std::vector<Variable> LlvmDebugInfo::variables_in_scope(const Function &fn, uint
   return result;
 }
 
-TypeRef LlvmDebugInfo::return_type(const Function &fn) { return types_.type_of(split_.die_at(fn.die_offset)); }
+TypeRef Variables::return_type(const Function &fn) { return types_.type_of(split_.die_at(fn.die_offset)); }
 
 }  // namespace kpp::dwarf
