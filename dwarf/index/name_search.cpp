@@ -291,10 +291,14 @@ std::optional<std::vector<uint64_t>> line_positions_naming(const DwarfBytes &byt
   // A path whose last component it is: the string itself, or one that ends
   // with "/" and it (its start is what a header refers to), in either
   // string section a DWARF 5 header may use; a DWARF 4 header holds the
-  // bytes themselves.
+  // bytes themselves. Offsets only where a DWARF 5 header may hold them:
+  // 4 bytes of a DWARF 4 file's line programs match one by chance (how
+  // often depends on where the file was built), and each match costs a
+  // unit read for nothing.
   std::vector<std::string> needles{wanted};
+  const bool dwarf5 = std::any_of(units.begin(), units.end(), [](const UnitSpan &u) { return u.version >= 5; });
   for (std::string_view strings : {bytes.line_str, bytes.str}) {
-    for (uint64_t at : find_all(strings, wanted)) {
+    for (uint64_t at : dwarf5 ? find_all(strings, wanted) : std::vector<uint64_t>{}) {
       needles.push_back(little_endian_4(at));
       uint64_t start = at;
       while (start > 0 && strings[start - 1] != '\0') --start;
